@@ -1,0 +1,133 @@
+"""Stream events: what a streaming parser hands back from `feed()` and `finish()`.
+
+Small immutable records, in the manner of h11's events. They carry no raw markup of failed
+calls: a `Diagnostic` holds a code, a message and small metadata (lengths, counts, names), never
+the fragment itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolmend.model import ParseResult, ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """Visible text, in order."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """A call's name resolved: from here on `id` names this call until its `ToolCallEnd`."""
+
+    id: str
+    name: str
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """More of the call's canonical arguments JSON; the concatenation is always a prefix of it."""
+
+    id: str
+    index: int
+    arguments_delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    """The call is over. `call.incomplete` says whether it may be executed.
+
+    `source_length` is how many input characters the call consumed, so every input character is
+    accounted for (conservation).
+    """
+
+    call: ToolCall
+    index: int
+    source_length: int
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Something the model did that the caller may want to know about; never a raw fragment.
+
+    `stripped_length` counts input characters this diagnostic accounts for that appear neither as
+    text nor inside a call (a dropped fragment, a stripped marker).
+    """
+
+    code: str
+    message: str
+    protocol: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    stripped_length: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "protocol": self.protocol,
+            "metadata": dict(self.metadata),
+            "stripped_length": self.stripped_length,
+        }
+
+
+Event = TextDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | Diagnostic
+
+
+def coalesce(events: Iterable[Event]) -> list[Event]:
+    """Merge adjacent `TextDelta`s and adjacent deltas of one call: the split-invariant view."""
+    out: list[Event] = []
+    pending: list[str] = []  # text or argument pieces of the run being merged
+    run: TextDelta | ToolCallDelta | None = None
+
+    def close_run() -> None:
+        if run is None:
+            return
+        joined = "".join(pending)
+        if isinstance(run, TextDelta):
+            out.append(TextDelta(joined))
+        else:
+            out.append(ToolCallDelta(run.id, run.index, joined))
+        pending.clear()
+
+    for event in events:
+        if isinstance(event, TextDelta):
+            if not event.text:
+                continue
+            if not isinstance(run, TextDelta):
+                close_run()
+                run = event
+            pending.append(event.text)
+        elif isinstance(event, ToolCallDelta):
+            if not event.arguments_delta:
+                continue
+            if not (isinstance(run, ToolCallDelta) and run.id == event.id):
+                close_run()
+                run = event
+            pending.append(event.arguments_delta)
+        else:
+            close_run()
+            run = None
+            out.append(event)
+    close_run()
+    return out
+
+
+def collect(events: Iterable[Event]) -> ParseResult:
+    """Fold a complete event sequence into a `ParseResult`."""
+    text: list[str] = []
+    calls: list[ToolCall] = []
+    diagnostics: list[Diagnostic] = []
+    for event in events:
+        if isinstance(event, TextDelta):
+            text.append(event.text)
+        elif isinstance(event, ToolCallEnd):
+            calls.append(event.call)
+        elif isinstance(event, Diagnostic):
+            diagnostics.append(event)
+    return ParseResult(text="".join(text), tool_calls=calls, diagnostics=diagnostics)

@@ -1,0 +1,195 @@
+"""The canonical model every part of toolmend speaks: tools, tool calls and parse results.
+
+This module owns the shapes only. It never parses model output, never repairs arguments and
+never talks to a network; protocols, the schema gate and the proxy build on these types so that
+no two entry points can disagree about what a tool call is.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+if TYPE_CHECKING:
+    from toolmend.events import Diagnostic
+
+JSONDict = dict[str, Any]
+
+#: The schema used when a tool declares no parameters: any object.
+EMPTY_OBJECT_SCHEMA: JSONDict = {"type": "object", "properties": {}}
+
+
+class ToolmendError(Exception):
+    """Base class of every error toolmend raises for its caller (never for the model)."""
+
+
+class ToolSchemaError(ToolmendError, ValueError):
+    """A tool definition the caller passed is unusable; the message names the tool."""
+
+
+class UnknownProtocolError(ToolmendError, KeyError):
+    """A protocol id that is not registered; the message lists the registered ones."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One callable tool: a name, a description and a JSON Schema for its arguments."""
+
+    name: str
+    description: str = ""
+    parameters: JSONDict = field(default_factory=lambda: dict(EMPTY_OBJECT_SCHEMA))
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ToolSchemaError(f"tool name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.parameters, dict):
+            raise ToolSchemaError(
+                f"tool {self.name!r}: parameters must be a JSON Schema object, "
+                f"got {type(self.parameters).__name__}"
+            )
+        try:
+            Draft202012Validator.check_schema(self.parameters)
+        except SchemaError as exc:
+            where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+            raise ToolSchemaError(
+                f"tool {self.name!r}: invalid parameters schema at {where}: {exc.message}"
+            ) from None
+
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any]) -> Tool:
+        """Build a tool from an OpenAI `{"type":"function","function":{...}}` or bare dict."""
+        if not isinstance(spec, Mapping):
+            raise ToolSchemaError(f"a tool must be a JSON object, got {type(spec).__name__}")
+        body: Any = spec
+        if spec.get("type") == "function" or "function" in spec:
+            body = spec.get("function")
+            if not isinstance(body, Mapping):
+                raise ToolSchemaError(
+                    f"tool of type 'function' needs a 'function' object, got {body!r:.80}"
+                )
+        name = body.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise ToolSchemaError(f"tool without a usable 'name': {json.dumps(body)[:120]}")
+        params = body.get("parameters", body.get("input_schema"))
+        if params is None:
+            params = dict(EMPTY_OBJECT_SCHEMA)
+        description = body.get("description") or ""
+        if not isinstance(description, str):
+            raise ToolSchemaError(f"tool {name!r}: description must be a string")
+        return cls(name=name, description=description, parameters=params)
+
+    def to_openai(self) -> JSONDict:
+        """The OpenAI chat-completions form of this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+ToolsLike = Iterable["Tool | Mapping[str, Any]"] | None
+
+
+def coerce_tools(tools: ToolsLike) -> list[Tool] | None:
+    """Normalise what callers pass as `tools` into `Tool` objects (None stays None)."""
+    if tools is None:
+        return None
+    if isinstance(tools, (str, bytes, Mapping)):
+        raise ToolSchemaError("tools must be a list of tool definitions")
+    out: list[Tool] = []
+    for spec in tools:
+        out.append(spec if isinstance(spec, Tool) else Tool.from_dict(spec))
+    return out
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One tool call as toolmend hands it to an agent.
+
+    `incomplete` marks a call that must not be executed (cut off, or arguments that do not
+    validate); `error` then says why. `repairs` names every repair the schema gate applied.
+    """
+
+    id: str
+    name: str
+    arguments: JSONDict = field(default_factory=dict)
+    incomplete: bool = False
+    error: str | None = None
+    repairs: list[str] = field(default_factory=list)
+
+    @property
+    def executable(self) -> bool:
+        """True when the call may be run: complete and without error."""
+        return not self.incomplete and self.error is None
+
+    def arguments_json(self) -> str:
+        """The canonical JSON text of the arguments (the one argument deltas are prefixes of)."""
+        return canonical_json(self.arguments)
+
+    def to_dict(self) -> JSONDict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "incomplete": self.incomplete,
+            "error": self.error,
+            "repairs": list(self.repairs),
+        }
+
+
+def canonical_json(value: Any) -> str:
+    """The one JSON spelling toolmend emits for arguments: key order kept, UTF-8, no ASCII escapes."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+class CallIdFactory:
+    """Makes tool-call ids: `call_` + random hex, or deterministic when asked.
+
+    With `prefix`, ids are `prefix` + a counter (`call_1`, `call_2`, ...); with `seed`, the random
+    part comes from a seeded generator, so the same input always yields the same ids.
+    """
+
+    __slots__ = ("_counter", "_prefix", "_rng")
+
+    def __init__(self, prefix: str | None = None, seed: int | str | None = None) -> None:
+        self._prefix = prefix
+        self._rng = random.Random(seed) if seed is not None else None
+        self._counter = 0
+
+    def next_id(self) -> str:
+        self._counter += 1
+        if self._prefix is not None and self._rng is None:
+            return f"{self._prefix}{self._counter}"
+        prefix = self._prefix if self._prefix is not None else "call_"
+        if self._rng is not None:
+            return prefix + f"{self._rng.getrandbits(96):024x}"
+        return prefix + secrets.token_hex(12)
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """What `toolmend.parse` returns: visible text, the calls found, and diagnostics."""
+
+    text: str
+    tool_calls: list[ToolCall]
+    diagnostics: list[Diagnostic]
+
+    def to_dict(self) -> JSONDict:
+        return {
+            "text": self.text,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
