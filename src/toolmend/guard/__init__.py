@@ -7,8 +7,11 @@ same state from an OpenAI message history.
 """
 
 from toolmend.guard.classify import Classification, classify_error
+from toolmend.guard.results import ResultVerdict, classify_result
 
 __all__ = [
     "Classification",
+    "ResultVerdict",
     "classify_error",
+    "classify_result",
 ]

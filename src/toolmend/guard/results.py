@@ -1,0 +1,270 @@
+"""`classify_result`: did this tool result fail, and how sure are we?
+
+This module owns the one failure classifier for tool results. A failure is *confirmed* when the
+runtime set an error flag on the result itself (MCP `isError`, Anthropic `is_error`, an exception
+object); it is *suspect* when the payload reports one: structured signals (`success`/`ok` false,
+`is_error` true, a failing `status`, a non-zero `exit_code`, a `status_code` >= 400) or an
+error-shaped first line of text.
+
+It recurses only through transport-envelope fields (`content`, `text`, `result`, `stdout`,
+`stderr`, `error`), never through arbitrary domain data: a tool may legitimately return a
+record whose own status is "failed". Strings are JSON-decoded only in fields that carry nested
+envelopes (the root, `content`, `text`, `result`, `error`); `stdout` and `stderr` are command
+output, so they are read as text and never re-interpreted as structure (a `cat` of a captured
+API error body is a success). Payloads of problem-reporting tools (linters, diagnostics) are
+data: only the runtime flag counts for them. It never raises on odd input and never changes it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from toolmend.model import Tool
+
+Confidence = Literal["confirmed", "suspect", "none"]
+
+#: Envelope recursion depth: deep enough for MCP content -> text -> JSON -> result -> stdout,
+#: shallow enough that hostile nesting costs nothing.
+MAX_DEPTH = 12
+#: List items inspected per list (content parts); more are data, not envelope.
+MAX_LIST_ITEMS = 32
+#: Longest string that is JSON-decoded as a nested envelope; larger strings are payload.
+MAX_DECODE_CHARS = 262_144
+#: Characters of stderr searched for permission-denial wording.
+MAX_STDERR_SCAN = 8_192
+
+ENVELOPE_FIELDS = frozenset({"content", "text", "result", "stdout", "stderr", "error"})
+#: Fields whose string content may be a JSON-encoded nested envelope ("" is the root).
+JSON_ENVELOPE_FIELDS = frozenset({"", "content", "text", "result", "error"})
+#: Fields that hold command output: checked as text, never decoded.
+TEXT_ONLY_FIELDS = frozenset({"stdout", "stderr"})
+
+FAILING_STATUSES = frozenset({"error", "failed", "failure", "denied", "unauthorized", "forbidden"})
+
+#: Tools whose payload *reports* problems (diagnostics, lint findings, test reports): a
+#: `"status": "error"` inside is the subject matter, not a failure of the call.
+DEFAULT_PROBLEM_REPORTING_TOOLS = frozenset(
+    {
+        "diagnostics",
+        "get_diagnostics",
+        "lsp_diagnostics",
+        "get_errors",
+        "get_problems",
+        "list_problems",
+        "lint",
+        "run_linter",
+        "read_lints",
+        "test_report",
+    }
+)
+
+#: Tools whose bare-string output is content (file text, command output, fetched pages):
+#: only harness failure markers count there, never "starts with ERROR" or embedded JSON.
+DEFAULT_CONTENT_TOOLS = frozenset(
+    {
+        "bash",
+        "shell",
+        "execute_command",
+        "execute_shell_command",
+        "run_command",
+        "run_terminal_cmd",
+        "terminal",
+        "read",
+        "read_file",
+        "view",
+        "cat",
+        "grep",
+        "search_files",
+        "glob",
+        "list_files",
+        "webfetch",
+        "web_fetch",
+        "fetch",
+        "websearch",
+        "web_search",
+        "search",
+        "codesearch",
+    }
+)
+
+_FAILURE_PREFIX = re.compile(
+    r"(?:error\s*:|\[error\]|tool execution failed\s*:|<tool_use_error>"
+    r"|(?:context |operation |request |tool (?:call |execution )?)?cancell?ed\b"
+    r"|(?:the )?(?:operation |request |command |tool (?:call |execution )?)?timed out\b"
+    r"|timeout\s*:|HTTP/\d(?:\.\d)? [45]\d\d\b|HTTP (?:error )?[45]\d\d\b)",
+    re.IGNORECASE,
+)
+#: Harness markers: failures even in content tools' output.
+_HARNESS_PREFIX = re.compile(r"(?:tool execution failed\s*:|<tool_use_error>)", re.IGNORECASE)
+_PERMISSION = re.compile(
+    r"permission denied|\bEACCES\b|\bEPERM\b|operation not permitted|access (?:is )?denied",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultVerdict:
+    """`failed` with a `confidence` ("confirmed" | "suspect" | "none") and a short `reason`.
+
+    `reason` names the signal and where it was found (`status=failed at content[0].text`);
+    it never quotes the payload beyond a failing status word.
+    """
+
+    failed: bool
+    confidence: Confidence
+    reason: str = ""
+
+    @property
+    def suspect(self) -> bool:
+        return self.confidence == "suspect"
+
+
+SUCCESS = ResultVerdict(False, "none", "")
+
+
+def fold_key(key: object) -> str:
+    """Keys are compared case-insensitively with `-` and `_` folded: `isError` == `is_error`."""
+    return str(key).lower().replace("-", "").replace("_", "")
+
+
+def _tool_name(tool: Tool | str | None) -> str:
+    if isinstance(tool, Tool):
+        return tool.name
+    return tool if isinstance(tool, str) else ""
+
+
+def _first_line(text: str) -> str:
+    stripped = text.lstrip()
+    end = stripped.find("\n")
+    return stripped if end < 0 else stripped[:end]
+
+
+def _runtime_flag(result: object) -> str | None:
+    """The runtime's own error flag on the result object itself (not nested)."""
+    if isinstance(result, BaseException):
+        return f"exception {type(result).__name__}"
+    if isinstance(result, Mapping):
+        for key, value in result.items():
+            if fold_key(key) == "iserror" and value is True:
+                return f"{key}=true"
+    return None
+
+
+def _structured_signal(obj: Mapping[Any, Any]) -> str | None:
+    for key, value in obj.items():
+        k = fold_key(key)
+        if k in ("success", "ok") and value is False:
+            return f"{k}=false"
+        if k == "iserror" and value is True:
+            return "is_error=true"
+        if k == "status" and isinstance(value, str) and value.strip().lower() in FAILING_STATUSES:
+            return f"status={value.strip().lower()}"
+        if k in ("exitcode", "returncode") and _is_int(value) and value != 0:
+            return f"exit_code={value}"
+        if k == "statuscode" and _is_int(value) and value >= 400:
+            return f"status_code={value}"
+    if isinstance(obj.get("jsonrpc"), str) and isinstance(obj.get("error"), Mapping):
+        return "jsonrpc error"
+    return None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Walker:
+    """One bounded walk over a result; `found` is the first suspect signal."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+
+    def walk(self, value: object, field: str, where: str, depth: int) -> str | None:
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(value, Mapping):
+            if id(value) in self.seen:
+                return None
+            self.seen.add(id(value))
+            signal = _structured_signal(value)
+            if signal:
+                return f"{signal} at {where or 'result'}"
+            for key, child in value.items():
+                k = fold_key(key)
+                if k in ENVELOPE_FIELDS:
+                    sub = f"{where}.{key}" if where else str(key)
+                    found = self.walk(child, k, sub, depth + 1)
+                    if found:
+                        return found
+            return None
+        if isinstance(value, list | tuple):
+            if id(value) in self.seen:
+                return None
+            self.seen.add(id(value))
+            for index, item in enumerate(value[:MAX_LIST_ITEMS]):
+                found = self.walk(item, field, f"{where}[{index}]", depth + 1)
+                if found:
+                    return found
+            return None
+        if isinstance(value, str):
+            return self._text(value, field, where, depth)
+        return None
+
+    def _text(self, text: str, field: str, where: str, depth: int) -> str | None:
+        label = where or "result"
+        if _FAILURE_PREFIX.match(_first_line(text)):
+            return f"error text at {label}"
+        if field == "stderr" and _PERMISSION.search(text[:MAX_STDERR_SCAN]):
+            return f"permission denial at {label}"
+        if field in JSON_ENVELOPE_FIELDS and field not in TEXT_ONLY_FIELDS:
+            decoded = _decode_envelope(text)
+            if decoded is not None:
+                return self.walk(decoded, "", label, depth + 1)
+        return None
+
+
+def _decode_envelope(text: str) -> object | None:
+    stripped = text.strip()
+    if len(stripped) > MAX_DECODE_CHARS or not stripped.startswith(("{", "[")):
+        return None
+    try:
+        decoded: object = json.loads(stripped)
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, Mapping | list) else None
+
+
+def classify_result(
+    result: object,
+    tool: Tool | str | None = None,
+    *,
+    is_error: bool | None = None,
+    problem_reporting_tools: Iterable[str] = DEFAULT_PROBLEM_REPORTING_TOOLS,
+    content_tools: Iterable[str] = DEFAULT_CONTENT_TOOLS,
+) -> ResultVerdict:
+    """Classify one tool result as confirmed failure, suspected failure, or success.
+
+    `is_error` is the runtime's flag when it is kept beside the result (Anthropic
+    `tool_result.is_error`); a flag on the result itself counts the same. `tool` selects the
+    per-tool rules: problem-reporting tools' payloads are data, and content tools' bare
+    strings are content.
+    """
+    if is_error is True:
+        return ResultVerdict(True, "confirmed", "runtime error flag")
+    flag = _runtime_flag(result)
+    if flag:
+        return ResultVerdict(True, "confirmed", f"runtime {flag}")
+    name = _tool_name(tool)
+    if name and name in frozenset(problem_reporting_tools):
+        return SUCCESS
+    if isinstance(result, str) and name and name in frozenset(content_tools):
+        if _HARNESS_PREFIX.match(_first_line(result)):
+            return ResultVerdict(True, "suspect", "harness failure text at result")
+        return SUCCESS
+    found = _Walker().walk(result, "", "", 0)
+    if found:
+        return ResultVerdict(True, "suspect", found)
+    return SUCCESS

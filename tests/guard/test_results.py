@@ -1,0 +1,72 @@
+"""classify_result: confirmed vs suspected failures, envelope-aware and stdout-safe (seed 002)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolmend.guard import classify_result
+
+from .conftest import load_cases
+
+CASES = load_cases("classify_result_cases.json")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["source"] for c in CASES])
+def test_result_is_classified_as_its_fixture_says(case: dict[str, object]) -> None:
+    got = classify_result(case["result"], tool=case["tool"])  # type: ignore[arg-type]
+    assert (got.failed, got.confidence) == (case["failed"], case["confidence"]), got.reason
+
+
+def test_cat_of_a_captured_api_error_body_is_a_success_in_stdout_and_in_stderr() -> None:
+    body = '{"success":false,"error":"invalid api key"}'
+    for stream in ("stdout", "stderr"):
+        result = {"exit_code": 0, stream: body}
+        assert not classify_result(result, tool="execute_shell_command").failed
+
+
+def test_plain_error_text_in_stdout_is_a_failure() -> None:
+    result = {"exit_code": 0, "stdout": "ERROR: migration 0042 failed"}
+    verdict = classify_result(result, tool="execute_shell_command")
+    assert verdict.failed and verdict.confidence == "suspect"
+
+
+def test_a_harness_failure_envelope_wrapped_in_a_shell_success_is_a_failure() -> None:
+    inner = json.dumps({"status": "failed", "error": "tool execution failure envelope"})
+    result = {"exit_code": 0, "stdout": "", "result": inner}
+    assert classify_result(result, tool="execute_shell_command").failed
+
+
+def test_runtime_flag_beside_the_result_is_a_confirmed_failure() -> None:
+    verdict = classify_result("partial output", tool="bash", is_error=True)
+    assert (verdict.failed, verdict.confidence) == (True, "confirmed")
+
+
+def test_an_exception_object_is_a_confirmed_failure() -> None:
+    assert classify_result(TimeoutError("slow")).confidence == "confirmed"
+
+
+def test_the_reason_names_the_signal_and_where_without_quoting_the_payload() -> None:
+    verdict = classify_result({"content": [{"text": '{"ok": false, "secret": "s3cr3t"}'}]})
+    assert verdict.reason == "ok=false at content[0].text"
+
+
+def test_recursion_stops_at_depth_twelve() -> None:
+    deep: object = {"ok": False}
+    for _ in range(20):
+        deep = {"result": deep}
+    assert not classify_result(deep).failed
+
+
+def test_a_cyclic_result_does_not_hang() -> None:
+    cyc: dict[str, object] = {}
+    cyc["result"] = cyc
+    assert not classify_result(cyc).failed
+
+
+def test_problem_reporting_tools_are_configurable() -> None:
+    payload = {"status": "failed", "checks": 3}
+    assert classify_result(payload, tool="ci_checks").failed
+    verdict = classify_result(payload, tool="ci_checks", problem_reporting_tools={"ci_checks"})
+    assert not verdict.failed
