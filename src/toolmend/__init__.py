@@ -4,6 +4,7 @@ Text tool-call protocols (render, parse, stream), schema-gated argument repair, 
 resolution and error interception, behind one small public surface.
 """
 
+from toolmend.api import parse, stream_parser
 from toolmend.events import (
     Diagnostic,
     Event,
@@ -20,6 +21,8 @@ from toolmend.model import (
     ToolSchemaError,
     UnknownProtocolError,
 )
+from toolmend.protocols import get_protocol, protocols
+from toolmend.schema_gate import GateResult, Policy, SchemaGate
 
 __all__ = [
     "Diagnostic",
@@ -34,4 +37,11 @@ __all__ = [
     "ToolSchemaError",
     "ToolmendError",
     "UnknownProtocolError",
+    "GateResult",
+    "Policy",
+    "SchemaGate",
+    "get_protocol",
+    "parse",
+    "protocols",
+    "stream_parser",
 ]

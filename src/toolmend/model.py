@@ -151,7 +151,7 @@ class ToolCall:
 
 
 def canonical_json(value: Any) -> str:
-    """The one JSON spelling toolmend emits for arguments: key order kept, UTF-8, no ASCII escapes."""
+    """The one JSON spelling toolmend emits for arguments: key order kept, no ASCII escapes."""
     return json.dumps(value, ensure_ascii=False)
 
 

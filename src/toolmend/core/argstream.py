@@ -1,0 +1,94 @@
+"""Argument deltas: a call's canonical arguments JSON, emitted only where it is already final.
+
+Clients render a call's arguments while they stream (a file being written, a command being
+typed), so a parser emits `ToolCallDelta`s before the call closes. Those deltas must never be
+taken back: their concatenation is always a prefix of the final `canonical_json(arguments)`.
+
+`ArgumentStream` keeps that promise by emitting a key only while everything before it is final:
+the key is exactly declared by the schema, seen for the first time, and its value is one the
+schema gate will keep as it is (`SchemaGate.value_as_is` / `streams_string_as_is`). The first pair
+that fails this halts incremental output; the rest is emitted when the call ends. It never decides
+validity and never alters arguments.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from toolmend.jsontext import normalize_text
+from toolmend.schema_gate import SchemaGate
+
+_encode_string = json.encoder.encode_basestring  # the C encoder json.dumps uses (no ASCII escapes)
+
+
+class ArgumentStream:
+    """Builds the streamed prefix of one call's arguments JSON; see the module docstring."""
+
+    __slots__ = ("_emit", "_gate", "_halted", "_in_string", "_keys", "_sent")
+
+    def __init__(self, gate: SchemaGate, emit: Any, *, incremental: bool = True) -> None:
+        self._gate = gate
+        self._emit = emit  # callable(str) -> None, appends a ToolCallDelta
+        self._sent: list[str] = []
+        self._keys: set[str] = set()
+        self._halted = not incremental
+        self._in_string = False
+
+    @property
+    def sent(self) -> str:
+        return "".join(self._sent)
+
+    def _push(self, text: str) -> None:
+        self._sent.append(text)
+        self._emit(text)
+
+    def _open_pair(self, key: str) -> None:
+        lead = "{" if not self._keys else ", "
+        self._keys.add(key)
+        self._push(f"{lead}{_encode_string(key)}: ")
+
+    def _streamable_key(self, key: str) -> bool:
+        return not self._halted and key not in self._keys and self._gate.declares(key)
+
+    def open_string(self, key: str) -> bool:
+        """A string value for `key` begins. Returns True when its chunks will be streamed."""
+        if self._streamable_key(key) and self._gate.streams_string_as_is(key):
+            self._open_pair(key)
+            self._push('"')
+            self._in_string = True
+            return True
+        self._halted = True
+        return False
+
+    def string_chunk(self, text: str) -> None:
+        """More of the string value opened by `open_string` (only call when it returned True)."""
+        if self._in_string and text:
+            self._push(_encode_string(normalize_text(text))[1:-1])
+
+    def close_string(self) -> None:
+        if self._in_string:
+            self._push('"')
+            self._in_string = False
+
+    def put(self, key: str, value: Any) -> None:
+        """A complete value for `key`; streamed only when it is certainly final."""
+        if self._streamable_key(key) and self._gate.value_as_is(key, value):
+            self._open_pair(key)
+            self._push(json.dumps(value, ensure_ascii=False))
+        else:
+            self._halted = True
+
+    def halt(self) -> None:
+        """Stop incremental output (e.g. a duplicate key appeared)."""
+        self._halted = True
+
+    def finish(self, final_json: str) -> bool:
+        """Emit the rest of `final_json`. Returns False when it does not extend what was sent."""
+        sent = self.sent
+        if not final_json.startswith(sent):
+            return False
+        rest = final_json[len(sent) :]
+        if rest:
+            self._push(rest)
+        return True

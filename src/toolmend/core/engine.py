@@ -1,0 +1,528 @@
+"""The one streaming parser every text protocol runs on (sans-IO: `feed()` / `finish()`).
+
+`StreamParser` owns what all protocols share: the input buffer, the text/markup state machine,
+the code mask (through `TextScanner`), call ids and indices, the schema gate and argument
+deltas, the fragment cap, conservation accounting and the truncation rule at `finish()`:
+
+    A call cut off by the end of the stream is completed iff R1 its opening marker is complete,
+    R2 its name resolves, R3 its body is complete except for a missing closing marker (or a
+    proper prefix of it) and trailing whitespace, and R4 its arguments validate. A call with a
+    resolving name that is not recoverable ends `incomplete` with an error and best-effort
+    arguments; a nameless fragment is dropped with a metadata-only diagnostic. The raw
+    truncated fragment never appears as text or in a diagnostic.
+
+A protocol contributes only its wire format: the opening markers, and a `BlockReader` that reads
+one block of markup (one call, or a wrapper holding several) through the narrow `BlockContext`
+interface below. Batch parsing is this parser fed one chunk; there is no second parser.
+
+Cost: every character is consumed once. The buffer holds only what is not consumed yet (a
+held-back partial marker or escape); readers keep what they need of consumed text themselves,
+bounded by the fragment cap.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolmend.core.argstream import ArgumentStream
+from toolmend.core.textscan import TextScanner
+from toolmend.events import (
+    Diagnostic,
+    Event,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from toolmend.jsontext import normalize_value
+from toolmend.model import CallIdFactory, Tool, ToolCall, canonical_json
+from toolmend.names import ToolResolver
+from toolmend.schema_gate import Policy, SchemaGate
+
+#: A retained call fragment larger than this ends the call incomplete: it bounds the memory one
+#: runaway or adversarial call can hold (1 MiB of characters).
+DEFAULT_MAX_FRAGMENT = 1024 * 1024
+#: A tag (an opening header such as `<invoke name="...">`) longer than this is not a tag: the
+#: text is released as visible text instead of being held while waiting for a `>`.
+MAX_TAG_LENGTH = 128
+
+
+CUT_OFF = "the call was cut off before it was complete"
+
+
+@dataclass(slots=True)
+class EofVerdict:
+    """What a reader says about its block when the stream ends inside it.
+
+    `recoverable` is R1 and R3 (the schema gate then decides R4). `name` lets a reader report a
+    readable name for a call it had not begun yet (its header was cut off: R1 fails).
+    `arguments` are the best-effort arguments parsed so far.
+    """
+
+    recoverable: bool
+    arguments: dict[str, Any] = field(default_factory=dict)
+    reason: str = CUT_OFF
+    name: str | None = None
+
+
+class BlockReader(ABC):
+    """Reads one block of call markup for a protocol. See `BlockContext` for what it may do."""
+
+    @abstractmethod
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """Consume from `buf[pos:end]`; return the new position (== pos when it needs more).
+
+        Only `buf[pos:end]` may be read. `final` is True when nothing follows `end`.
+        """
+
+    @abstractmethod
+    def at_eof(self) -> EofVerdict:
+        """The stream ended inside this block (after a last `step` with `final=True`)."""
+
+
+class BlockContext(ABC):
+    """What a `BlockReader` may ask of the parser running it."""
+
+    protocol_id: str
+    resolver: ToolResolver
+    policy: Policy
+    args: ArgumentStream
+
+    @abstractmethod
+    def begin_call(self, name: str) -> bool:
+        """The call's name is read. False when it does not resolve (the reader then reverts)."""
+
+    @abstractmethod
+    def end_call(
+        self,
+        arguments: dict[str, Any] | None,
+        *,
+        at: int | None = None,
+        error: str | None = None,
+        repairs: Sequence[str] = (),
+    ) -> None:
+        """The current call ends at `buf[at]` (default: where the block ends).
+
+        With `error` None the schema gate decides whether it is complete; else it is incomplete.
+        Its `ToolCallEnd` is sent when the next call begins or the block ends, so wrapper markup
+        after the call is accounted to it.
+        """
+
+    @abstractmethod
+    def end_block(self, at: int) -> None:
+        """The block ends at `buf[at]`; text scanning resumes there."""
+
+    @abstractmethod
+    def revert(self, consumed: str, *, rescan: bool) -> None:
+        """This was not call markup: the opening marker and `consumed` become text again.
+
+        With `rescan`, `consumed` is scanned again as text (it may hold another marker); else it
+        is released as literal text. The reader returns the position after `consumed`.
+        """
+
+    @abstractmethod
+    def fail_block(self, at: int, raw: str, code: str, message: str, **metadata: Any) -> None:
+        """Malformed complete markup with no usable call ends at `buf[at]`.
+
+        It is recorded in a diagnostic and not shown, unless the caller asked to keep failed
+        markup: then the opening marker and `raw` (what the reader consumed) become text.
+        """
+
+    @abstractmethod
+    def diagnostic(self, code: str, message: str, **metadata: Any) -> None:
+        """Record something worth telling the caller (metadata only, never raw markup)."""
+
+    @abstractmethod
+    def gate_for(self, tool_name: str) -> SchemaGate:
+        """The schema gate of a declared tool (or of a schema-less one when tools=None)."""
+
+    @property
+    @abstractmethod
+    def current_tool(self) -> Tool | None:
+        """The resolved tool of the call in progress."""
+
+
+class ProtocolSyntax(ABC):
+    """A protocol's wire-format hooks for the parser: its markers and its block reader."""
+
+    id: str = ""
+    #: Repairs applied by default (lenient) or validation only (strict).
+    default_policy: Policy = Policy.LENIENT
+    #: False when later input may still change earlier keys (e.g. last-wins duplicates), so
+    #: argument deltas are only emitted once the call is final.
+    incremental_arguments: bool = True
+
+    @abstractmethod
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        """Literal strings that may open a block."""
+
+    @abstractmethod
+    def closing_markers(self) -> Sequence[str]:
+        """Literal strings that end a block; used to skip the rest of an overflowing one."""
+
+    @abstractmethod
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        """A reader for the block opened by `marker` (already consumed)."""
+
+
+_TEXT, _BLOCK, _SKIP = 0, 1, 2
+
+
+class StreamParser(BlockContext):
+    """Sans-IO streaming parser for one protocol; see the module docstring."""
+
+    def __init__(
+        self,
+        syntax: ProtocolSyntax,
+        tools: Sequence[Tool] | None = None,
+        *,
+        policy: Policy | str | None = None,
+        max_fragment: int = DEFAULT_MAX_FRAGMENT,
+        keep_failed_markup: bool = False,
+        id_prefix: str | None = None,
+        seed: int | str | None = None,
+        mask_code: bool = True,
+    ) -> None:
+        if max_fragment < MAX_TAG_LENGTH:
+            raise ValueError(f"max_fragment must be at least {MAX_TAG_LENGTH} characters")
+        self.syntax = syntax
+        self.protocol_id = syntax.id
+        self.resolver = ToolResolver(tools)
+        self.policy = Policy(policy) if policy is not None else syntax.default_policy
+        self.max_fragment = max_fragment
+        self.keep_failed_markup = keep_failed_markup
+        self._ids = CallIdFactory(prefix=id_prefix, seed=seed)
+        self._gates: dict[str, SchemaGate] = {}
+        self._scanner = TextScanner(syntax.opening_markers(self.resolver), mask_code=mask_code)
+        self._skipper: TextScanner | None = None
+        self._out: list[Event] = []
+        self._buf = ""
+        self._base = 0  # absolute input offset of self._buf[0]
+        self._mode = _TEXT
+        self._reader: BlockReader | None = None
+        self._marker = ""
+        self._block_start = 0  # absolute offset where the current block's marker began
+        self._attributed = 0  # absolute offset up to which input is accounted for
+        self._call: ToolCall | None = None
+        self._call_index = -1
+        self._pending_end: tuple[ToolCall, int, int] | None = None  # call, index, end offset
+        self._next_index = 0
+        self._revert: tuple[str, bool] | None = None
+        self._block_end: int | None = None
+        self._finished = False
+        self._current_tool: Tool | None = None
+        self.args = ArgumentStream(SchemaGate(None), self._emit_delta)
+
+    # ----------------------------------------------------------------- public, sans-IO surface
+
+    def feed(self, chunk: str) -> list[Event]:
+        """Consume `chunk`; return the events it completes."""
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
+        if not isinstance(chunk, str):
+            raise TypeError(f"feed() takes str, got {type(chunk).__name__}")
+        if chunk:
+            self._buf = self._buf + chunk if self._buf else chunk
+            self._run(final=False)
+        return self._take()
+
+    def finish(self) -> list[Event]:
+        """The stream ended: flush text, settle an open block (R1–R4), return the last events."""
+        if self._finished:
+            return []
+        self._run(final=True)
+        if self._mode == _BLOCK:
+            self._settle_at_eof()
+        elif self._mode == _SKIP:
+            self._end_skip(len(self._buf))
+        self._finished = True
+        return self._take()
+
+    # --------------------------------------------------------------------- the state machine
+
+    def _take(self) -> list[Event]:
+        out, self._out = self._out, []
+        return out
+
+    def _run(self, final: bool) -> None:
+        buf = self._buf
+        pos = 0
+        while True:
+            if self._mode == _TEXT:
+                end, marker_at = self._scanner.scan(buf, pos, final)
+                if end > pos:
+                    self._out.append(TextDelta(buf[pos:end]))
+                    self._attributed = self._base + end
+                pos = end
+                if marker_at is None:
+                    break
+                self._open_block(pos)
+                pos += len(self._marker)
+            elif self._mode == _BLOCK:
+                pos, progressed = self._step_block(buf, pos, final)
+                if self._revert is not None:
+                    buf, pos = self._apply_revert(buf, pos)
+                    continue
+                if self._block_end is not None:
+                    pos = self._block_end
+                    self._block_end = None
+                    continue
+                if not progressed:
+                    break
+            else:
+                pos, done = self._step_skip(buf, pos, final)
+                if not done:
+                    break
+        self._buf = buf[pos:]
+        self._base += pos
+
+    def _open_block(self, pos: int) -> None:
+        self._marker = self._scanner.matched
+        self._block_start = self._base + pos
+        self._attributed = self._block_start
+        self._mode = _BLOCK
+        self._reader = self.syntax.new_reader(self._marker, self)
+
+    def _step_block(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:
+        assert self._reader is not None
+        cap_index = self._block_start + self.max_fragment - self._base
+        end = min(len(buf), cap_index)
+        new_pos = self._reader.step(buf, pos, end, final and end == len(buf))
+        if self._revert is not None or self._block_end is not None:
+            return new_pos, True
+        if end < len(buf):
+            self._overflow(new_pos)
+            return new_pos, True
+        return new_pos, new_pos > pos
+
+    def _apply_revert(self, buf: str, pos: int) -> tuple[str, int]:
+        assert self._revert is not None
+        consumed, rescan = self._revert
+        self._revert = None
+        self._leave_block()
+        self._out.append(TextDelta(self._marker))
+        if rescan:
+            # Put the consumed text back in front of the unconsumed rest and scan it again.
+            rest = buf[pos:]
+            new_buf = consumed + rest
+            self._base = self._base + pos - len(consumed)
+            self._attributed = self._base
+            return new_buf, 0
+        if consumed:
+            self._out.append(TextDelta(consumed))
+        self._attributed = self._base + pos
+        return buf, pos
+
+    def _leave_block(self) -> None:
+        self._mode = _TEXT
+        self._reader = None
+        self._call = None
+
+    # ------------------------------------------------------------ BlockContext: for readers
+
+    @property
+    def current_tool(self) -> Tool | None:
+        return self._current_tool
+
+    def gate_for(self, tool_name: str) -> SchemaGate:
+        gate = self._gates.get(tool_name)
+        if gate is None:
+            tool = self.resolver.resolve(tool_name)
+            gate = self._gates[tool_name] = SchemaGate(
+                None if self.resolver.accepts_any else tool, self.policy
+            )
+        return gate
+
+    def begin_call(self, name: str) -> bool:
+        tool = self.resolver.resolve(name)
+        if tool is None:
+            code = "ambiguous_tool" if self.resolver.is_ambiguous(name) else "unknown_tool"
+            self.diagnostic(
+                code,
+                f"tool name {name[:64]!r} does not resolve to "
+                + ("exactly one declared tool" if code == "ambiguous_tool" else "a declared tool"),
+                name=name[:64],
+            )
+            return False
+        self._flush_pending_end()
+        index = self._next_index
+        self._next_index += 1
+        self._call = ToolCall(id=self._ids.next_id(), name=tool.name)
+        self._call_index = index
+        self._current_tool = tool
+        gate = self.gate_for(tool.name)
+        self.args = ArgumentStream(
+            gate, self._emit_delta, incremental=self.syntax.incremental_arguments
+        )
+        self._out.append(ToolCallStart(self._call.id, tool.name, index))
+        return True
+
+    def _emit_delta(self, text: str) -> None:
+        assert self._call is not None
+        self._out.append(ToolCallDelta(self._call.id, self._call_index, text))
+
+    def end_call(
+        self,
+        arguments: dict[str, Any] | None,
+        *,
+        at: int | None = None,
+        error: str | None = None,
+        repairs: Sequence[str] = (),
+    ) -> None:
+        call = self._call
+        assert call is not None, "end_call() without begin_call()"
+        args = normalize_value(arguments) if arguments is not None else {}
+        if error is None:
+            result = self.gate_for(call.name).check(args)
+            call.arguments = result.arguments
+            call.repairs = [*repairs, *result.repairs]
+            call.error = result.error
+            call.incomplete = result.error is not None
+        else:
+            call.arguments = args
+            call.repairs = list(repairs)
+            call.error = error
+            call.incomplete = True
+        if not self.args.finish(canonical_json(call.arguments)):
+            self.diagnostic(
+                "argument_stream_diverged",
+                "streamed argument deltas are not a prefix of the final arguments; "
+                "use the arguments of the end event",
+                call_id=call.id,
+            )
+        stop = -1 if at is None else self._base + at
+        self._pending_end = (call, self._call_index, stop)
+        self._call = None
+        self._current_tool = None
+
+    def _flush_pending_end(self, block_end: int | None = None) -> None:
+        """Send the pending `ToolCallEnd`, accounting input up to its end (or the block's)."""
+        if self._pending_end is None:
+            return
+        call, index, stop = self._pending_end
+        self._pending_end = None
+        if block_end is not None:
+            stop = block_end
+        assert stop >= 0, "end_call() without `at` in a block that holds more calls"
+        self._out.append(ToolCallEnd(call, index, stop - self._attributed))
+        self._attributed = stop
+
+    def end_block(self, at: int) -> None:
+        stop = self._base + at
+        if self._pending_end is not None:
+            self._flush_pending_end(stop)
+        elif stop > self._attributed:
+            self._out.append(
+                Diagnostic(
+                    "markup_stripped",
+                    "protocol markup without a call was removed from the text",
+                    self.protocol_id,
+                    {},
+                    stop - self._attributed,
+                )
+            )
+            self._attributed = stop
+        self._leave_block()
+        self._block_end = at
+
+    def revert(self, consumed: str, *, rescan: bool) -> None:
+        assert self._pending_end is None, "revert() after a call of the block has ended"
+        self._revert = (consumed, rescan)
+
+    def fail_block(self, at: int, raw: str, code: str, message: str, **metadata: Any) -> None:
+        self._flush_pending_end()
+        stop = self._base + at
+        if self.keep_failed_markup:
+            self.diagnostic(code, message, **metadata)
+            self._revert = (raw, False)
+            return
+        self._out.append(
+            Diagnostic(code, message, self.protocol_id, metadata, stop - self._attributed)
+        )
+        self._attributed = stop
+        self._leave_block()
+        self._block_end = at
+
+    def diagnostic(self, code: str, message: str, **metadata: Any) -> None:
+        self._out.append(Diagnostic(code, message, self.protocol_id, metadata))
+
+    # ------------------------------------------------------------------- bounds and the end
+
+    def _overflow(self, at: int) -> None:
+        """The block outgrew the fragment cap: end it incomplete and skip to its closer."""
+        assert self._reader is not None
+        verdict = self._reader.at_eof()
+        limit = self.max_fragment
+        if self._call is not None:
+            self.end_call(
+                verdict.arguments,
+                error=f"the call exceeded {limit} characters and was cut off",
+            )
+        self.diagnostic("fragment_overflow", "a call fragment exceeded the size cap", limit=limit)
+        if self._pending_end is not None:
+            self._flush_pending_end(self._base + at)
+        self._mode = _SKIP
+        self._reader = None
+        self._skipper = TextScanner(self.syntax.closing_markers(), mask_code=False)
+        self._current_tool = None
+
+    def _step_skip(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:
+        assert self._skipper is not None
+        end, marker_at = self._skipper.scan(buf, pos, final)
+        if marker_at is None:
+            return end, final
+        stop = marker_at + len(self._skipper.matched)
+        self._end_skip(stop)
+        return stop, True
+
+    def _end_skip(self, stop: int) -> None:
+        length = self._base + stop - self._attributed
+        if length > 0:
+            self._out.append(
+                Diagnostic(
+                    "overflow_skipped",
+                    "the rest of an oversized call was discarded",
+                    self.protocol_id,
+                    {},
+                    length,
+                )
+            )
+        self._attributed = self._base + stop
+        self._mode = _TEXT
+        self._skipper = None
+
+    def _settle_at_eof(self) -> None:
+        """Apply R1–R4 to the block the stream ended in."""
+        assert self._reader is not None
+        end = len(self._buf)
+        verdict = self._reader.at_eof()
+        named = self._call is None and self._pending_end is None and verdict.name is not None
+        if named and self.begin_call(verdict.name or ""):
+            verdict.recoverable = False  # R1: the opening was cut off
+            if verdict.reason == CUT_OFF:
+                verdict.reason = "the call was cut off inside its opening marker"
+        if self._call is not None:
+            if verdict.recoverable:
+                self.end_call(verdict.arguments)
+            else:
+                self.end_call(verdict.arguments, error=verdict.reason)
+            self.end_block(end)
+            return
+        if self._pending_end is not None:
+            self.end_block(end)
+            return
+        retained = self._base + end - self._attributed
+        self._out.append(
+            Diagnostic(
+                "truncated_fragment_dropped",
+                "the stream ended inside call markup with no readable tool name",
+                self.protocol_id,
+                {"protocol": self.protocol_id, "retained_length": retained},
+                retained,
+            )
+        )
+        self._attributed = self._base + end
+        self._leave_block()

@@ -1,0 +1,50 @@
+"""The protocol registry: every text tool-call format toolmend speaks, by id.
+
+Each format lives in its own module (see `toolmend.protocols.base.TextProtocol`); this module
+only maps ids and aliases to them.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from toolmend.model import UnknownProtocolError
+from toolmend.protocols.base import TextProtocol
+
+#: id -> module holding `PROTOCOL`. Import is lazy so that one format's import cost is paid
+#: only by its users.
+_MODULES: dict[str, str] = {
+    "hermes": "toolmend.protocols.hermes",
+}
+_loaded: dict[str, TextProtocol] = {}
+
+
+def _load(protocol_id: str) -> TextProtocol:
+    proto = _loaded.get(protocol_id)
+    if proto is None:
+        proto = import_module(_MODULES[protocol_id]).PROTOCOL
+        _loaded[protocol_id] = proto
+    return proto
+
+
+def _aliases() -> dict[str, str]:
+    return {alias: pid for pid in _MODULES for alias in _load(pid).aliases}
+
+
+def protocols() -> list[str]:
+    """The registered protocol ids (aliases not included)."""
+    return list(_MODULES)
+
+
+def get_protocol(protocol_id: str) -> TextProtocol:
+    """The protocol registered under `protocol_id` or one of its aliases."""
+    if not isinstance(protocol_id, str):
+        raise UnknownProtocolError(f"a protocol id is a string, got {type(protocol_id).__name__}")
+    key = protocol_id.strip().lower()
+    if key in _MODULES:
+        return _load(key)
+    alias_target = _aliases().get(key)
+    if alias_target is not None:
+        return _load(alias_target)
+    known = ", ".join(sorted([*_MODULES, *_aliases()]))
+    raise UnknownProtocolError(f"unknown protocol {protocol_id!r}; known protocols: {known}")

@@ -1,0 +1,67 @@
+"""What a text tool-call protocol is: its renderers and its parser syntax, under one id.
+
+A protocol module defines one `TextProtocol` subclass holding its whole wire format: the
+system-prompt text that teaches the format (`render_tools`), how a past call and its result are
+written back into a history (`render_call`, `render_result`), and the `ProtocolSyntax` hooks the
+shared `StreamParser` runs on. This module never parses anything itself.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from collections.abc import Sequence
+
+from toolmend.core.engine import DEFAULT_MAX_FRAGMENT, ProtocolSyntax, StreamParser
+from toolmend.model import Tool, ToolCall, ToolsLike, coerce_tools
+from toolmend.schema_gate import Policy
+
+
+class TextProtocol(ProtocolSyntax):
+    """A registered text protocol: renderers plus parser syntax."""
+
+    #: Other ids accepted by `get_protocol` (e.g. deprecated names).
+    aliases: tuple[str, ...] = ()
+    #: One line for `toolmend protocols` listings and docs.
+    summary: str = ""
+
+    @abstractmethod
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        """The system-prompt text that declares `tools` and teaches this call format."""
+
+    @abstractmethod
+    def render_call(self, call: ToolCall) -> str:
+        """A past call written the way the model writes calls (parses back to `call`)."""
+
+    @abstractmethod
+    def render_result(self, call_id: str, name: str, content: str) -> str:
+        """A tool's result written the way this format feeds results back to the model."""
+
+    def stream_parser(
+        self,
+        tools: ToolsLike = None,
+        *,
+        policy: Policy | str | None = None,
+        max_fragment: int = DEFAULT_MAX_FRAGMENT,
+        keep_failed_markup: bool = False,
+        id_prefix: str | None = None,
+        seed: int | str | None = None,
+    ) -> StreamParser:
+        """A fresh sans-IO parser for one model output in this format."""
+        return StreamParser(
+            self,
+            coerce_tools(tools),
+            policy=policy,
+            max_fragment=max_fragment,
+            keep_failed_markup=keep_failed_markup,
+            id_prefix=id_prefix,
+            seed=seed,
+        )
+
+    def __repr__(self) -> str:
+        return f"<protocol {self.id}>"
+
+
+def tools_as_json_lines(tools: Sequence[Tool]) -> str:
+    """One OpenAI-style function definition per line: the declaration most formats use."""
+    return "\n".join(json.dumps(t.to_openai(), ensure_ascii=False) for t in tools)

@@ -1,0 +1,116 @@
+"""Invariants every registered protocol keeps, checked on calls it renders itself.
+
+Round trip (parsing `render_call(c)` gives back `c`), split-invariance at random chunk
+boundaries and one character at a time, conservation of every input character, and argument
+deltas that are prefixes of the final arguments JSON.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import toolmend
+from support import (
+    assert_conserved,
+    assert_deltas_are_prefixes,
+    comparable,
+    run_chunks,
+    split_at,
+)
+
+# Text a model writes in arguments: code with < and >, quotes, braces, newlines, non-ASCII.
+# Closing-tag shapes ("</", "<|", "|>") are left out: no format can carry its own closer raw.
+_TEXT_ALPHABET = st.sampled_from(
+    [*list("abcdefxyz ABC012_-.,:;=+*#!?'\"{}[]()<>\n\t"), "é", "中", "😀", "\\", "$", "&"]
+)
+_text = st.text(_TEXT_ALPHABET, min_size=0, max_size=40).filter(
+    lambda s: "</" not in s and "<|" not in s and "|>" not in s
+)
+_key = st.from_regex(r"[a-z][a-z0-9_]{0,9}", fullmatch=True)
+_scalar = st.one_of(
+    _text,
+    st.integers(min_value=-(10**9), max_value=10**9),
+    st.booleans(),
+    st.floats(allow_nan=False, allow_infinity=False, width=32).filter(lambda f: f != int(f)),
+)
+_value = st.one_of(
+    _scalar,
+    st.lists(_text, max_size=3),
+    st.dictionaries(_key, _text, max_size=3),
+)
+_arguments = st.dictionaries(_key, _value, max_size=4)
+
+
+def schema_for(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        return {"type": "integer"}
+    if isinstance(value, float):
+        return {"type": "number"}
+    if isinstance(value, str):
+        return {"type": "string"}
+    if isinstance(value, list):
+        return {"type": "array", "items": {"type": "string"}}
+    return {"type": "object", "properties": {k: schema_for(v) for k, v in value.items()}}
+
+
+def tools_for(name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": "generated",
+                "parameters": {
+                    "type": "object",
+                    "properties": {k: schema_for(v) for k, v in arguments.items()},
+                    "required": sorted(arguments),
+                },
+            },
+        }
+    ]
+
+
+PROTOCOLS = toolmend.protocols()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arguments=_arguments)
+def test_parsing_a_rendered_call_gives_the_call_back(protocol: str, arguments: dict) -> None:
+    proto = toolmend.get_protocol(protocol)
+    call = toolmend.ToolCall(id="call_1", name="write_file", arguments=arguments)
+    text = proto.render_call(call)
+    result = toolmend.parse(text, protocol, tools_for("write_file", arguments))
+    assert [(c.name, c.arguments, c.incomplete) for c in result.tool_calls] == [
+        ("write_file", arguments, False)
+    ]
+    assert result.text.strip() == ""
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arguments=_arguments, before=_text, after=_text, seed=st.integers(0, 2**16))
+def test_rendered_calls_in_text_survive_any_split(
+    protocol: str, arguments: dict, before: str, after: str, seed: int
+) -> None:
+    proto = toolmend.get_protocol(protocol)
+    call = toolmend.ToolCall(id="call_1", name="write_file", arguments=arguments)
+    text = f"{before}\n{proto.render_call(call)}\n{after}"
+    tools = tools_for("write_file", arguments)
+    whole = run_chunks(protocol, [text], tools)
+    assert_conserved(text, whole)
+    assert_deltas_are_prefixes(whole)
+    reference = comparable(whole)
+    rng = random.Random(seed)
+    points = [rng.randint(1, max(1, len(text) - 1)) for _ in range(rng.randint(1, 12))]
+    for chunks in (split_at(text, points), list(text)):
+        events = run_chunks(protocol, chunks, tools)
+        assert comparable(events) == reference
+        assert_deltas_are_prefixes(events)
