@@ -90,6 +90,9 @@ class BlockContext(ABC):
     resolver: ToolResolver
     policy: Policy
     args: ArgumentStream
+    #: The visible character just before the opening marker ("" at the start of the stream,
+    #: "\n" right after another block), for formats whose markers need a word boundary.
+    char_before_marker: str
 
     @abstractmethod
     def begin_call(self, name: str) -> bool:
@@ -214,6 +217,7 @@ class StreamParser(BlockContext):
         self._block_end: int | None = None
         self._finished = False
         self._current_tool: Tool | None = None
+        self.char_before_marker = ""
         self.args = ArgumentStream(SchemaGate(None), self._emit_delta)
 
     # ----------------------------------------------------------------- public, sans-IO surface
@@ -256,6 +260,7 @@ class StreamParser(BlockContext):
                 if end > pos:
                     self._out.append(TextDelta(buf[pos:end]))
                     self._attributed = self._base + end
+                    self.char_before_marker = buf[end - 1]
                 pos = end
                 if marker_at is None:
                     break
@@ -304,6 +309,7 @@ class StreamParser(BlockContext):
         self._revert = None
         self._leave_block()
         self._out.append(TextDelta(self._marker))
+        self.char_before_marker = self._marker[-1]
         if rescan:
             # Put the consumed text back in front of the unconsumed rest and scan it again.
             rest = buf[pos:]
@@ -313,10 +319,12 @@ class StreamParser(BlockContext):
             return new_buf, 0
         if consumed:
             self._out.append(TextDelta(consumed))
+            self.char_before_marker = consumed[-1]
         self._attributed = self._base + pos
         return buf, pos
 
     def _leave_block(self) -> None:
+        self.char_before_marker = "\n"
         self._mode = _TEXT
         self._reader = None
         self._call = None
