@@ -62,8 +62,9 @@ DEFAULT_PROBLEM_REPORTING_TOOLS = frozenset(
     }
 )
 
-#: Tools whose bare-string output is content (file text, command output, fetched pages):
-#: only harness failure markers count there, never "starts with ERROR" or embedded JSON.
+#: Content-bearing tools, whose bare-string output is content (file text, command output,
+#: fetched pages, subagent answers): only harness failure markers count there, never "starts
+#: with ERROR" or embedded JSON. The JSON-error reminder skips the same tools.
 DEFAULT_CONTENT_TOOLS = frozenset(
     {
         "bash",
@@ -88,6 +89,15 @@ DEFAULT_CONTENT_TOOLS = frozenset(
         "web_search",
         "search",
         "codesearch",
+        "gh_grep_searchgithub",
+        "websearch_web_search_exa",
+        "task",
+        "subagent",
+        "agent",
+        "call_agent",
+        "session_read",
+        "session_search",
+        "session_list",
     }
 )
 
