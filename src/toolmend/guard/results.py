@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from toolmend.guard.classify import classify_error
 from toolmend.model import Tool
 
 Confidence = Literal["confirmed", "suspect", "none"]
@@ -63,8 +64,9 @@ DEFAULT_PROBLEM_REPORTING_TOOLS = frozenset(
 )
 
 #: Content-bearing tools, whose bare-string output is content (file text, command output,
-#: fetched pages, subagent answers): only harness failure markers count there, never "starts
-#: with ERROR" or embedded JSON. The JSON-error reminder skips the same tools.
+#: fetched pages, subagent answers): only harness failure markers, or an error-prefixed first
+#: line that is also a known error pattern, count there; never embedded JSON. The JSON-error
+#: reminder skips the same tools.
 DEFAULT_CONTENT_TOOLS = frozenset(
     {
         "bash",
@@ -273,6 +275,8 @@ def classify_result(
     if isinstance(result, str) and name and name in frozenset(content_tools):
         if _HARNESS_PREFIX.match(_first_line(result)):
             return ResultVerdict(True, "suspect", "harness failure text at result")
+        if _FAILURE_PREFIX.match(_first_line(result)) and classify_error(result[:4096]).known:
+            return ResultVerdict(True, "suspect", "known error text at result")
         return SUCCESS
     found = _Walker().walk(result, "", "", 0)
     if found:
