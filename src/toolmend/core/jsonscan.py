@@ -158,12 +158,12 @@ class JsonScan:
             self.expect_key.append(tok == "{")
             self.on_open(tok)
             return
-        # "}" or "]"
+        # "}" or "]"; a closer with nothing open is stray text and reported as nothing
         self._flush_scalar()
         if self.stack:
             self.stack.pop()
             self.expect_key.pop()
-        self.on_close(tok)
+            self.on_close(tok)
 
     def _scan_string(self, buf: str, pos: int, end: int, final: bool) -> int:
         m = _STRING_SPECIAL.search(buf, pos, end)

@@ -186,7 +186,7 @@ class HermesReader(JsonScan, BlockReader):
         self.ctx.args.halt()
 
     def _begin(self) -> None:
-        if self.begun or self.unknown or self.name is None or self.depth != 1:
+        if self.begun or self.unknown or self.name is None:
             return
         if self.ctx.begin_call(self.name):
             self.begun = True
@@ -197,9 +197,25 @@ class HermesReader(JsonScan, BlockReader):
     def _end_object(self) -> None:
         """A top-level JSON value closed: decode it once and end its call(s)."""
         raw = "".join(self.consumed[self.obj_start :])
-        decoded = decode_json_object(raw, allow_repair=self.ctx.policy is Policy.LENIENT)
-        self._finish_decoded(decoded.objects, decoded.error, decoded.repairs, at=self.cursor)
+        if raw.startswith("["):
+            self._finish_array(raw)
+        else:
+            decoded = decode_json_object(raw, allow_repair=self.ctx.policy is Policy.LENIENT)
+            self._finish_decoded(decoded.objects, decoded.error, decoded.repairs, at=self.cursor)
         self._new_object()
+
+    def _finish_array(self, raw: str) -> None:
+        """`[{call}, {call}]` (Granite and others): each object is a parallel call."""
+        try:
+            items = json.loads(raw)
+        except ValueError as exc:
+            self.ctx.diagnostic("malformed_call", f"a call array is not valid JSON: {exc.msg}")
+            return
+        objects = [item for item in items if isinstance(item, dict)]
+        if len(objects) != len(items):
+            self.ctx.diagnostic("malformed_call", "a call array holds items that are not objects")
+        for obj in objects:
+            self._finish_object(obj, [], at=self.cursor)
 
     def _finish_decoded(
         self, objects: list[dict[str, Any]], error: str | None, repairs: list[str], *, at: int

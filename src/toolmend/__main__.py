@@ -1,0 +1,3 @@
+from toolmend.cli import main
+
+raise SystemExit(main())
