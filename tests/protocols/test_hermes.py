@@ -6,14 +6,14 @@ import json
 from typing import Any
 
 import pytest
+
+import toolmend
 from support import (
     check_all_invariants,
     load_cases,
     load_exceptions,
     run_chunks,
 )
-
-import toolmend
 from toolmend.events import Diagnostic, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 
 WEATHER = [
