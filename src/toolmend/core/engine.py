@@ -170,6 +170,10 @@ class ProtocolSyntax(ABC):
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         """A reader for the block opened by `marker` (already consumed)."""
 
+    def closing_markers_after(self, marker: str) -> Sequence[str]:
+        """The closers of a block opened by `marker` (for formats whose closer depends on it)."""
+        return self.closing_markers()
+
 
 _TEXT, _BLOCK, _SKIP = 0, 1, 2
 
@@ -474,7 +478,9 @@ class StreamParser(BlockContext):
             self._flush_pending_end(self._base + at)
         self._mode = _SKIP
         self._reader = None
-        self._skipper = TextScanner(self.syntax.closing_markers(), mask_code=False)
+        self._skipper = TextScanner(
+            self.syntax.closing_markers_after(self._marker), mask_code=False
+        )
         self._current_tool = None
 
     def _step_skip(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:

@@ -36,6 +36,8 @@ def partial_marker_start(
     Returns `end` when no suffix could grow into a marker. Only the last `len(longest) - 1`
     characters are looked at, so the cost per call is bounded by the marker length.
     """
+    if not markers:
+        return end
     longest = max(len(m) for m in markers)
     for j in range(max(start, end - longest + 1), end):
         if buf[j] in first_chars:
@@ -64,15 +66,17 @@ class TextScanner:
     )
 
     def __init__(self, markers: Sequence[str], *, mask_code: bool = True) -> None:
-        if not markers or any(not m for m in markers):
-            raise ValueError("a TextScanner needs at least one non-empty marker")
+        if any(not m for m in markers):
+            raise ValueError("a TextScanner's markers must be non-empty strings")
+        # No markers is allowed (e.g. a format whose markers are tool names, with no tools):
+        # then nothing opens a block and the scanner only keeps the code mask.
         # Longest first, so a marker that is a prefix of another never shadows it.
         self._markers = tuple(sorted(set(markers), key=len, reverse=True))
         self._first_chars = "".join(sorted({m[0] for m in self._markers}))
         alternatives = [re.escape(m) for m in self._markers]
         if mask_code:
             alternatives += ["`+", "\n"]
-        self._search = re.compile("|".join(alternatives))
+        self._search = re.compile("|".join(alternatives) or "(?!)")
         self._mask_code = mask_code
         self._mode = _NORMAL
         self._line_start = True
