@@ -59,7 +59,8 @@ SENSITIVE_KEY = re.compile(
 )
 _SECRET_VALUE = re.compile(
     r"(?P<key>(?:pass(?:word|wd)?|secret|token|api[_-]?key|apikey|authorization|auth"
-    r"|credential|private[_-]?key)[\"']?\s*[:=]\s*)(?P<value>[\"']?[^\s\"',;]{4,}[\"']?)"
+    r"|credential|private[_-]?key)[\"']?\s*[:=]\s*)"
+    r"(?P<value>(?:(?:Bearer|Basic|Token)\s+)?[\"']?[^\s\"',;]{4,}[\"']?)"
     r"|(?P<bearer>Bearer\s+)[A-Za-z0-9._~+/=-]{8,}"
     r"|\bsk-[A-Za-z0-9_-]{12,}|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{20,}",
     re.IGNORECASE,

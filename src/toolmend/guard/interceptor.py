@@ -97,7 +97,8 @@ class GuardSession:
         finding, arguments = self.checker.check(view)
         if finding is not None:
             return self._signal(view, finding, view.name, blocking=True)
-        run = self.ledger.see_call(call_key(view.name, view.key_arguments))
+        key = call_key(view.name, arguments if arguments is not None else view.key_arguments)
+        run = self.ledger.see_call(key)
         if (
             run >= self.config.duplicate_threshold
             and view.name not in self.config.duplicate_exempt_tools
@@ -108,7 +109,7 @@ class GuardSession:
                 duplicate,
                 view.name,
                 blocking=True,
-                signature=call_key(view.name, view.key_arguments),
+                signature=key,
                 ends_call_run=False,
                 arguments=arguments,
             )
