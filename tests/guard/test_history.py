@@ -1,0 +1,126 @@
+"""guard_history: a pure, deterministic rewrite of an OpenAI message history."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from toolmend.guard import guard_history
+from toolmend.guard.history import GUIDANCE_PREFIX, ORIGINAL_MARKER
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+    }
+]
+
+
+def _history(*results: str, args: str = '{"path": "a.txt"}') -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "read a.txt"}]
+    for n, result in enumerate(results):
+        call = {
+            "id": f"c{n}",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": args},
+        }
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": result})
+    return messages
+
+
+def _tool_contents(messages: list[dict[str, Any]]) -> list[str]:
+    return [m["content"] for m in messages if m["role"] == "tool"]
+
+
+def test_a_failing_result_is_replaced_by_guidance_with_the_original_under_it() -> None:
+    out = _tool_contents(
+        guard_history(_history("Error: ENOENT: no such file or directory"), tools=TOOLS)
+    )
+    assert out[0].startswith(GUIDANCE_PREFIX)
+    assert "FILE_NOT_FOUND" in out[0]
+    assert out[0].endswith(f"{ORIGINAL_MARKER}\nError: ENOENT: no such file or directory")
+
+
+def test_successful_results_are_left_alone() -> None:
+    messages = _history("hello world")
+    assert guard_history(messages, tools=TOOLS) == messages
+
+
+def test_unclassified_failures_pass_through_unchanged() -> None:
+    messages = _history("Error: the frobnicator is sad")
+    assert _tool_contents(guard_history(messages)) == ["Error: the frobnicator is sad"]
+
+
+def test_the_input_is_never_mutated() -> None:
+    messages = _history("Error: ENOENT: no such file or directory")
+    before = copy.deepcopy(messages)
+    guard_history(messages, tools=TOOLS)
+    assert messages == before
+
+
+def test_the_same_history_always_gives_the_same_output() -> None:
+    messages = _history(*["Error: ENOENT: no such file or directory"] * 4)
+    outs = {json.dumps(guard_history(messages, tools=TOOLS)) for _ in range(3)}
+    assert len(outs) == 1
+
+
+def test_guarding_a_guarded_history_changes_nothing() -> None:
+    messages = _history("Error: ENOENT: no such file or directory", "Error: Permission denied")
+    once = guard_history(messages, tools=TOOLS)
+    assert guard_history(once, tools=TOOLS) == once
+
+
+def test_counts_are_derived_from_the_history() -> None:
+    err = "Error: ENOENT: no such file or directory, open 'a.txt'"
+    messages = _history(err, err, err)
+    out = _tool_contents(guard_history(messages, tools=TOOLS))
+    assert [c.split(" | ")[1] for c in out] == ["occurrence 1", "occurrence 2", "occurrence 3"]
+    assert "MODEL_STUCK_LOOP" in out[2]
+
+
+def test_a_user_message_in_the_history_resets_the_count() -> None:
+    err = "Error: ENOENT: no such file or directory"
+    messages = _history(err, err)
+    messages.insert(3, {"role": "user", "content": "try again"})
+    out = _tool_contents(guard_history(messages, tools=TOOLS))
+    assert [c.split(" | ")[1] for c in out] == ["occurrence 1", "occurrence 1"]
+
+
+def test_exactly_one_guided_result_per_blocked_call() -> None:
+    messages = _history("Error: arguments were not JSON", args='{"path":"a"}{"path":"b"}')
+    out = guard_history(messages, tools=TOOLS)
+    guided = [c for c in _tool_contents(out) if c.startswith(GUIDANCE_PREFIX)]
+    assert len(guided) == 1 and guided[0].count(GUIDANCE_PREFIX) == 1
+    assert "INVALID_JSON_ARGUMENTS" in guided[0]
+
+
+def test_the_kept_original_is_truncated_and_secrets_are_masked() -> None:
+    err = "Error: Permission denied. api_key=sk-abcdefghijklmnopqrstuv " + "x" * 5000
+    content = _tool_contents(guard_history(_history(err), tools=TOOLS))[0]
+    assert "sk-abcdefghijklmnop" not in content
+    original = content.split(ORIGINAL_MARKER, 1)[1]
+    assert len(original.encode("utf-8")) <= 520
+
+
+def test_content_parts_lists_are_read_as_text() -> None:
+    messages = _history("placeholder")
+    messages[-1]["content"] = [{"type": "text", "text": "Error: ENOENT: no such file or directory"}]
+    out = _tool_contents(guard_history(messages, tools=TOOLS))
+    assert "FILE_NOT_FOUND" in out[0]
+
+
+def test_a_result_without_a_known_call_is_still_classified() -> None:
+    messages = [
+        {"role": "tool", "tool_call_id": "zzz", "content": "Error: context_length_exceeded"}
+    ]
+    out = _tool_contents(guard_history(messages))
+    assert "CONTEXT_OVERFLOW" in out[0]
