@@ -188,7 +188,9 @@ step = st.one_of(
 )
 
 
-def _replay(steps: list[tuple[Any, ...]]) -> tuple[list[tuple[str, int] | None], list[dict]]:
+def _replay(
+    steps: list[tuple[Any, ...]],
+) -> tuple[list[tuple[str, int] | None], list[dict[str, Any]]]:
     """Drive an Interceptor and build the equivalent OpenAI history."""
     interceptor = Interceptor()
     seen: list[tuple[str, int] | None] = []

@@ -254,6 +254,7 @@ PATTERNS: tuple[Pattern, ...] = (
             r"exceeds? (?:the )?(?:model'?s? )?context window",
             r"context window (?:is )?(?:full|exceeded)",
             r"reduce the length of the messages",
+            r"Input is too long for (?:the )?requested model",  # Anthropic
         ),
         disposition=Disposition.CHANGE_STRATEGY,
         what="The conversation no longer fits the model's context window.",
@@ -320,6 +321,7 @@ PATTERNS: tuple[Pattern, ...] = (
             r"No such tool available: " + _name("tool"),  # Claude Code
             r"unavailable tool " + _name("tool"),  # opencode
             r"\bTool " + _name("tool") + r" not found",  # OpenAI Agents SDK, generic
+            r"(?:^|error: )unknown tool:?\s+" + _name("tool"),
             r"(?:^|error: )unknown tool\b",
             r"\b(?:function|tool) " + _name("tool") + r" (?:is not defined|does not exist"
             r"|is not registered)",
@@ -352,6 +354,8 @@ PATTERNS: tuple[Pattern, ...] = (
             r"Missing required (?:parameter|argument|field|property)s?:? " + _name("param"),
             r"\"received\":\s*\"undefined\",\s*\"path\":\s*\[\s*\""
             r"(?P<param>[A-Za-z_][\w.\-]{0,63})\"",  # zod v3
+            r"\"path\":\s*\[\s*\"(?P<param>[A-Za-z_][\w.\-]{0,63})\"\s*\],\s*\"message\":\s*"
+            r"\"Invalid input: expected \w+, received undefined",  # zod v4
             r"expected \w+, received undefined",  # zod v4
             flags=_IM,
         ),
@@ -450,6 +454,11 @@ PATTERNS: tuple[Pattern, ...] = (
         flags=frozenset({Flag.TYPE_MISMATCH}),
         text=_rx(
             r"^(?P<param>[A-Za-z_][\w.\-]{0,63})\s*\n\s+Input should be a valid",  # pydantic
+            r"^\s*(?P<param>[A-Za-z_][\w.\-]{0,63}): Input should be a valid",  # LangChain
+            r"\"received\":\s*\"(?!undefined)\w+\",\s*\"path\":\s*\[\s*\""
+            r"(?P<param>[A-Za-z_][\w.\-]{0,63})\"",  # zod v3
+            r"\"path\":\s*\[\s*\"(?P<param>[A-Za-z_][\w.\-]{0,63})\"\s*\],\s*\"message\":\s*"
+            r"\"Invalid input: expected \w+, received (?!undefined)\w+",  # zod v4
             r"Input should be a valid (?:integer|string|number|boolean|list|dictionary|array"
             r"|object|float)",  # pydantic v2
             r"is not of type '(?:string|integer|number|boolean|array|object|null)'",  # jsonschema
