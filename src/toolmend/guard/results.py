@@ -181,7 +181,18 @@ def _structured_signal(obj: Mapping[Any, Any]) -> str | None:
             return f"status_code={value}"
     if isinstance(obj.get("jsonrpc"), str) and isinstance(obj.get("error"), Mapping):
         return "jsonrpc error"
+    folded = {fold_key(k): v for k, v in obj.items()}
+    error = folded.get("error")
+    if error and isinstance(error, str | Mapping) and set(folded) <= _ERROR_ENVELOPE_KEYS:
+        return "error envelope"
     return None
+
+
+#: A mapping made only of these keys, with a non-empty `error`, is an error envelope
+#: (`{"error": "..."}`, `{"error": {...}, "code": 400}`), not a record that has an error field.
+_ERROR_ENVELOPE_KEYS = frozenset(
+    {"error", "message", "code", "details", "errortype", "type", "statuscode", "hint", "errors"}
+)
 
 
 def _is_int(value: object) -> bool:
