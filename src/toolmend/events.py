@@ -1,6 +1,8 @@
 """Stream events: what a streaming parser hands back from `feed()` and `finish()`.
 
-Small immutable records, in the manner of h11's events. They carry no raw markup of failed
+Small records, in the manner of h11's events; treat them as read-only (they are not frozen
+because a frozen dataclass costs three times as much to build, and a stream makes one per
+delta). They carry no raw markup of failed
 calls: a `Diagnostic` holds a code, a message and small metadata (lengths, counts, names), never
 the fragment itself.
 """
@@ -14,14 +16,14 @@ from typing import Any
 from toolmend.model import ParseResult, ToolCall
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextDelta:
     """Visible text, in order."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallStart:
     """A call's name resolved: from here on `id` names this call until its `ToolCallEnd`."""
 
@@ -30,7 +32,7 @@ class ToolCallStart:
     index: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallDelta:
     """More of the call's canonical arguments JSON; the concatenation is always a prefix of it."""
 
@@ -39,7 +41,7 @@ class ToolCallDelta:
     arguments_delta: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallEnd:
     """The call is over. `call.incomplete` says whether it may be executed.
 
@@ -52,7 +54,7 @@ class ToolCallEnd:
     source_length: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Diagnostic:
     """Something the model did that the caller may want to know about; never a raw fragment.
 

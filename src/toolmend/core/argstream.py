@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolmend.events import Event, ToolCallDelta
 from toolmend.jsontext import normalize_text
 from toolmend.schema_gate import SchemaGate
 
@@ -25,11 +26,21 @@ _encode_string = json.encoder.encode_basestring  # the C encoder json.dumps uses
 class ArgumentStream:
     """Builds the streamed prefix of one call's arguments JSON; see the module docstring."""
 
-    __slots__ = ("_emit", "_gate", "_halted", "_in_string", "_keys", "_sent")
+    __slots__ = ("_gate", "_halted", "_id", "_in_string", "_index", "_keys", "_out", "_sent")
 
-    def __init__(self, gate: SchemaGate, emit: Any, *, incremental: bool = True) -> None:
+    def __init__(
+        self,
+        gate: SchemaGate,
+        out: list[Event],
+        call_id: str,
+        index: int,
+        *,
+        incremental: bool = True,
+    ) -> None:
         self._gate = gate
-        self._emit = emit  # callable(str) -> None, appends a ToolCallDelta
+        self._out = out  # the parser's event list: deltas are appended in stream order
+        self._id = call_id
+        self._index = index
         self._sent: list[str] = []
         self._keys: set[str] = set()
         self._halted = not incremental
@@ -41,7 +52,7 @@ class ArgumentStream:
 
     def _push(self, text: str) -> None:
         self._sent.append(text)
-        self._emit(text)
+        self._out.append(ToolCallDelta(self._id, self._index, text))
 
     def _open_pair(self, key: str) -> None:
         lead = "{" if not self._keys else ", "
@@ -64,7 +75,12 @@ class ArgumentStream:
     def string_chunk(self, text: str) -> None:
         """More of the string value opened by `open_string` (only call when it returned True)."""
         if self._in_string and text:
-            self._push(_encode_string(normalize_text(text))[1:-1])
+            # Hot path (one call per streamed delta): _push inlined.
+            if not text.isascii():
+                text = normalize_text(text)
+            piece = _encode_string(text)[1:-1]
+            self._sent.append(piece)
+            self._out.append(ToolCallDelta(self._id, self._index, piece))
 
     def close_string(self) -> None:
         if self._in_string:

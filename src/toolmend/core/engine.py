@@ -222,7 +222,7 @@ class StreamParser(BlockContext):
         self._finished = False
         self._current_tool: Tool | None = None
         self.char_before_marker = ""
-        self.args = ArgumentStream(SchemaGate(None), self._emit_delta)
+        self.args = ArgumentStream(SchemaGate(None), self._out, "", -1, incremental=False)
 
     # ----------------------------------------------------------------- public, sans-IO surface
 
@@ -235,7 +235,10 @@ class StreamParser(BlockContext):
         if chunk:
             self._buf = self._buf + chunk if self._buf else chunk
             self._run(final=False)
-        return self._take()
+        # _take() inlined: this runs once per streamed delta.
+        out = self._out[:]
+        self._out.clear()
+        return out
 
     def finish(self) -> list[Event]:
         """The stream ended: flush text, settle an open block (R1–R4), return the last events."""
@@ -252,7 +255,8 @@ class StreamParser(BlockContext):
     # --------------------------------------------------------------------- the state machine
 
     def _take(self) -> list[Event]:
-        out, self._out = self._out, []
+        out = self._out[:]
+        self._out.clear()  # the list object is shared with the call's ArgumentStream
         return out
 
     def _run(self, final: bool) -> None:
@@ -271,16 +275,27 @@ class StreamParser(BlockContext):
                 self._open_block(pos)
                 pos += len(self._marker)
             elif self._mode == _BLOCK:
-                pos, progressed = self._step_block(buf, pos, final)
+                reader = self._reader
+                assert reader is not None
+                n = len(buf)
+                # The fragment cap: the reader never sees input past it.
+                end = min(n, self._block_start + self.max_fragment - self._base)
+                new_pos = reader.step(buf, pos, end, final and end == n)
                 if self._revert is not None:
-                    buf, pos = self._apply_revert(buf, pos)
+                    buf, pos = self._apply_revert(buf, new_pos)
                     continue
                 if self._block_end is not None:
                     pos = self._block_end
                     self._block_end = None
                     continue
-                if not progressed:
+                if end < n:
+                    self._overflow(new_pos)
+                    pos = new_pos
+                    continue
+                if new_pos == pos or new_pos >= n:
+                    pos = new_pos
                     break
+                pos = new_pos
             else:
                 pos, done = self._step_skip(buf, pos, final)
                 if not done:
@@ -294,18 +309,6 @@ class StreamParser(BlockContext):
         self._attributed = self._block_start
         self._mode = _BLOCK
         self._reader = self.syntax.new_reader(self._marker, self)
-
-    def _step_block(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:
-        assert self._reader is not None
-        cap_index = self._block_start + self.max_fragment - self._base
-        end = min(len(buf), cap_index)
-        new_pos = self._reader.step(buf, pos, end, final and end == len(buf))
-        if self._revert is not None or self._block_end is not None:
-            return new_pos, True
-        if end < len(buf):
-            self._overflow(new_pos)
-            return new_pos, True
-        return new_pos, new_pos > pos
 
     def _apply_revert(self, buf: str, pos: int) -> tuple[str, int]:
         assert self._revert is not None
@@ -367,14 +370,10 @@ class StreamParser(BlockContext):
         self._current_tool = tool
         gate = self.gate_for(tool.name)
         self.args = ArgumentStream(
-            gate, self._emit_delta, incremental=self.syntax.incremental_arguments
+            gate, self._out, self._call.id, index, incremental=self.syntax.incremental_arguments
         )
         self._out.append(ToolCallStart(self._call.id, tool.name, index))
         return True
-
-    def _emit_delta(self, text: str) -> None:
-        assert self._call is not None
-        self._out.append(ToolCallDelta(self._call.id, self._call_index, text))
 
     def end_call(
         self,

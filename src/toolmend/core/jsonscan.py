@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 from toolmend.core.textscan import partial_marker_start
 
-_STRING_SPECIAL = re.compile(r'["\\]')
+#: The characters that end plain text inside a JSON string.
+STRING_SPECIAL = re.compile(r'["\\]')
 _HIGH_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}$")
 _WS = " \t\r\n"
 
@@ -166,7 +167,7 @@ class JsonScan:
             self.on_close(tok)
 
     def _scan_string(self, buf: str, pos: int, end: int, final: bool) -> int:
-        m = _STRING_SPECIAL.search(buf, pos, end)
+        m = STRING_SPECIAL.search(buf, pos, end)
         if m is None:
             self._string_piece(buf[pos:end])
             return end

@@ -9,6 +9,7 @@ decoded. String arguments stream while they are written.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,9 @@ OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 #: Keys models use for the arguments object (Hermes writes "arguments"; some "parameters").
 ARGUMENT_KEYS = ("arguments", "parameters")
+#: Inside a JSON string: plain characters and complete two-character escapes (not `\\u`, whose
+#: halves may straddle chunks; the scanner handles those).
+_PLAIN_STRING_RUN = re.compile(r'(?:[^"\\]+|\\[^u])+')
 
 
 class HermesProtocol(TextProtocol):
@@ -276,6 +280,21 @@ class HermesReader(JsonScan, BlockReader):
     # -------------------------------------------------------------------- BlockReader
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if self.streaming and self.in_string:
+            # Hot path, once per delta inside a streamed string value: plain text and simple
+            # escapes go straight to the argument stream; the rest goes through the scanner.
+            m = _PLAIN_STRING_RUN.match(buf, pos, end)
+            stop = m.end() if m is not None else pos
+            if stop > pos:
+                raw = buf[pos:stop]
+                text = raw if "\\" not in raw else decode_string_piece(raw)
+                if text is not None:
+                    self.consumed.append(raw)
+                    self.partial.append(text)
+                    self.ctx.args.string_chunk(text)
+                    pos = stop
+                    if pos >= end:
+                        return pos
         pos, stop = self.scan(buf, pos, end, final)
         if self.not_a_call:
             # Not a call of a declared tool: the whole block stays text.

@@ -1,0 +1,139 @@
+"""Streaming cost per protocol: a `write_file` call whose `content` is 1, 10, 50 and 500 KB.
+
+Each protocol renders the call itself (`render_call`), and the text is fed to its stream parser
+in 5-character deltas, with the tool's schema (full validation) and argument deltas on, as a
+server relaying a model's stream would. The same text is also parsed in one piece (batch).
+
+Goals (from the foundation issue): linear growth — 10x the input costs at most 11x the time —
+and a 50 KB call in 5-character deltas in at most 20 ms per protocol on this machine. Reference
+figures for the same workload on this kind of machine (hermes / qwen3-coder detectors of other
+engines) are printed beside ours as ratios.
+
+    python bench/stream_bench.py [--repeat N] [--protocol ID ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+from collections.abc import Callable
+
+import toolmend
+from toolmend.events import ToolCallEnd
+
+SIZES_KB = (1, 10, 50, 500)
+DELTA = 5
+GOAL_50KB_MS = 20.0
+GOAL_GROWTH = 11.0  # time ratio allowed for 10x input
+#: Seconds for the 50 KB workload, measured on this kind of machine (foundation issue).
+REFERENCE_50KB_S = {
+    "SGLang 0.5.23 hermes detector": ("hermes", 39.0),
+    "vLLM 0.33 hermes parser": ("hermes", 0.64),
+    "vLLM 0.33 qwen3_coder parser": ("qwen3-coder", 0.11),
+}
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "description": "Write a file.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "file_path": {"type": "string"},
+                    "content": {"type": "string"},
+                },
+                "required": ["file_path", "content"],
+                "additionalProperties": False,
+            },
+        },
+    }
+]
+
+
+def content_of(kb: int) -> str:
+    line = "    value = compute(alpha, beta) if alpha < beta else beta  # keep <tags> & \"q\"\n"
+    text = line * (kb * 1024 // len(line) + 1)
+    return text[: kb * 1024]
+
+
+def best_of(repeat: int, run: Callable[[], None]) -> float:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bench_protocol(protocol: str, repeat: int) -> list[tuple[int, float, float, int]]:
+    proto = toolmend.get_protocol(protocol)
+    rows = []
+    for kb in SIZES_KB:
+        content = content_of(kb)
+        call = toolmend.ToolCall(
+            id="call_1", name="write_file", arguments={"file_path": "src/app.py", "content": content}
+        )
+        text = "I will write the file now.\n" + proto.render_call(call) + "\nDone."
+        deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
+
+        def streamed(deltas: list[str] = deltas, content: str = content) -> None:
+            parser = proto.stream_parser(TOOLS, id_prefix="c")
+            events = []
+            for delta in deltas:
+                events += parser.feed(delta)
+            events += parser.finish()
+            ends = [e for e in events if isinstance(e, ToolCallEnd)]
+            assert len(ends) == 1 and ends[0].call.executable, protocol
+            assert ends[0].call.arguments["content"] == content, protocol
+
+        def batch(text: str = text) -> None:
+            result = toolmend.parse(text, protocol, TOOLS)
+            assert len(result.tool_calls) == 1 and result.tool_calls[0].executable
+
+        rows.append((kb, best_of(repeat, streamed), best_of(repeat, batch), len(deltas)))
+    return rows
+
+
+def main() -> None:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--repeat", type=int, default=5, help="runs per row; the best is kept")
+    args.add_argument("--protocol", action="append", help="only these protocols")
+    opts = args.parse_args()
+    protocols = opts.protocol or toolmend.protocols()
+    print(f"{'protocol':<14}{'KB':>5}{'deltas':>9}{'stream ms':>11}{'us/delta':>10}"
+          f"{'batch ms':>10}{'growth':>8}")
+    verdicts = []
+    measured_50 = {}
+    for protocol in protocols:
+        rows = bench_protocol(protocol, opts.repeat)
+        previous = None
+        for kb, stream_s, batch_s, n in rows:
+            growth = f"{stream_s / previous:.1f}x" if previous else ""
+            print(f"{protocol:<14}{kb:>5}{n:>9}{stream_s * 1e3:>11.2f}"
+                  f"{stream_s / n * 1e6:>10.2f}{batch_s * 1e3:>10.2f}{growth:>8}")
+            previous = stream_s
+        by_kb = {kb: s for kb, s, _, _ in rows}
+        measured_50[protocol] = by_kb[50]
+        worst_growth = max(by_kb[10] / by_kb[1] / 10 * 10, by_kb[500] / by_kb[50])
+        verdicts.append(
+            (protocol, by_kb[50] * 1e3 <= GOAL_50KB_MS, by_kb[500] / by_kb[50], worst_growth)
+        )
+    print()
+    for protocol, fast, growth_50_500, _ in verdicts:
+        print(f"{protocol:<14} 50 KB <= {GOAL_50KB_MS:.0f} ms: {'yes' if fast else 'NO'};"
+              f" 50->500 KB growth {growth_50_500:.1f}x (goal <= {GOAL_GROWTH:.0f}x):"
+              f" {'yes' if growth_50_500 <= GOAL_GROWTH else 'NO'}")
+    print()
+    for label, (protocol, seconds) in REFERENCE_50KB_S.items():
+        if protocol in measured_50:
+            ours = measured_50[protocol]
+            print(f"50 KB vs {label} ({seconds:g} s): toolmend {protocol} {ours * 1e3:.2f} ms,"
+                  f" {seconds / ours:,.0f}x faster")
+
+
+if __name__ == "__main__":
+    main()
