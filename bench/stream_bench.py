@@ -54,7 +54,7 @@ TOOLS = [
 
 
 def content_of(kb: int) -> str:
-    line = "    value = compute(alpha, beta) if alpha < beta else beta  # keep <tags> & \"q\"\n"
+    line = '    value = compute(alpha, beta) if alpha < beta else beta  # keep <tags> & "q"\n'
     text = line * (kb * 1024 // len(line) + 1)
     return text[: kb * 1024]
 
@@ -75,7 +75,9 @@ def bench_protocol(protocol: str, repeat: int) -> list[tuple[int, float, float, 
     for kb in SIZES_KB:
         content = content_of(kb)
         call = toolmend.ToolCall(
-            id="call_1", name="write_file", arguments={"file_path": "src/app.py", "content": content}
+            id="call_1",
+            name="write_file",
+            arguments={"file_path": "src/app.py", "content": content},
         )
         text = "I will write the file now.\n" + proto.render_call(call) + "\nDone."
         deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
@@ -104,8 +106,10 @@ def main() -> None:
     args.add_argument("--protocol", action="append", help="only these protocols")
     opts = args.parse_args()
     protocols = opts.protocol or toolmend.protocols()
-    print(f"{'protocol':<14}{'KB':>5}{'deltas':>9}{'stream ms':>11}{'us/delta':>10}"
-          f"{'batch ms':>10}{'growth':>8}")
+    print(
+        f"{'protocol':<14}{'KB':>5}{'deltas':>9}{'stream ms':>11}{'us/delta':>10}"
+        f"{'batch ms':>10}{'growth':>8}"
+    )
     verdicts = []
     measured_50 = {}
     for protocol in protocols:
@@ -113,8 +117,10 @@ def main() -> None:
         previous = None
         for kb, stream_s, batch_s, n in rows:
             growth = f"{stream_s / previous:.1f}x" if previous else ""
-            print(f"{protocol:<14}{kb:>5}{n:>9}{stream_s * 1e3:>11.2f}"
-                  f"{stream_s / n * 1e6:>10.2f}{batch_s * 1e3:>10.2f}{growth:>8}")
+            print(
+                f"{protocol:<14}{kb:>5}{n:>9}{stream_s * 1e3:>11.2f}"
+                f"{stream_s / n * 1e6:>10.2f}{batch_s * 1e3:>10.2f}{growth:>8}"
+            )
             previous = stream_s
         by_kb = {kb: s for kb, s, _, _ in rows}
         measured_50[protocol] = by_kb[50]
@@ -124,15 +130,19 @@ def main() -> None:
         )
     print()
     for protocol, fast, growth_50_500, _ in verdicts:
-        print(f"{protocol:<14} 50 KB <= {GOAL_50KB_MS:.0f} ms: {'yes' if fast else 'NO'};"
-              f" 50->500 KB growth {growth_50_500:.1f}x (goal <= {GOAL_GROWTH:.0f}x):"
-              f" {'yes' if growth_50_500 <= GOAL_GROWTH else 'NO'}")
+        print(
+            f"{protocol:<14} 50 KB <= {GOAL_50KB_MS:.0f} ms: {'yes' if fast else 'NO'};"
+            f" 50->500 KB growth {growth_50_500:.1f}x (goal <= {GOAL_GROWTH:.0f}x):"
+            f" {'yes' if growth_50_500 <= GOAL_GROWTH else 'NO'}"
+        )
     print()
     for label, (protocol, seconds) in REFERENCE_50KB_S.items():
         if protocol in measured_50:
             ours = measured_50[protocol]
-            print(f"50 KB vs {label} ({seconds:g} s): toolmend {protocol} {ours * 1e3:.2f} ms,"
-                  f" {seconds / ours:,.0f}x faster")
+            print(
+                f"50 KB vs {label} ({seconds:g} s): toolmend {protocol} {ours * 1e3:.2f} ms,"
+                f" {seconds / ours:,.0f}x faster"
+            )
 
 
 if __name__ == "__main__":

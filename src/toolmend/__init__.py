@@ -13,6 +13,17 @@ from toolmend.events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from toolmend.guard import (
+    Classification,
+    Guidance,
+    Interceptor,
+    InterceptorConfig,
+    ResultVerdict,
+    classify_error,
+    classify_result,
+    guard_history,
+    json_error_reminder,
+)
 from toolmend.model import (
     ParseResult,
     Tool,
@@ -25,9 +36,17 @@ from toolmend.protocols import get_protocol, protocols
 from toolmend.schema_gate import GateResult, Policy, SchemaGate
 
 __all__ = [
+    "Classification",
     "Diagnostic",
     "Event",
+    "GateResult",
+    "Guidance",
+    "Interceptor",
+    "InterceptorConfig",
     "ParseResult",
+    "Policy",
+    "ResultVerdict",
+    "SchemaGate",
     "TextDelta",
     "Tool",
     "ToolCall",
@@ -37,10 +56,11 @@ __all__ = [
     "ToolSchemaError",
     "ToolmendError",
     "UnknownProtocolError",
-    "GateResult",
-    "Policy",
-    "SchemaGate",
+    "classify_error",
+    "classify_result",
     "get_protocol",
+    "guard_history",
+    "json_error_reminder",
     "parse",
     "protocols",
     "stream_parser",

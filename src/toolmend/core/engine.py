@@ -33,7 +33,6 @@ from toolmend.events import (
     Diagnostic,
     Event,
     TextDelta,
-    ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
 )
