@@ -22,6 +22,7 @@ bounded by the fragment cap.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -65,6 +66,20 @@ class EofVerdict:
     arguments: dict[str, Any] = field(default_factory=dict)
     reason: str = CUT_OFF
     name: str | None = None
+
+
+@dataclass(slots=True)
+class PlainTextRun:
+    """A reader's standing promise, while it streams a string value, that lets `feed()` skip it.
+
+    While set (and nothing is held back), a chunk that fully matches `pattern` is plain text of
+    the value exactly as written: the parser appends it to each list in `sinks` (the reader's
+    own records) and to the argument stream, without calling the reader. This keeps a long
+    argument streamed in small deltas at a few function calls per delta.
+    """
+
+    pattern: re.Pattern[str]
+    sinks: tuple[list[str], ...]
 
 
 class BlockReader(ABC):
@@ -136,6 +151,10 @@ class BlockContext(ABC):
     @abstractmethod
     def diagnostic(self, code: str, message: str, **metadata: Any) -> None:
         """Record something worth telling the caller (metadata only, never raw markup)."""
+
+    @abstractmethod
+    def set_plain_text_run(self, run: PlainTextRun | None) -> None:
+        """Promise (or stop promising) that matching chunks are plain string text."""
 
     @abstractmethod
     def gate_for(self, tool_name: str) -> SchemaGate:
@@ -220,6 +239,7 @@ class StreamParser(BlockContext):
         self._block_end: int | None = None
         self._finished = False
         self._current_tool: Tool | None = None
+        self._plain_run: PlainTextRun | None = None
         self.char_before_marker = ""
         self.args = ArgumentStream(SchemaGate(None), self._out, "", -1, incremental=False)
 
@@ -231,7 +251,18 @@ class StreamParser(BlockContext):
             raise RuntimeError("feed() after finish()")
         if not isinstance(chunk, str):
             raise TypeError(f"feed() takes str, got {type(chunk).__name__}")
-        if chunk:
+        run = self._plain_run
+        if (
+            run is not None
+            and not self._buf
+            and self._base + len(chunk) - self._block_start <= self.max_fragment
+            and run.pattern.fullmatch(chunk) is not None
+        ):
+            for sink in run.sinks:
+                sink.append(chunk)
+            self.args.string_chunk(chunk)
+            self._base += len(chunk)
+        elif chunk:
             self._buf = self._buf + chunk if self._buf else chunk
             self._run(final=False)
         # _take() inlined: this runs once per streamed delta.
@@ -330,6 +361,7 @@ class StreamParser(BlockContext):
         return buf, pos
 
     def _leave_block(self) -> None:
+        self._plain_run = None
         self.char_before_marker = "\n"
         self._mode = _TEXT
         self._reader = None
@@ -459,11 +491,15 @@ class StreamParser(BlockContext):
     def diagnostic(self, code: str, message: str, **metadata: Any) -> None:
         self._out.append(Diagnostic(code, message, self.protocol_id, metadata))
 
+    def set_plain_text_run(self, run: PlainTextRun | None) -> None:
+        self._plain_run = run
+
     # ------------------------------------------------------------------- bounds and the end
 
     def _overflow(self, at: int) -> None:
         """The block outgrew the fragment cap: end it incomplete and skip to its closer."""
         assert self._reader is not None
+        self._plain_run = None
         verdict = self._reader.at_eof()
         limit = self.max_fragment
         if self._call is not None:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolmend.core.engine import BlockContext, BlockReader, EofVerdict
+from toolmend.core.engine import BlockContext, BlockReader, EofVerdict, PlainTextRun
 from toolmend.core.jsonscan import JsonScan, decode_string_piece
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -28,6 +28,8 @@ ARGUMENT_KEYS = ("arguments", "parameters")
 #: Inside a JSON string: plain characters and complete two-character escapes (not `\\u`, whose
 #: halves may straddle chunks; the scanner handles those).
 _PLAIN_STRING_RUN = re.compile(r'(?:[^"\\]+|\\[^u])+')
+#: A whole chunk of a string value with nothing to decode (the parser's plain-text run).
+_PLAIN_TEXT = re.compile(r'[^"\\]+')
 
 
 class HermesProtocol(TextProtocol):
@@ -136,6 +138,9 @@ class HermesReader(JsonScan, BlockReader):
                 return
             self.partial = []
             self.streaming = self.ctx.args.open_string(self.key2)
+            if self.streaming:
+                run = PlainTextRun(_PLAIN_TEXT, (self.consumed, self.partial))
+                self.ctx.set_plain_text_run(run)
 
     def on_string_piece(self, raw: str) -> None:
         if self.name_pieces is not None:
@@ -144,6 +149,7 @@ class HermesReader(JsonScan, BlockReader):
             text = decode_string_piece(raw)
             if text is None:
                 self.ctx.args.halt()
+                self.ctx.set_plain_text_run(None)
                 self.streaming = False
                 self.partial = []
                 return
@@ -160,6 +166,7 @@ class HermesReader(JsonScan, BlockReader):
         elif self.depth == 2 and self.args_open and self.begun and self.duplicate is None:
             if self.streaming:
                 self.ctx.args.close_string()
+                self.ctx.set_plain_text_run(None)
                 self.streaming = False
             if self.key2 not in self.done:
                 self.done[self.key2] = "".join(self.partial)
