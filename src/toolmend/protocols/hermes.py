@@ -219,7 +219,7 @@ class HermesReader(JsonScan, BlockReader):
         """`[{call}, {call}]` (Granite and others): each object is a parallel call."""
         try:
             items = json.loads(raw)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             self.ctx.diagnostic("malformed_call", f"a call array is not valid JSON: {exc.msg}")
             return
         objects = [item for item in items if isinstance(item, dict)]
@@ -291,15 +291,15 @@ class HermesReader(JsonScan, BlockReader):
             # Hot path, once per delta inside a streamed string value: plain text and simple
             # escapes go straight to the argument stream; the rest goes through the scanner.
             m = _PLAIN_STRING_RUN.match(buf, pos, end)
-            stop = m.end() if m is not None else pos
-            if stop > pos:
-                raw = buf[pos:stop]
+            run_end = m.end() if m is not None else pos
+            if run_end > pos:
+                raw = buf[pos:run_end]
                 text = raw if "\\" not in raw else decode_string_piece(raw)
                 if text is not None:
                     self.consumed.append(raw)
                     self.partial.append(text)
                     self.ctx.args.string_chunk(text)
-                    pos = stop
+                    pos = run_end
                     if pos >= end:
                         return pos
         pos, stop = self.scan(buf, pos, end, final)
