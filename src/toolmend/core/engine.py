@@ -107,6 +107,9 @@ class BlockContext(ABC):
     #: The visible character just before the opening marker ("" at the start of the stream,
     #: "\n" right after another block), for formats whose markers need a word boundary.
     char_before_marker: str
+    #: Whether calls of this block stream argument deltas before they close (set from the
+    #: block's protocol; a dispatching reader sets it for the protocol it picks).
+    incremental_arguments: bool
 
     @abstractmethod
     def begin_call(self, name: str) -> bool:
@@ -241,6 +244,7 @@ class StreamParser(BlockContext):
         self._current_tool: Tool | None = None
         self._plain_run: PlainTextRun | None = None
         self.char_before_marker = ""
+        self.incremental_arguments = syntax.incremental_arguments
         self.args = ArgumentStream(SchemaGate(None), self._out, "", -1, incremental=False)
 
     # ----------------------------------------------------------------- public, sans-IO surface
@@ -338,6 +342,7 @@ class StreamParser(BlockContext):
         self._block_start = self._base + pos
         self._attributed = self._block_start
         self._mode = _BLOCK
+        self.incremental_arguments = self.syntax.incremental_arguments
         self._reader = self.syntax.new_reader(self._marker, self)
 
     def _apply_revert(self, buf: str, pos: int) -> tuple[str, int]:
@@ -401,7 +406,7 @@ class StreamParser(BlockContext):
         self._current_tool = tool
         gate = self.gate_for(tool.name)
         self.args = ArgumentStream(
-            gate, self._out, self._call.id, index, incremental=self.syntax.incremental_arguments
+            gate, self._out, self._call.id, index, incremental=self.incremental_arguments
         )
         self._out.append(ToolCallStart(self._call.id, tool.name, index))
         return True

@@ -31,8 +31,12 @@ def _aliases() -> dict[str, str]:
     return {alias: pid for pid in _MODULES for alias in _load(pid).aliases}
 
 
+#: Not a format but a detector over all of them (see `toolmend.protocols.auto`).
+AUTO = "auto"
+
+
 def protocols() -> list[str]:
-    """The registered protocol ids (aliases not included)."""
+    """The registered protocol ids (aliases and the `auto` detector not included)."""
     return list(_MODULES)
 
 
@@ -41,10 +45,13 @@ def get_protocol(protocol_id: str) -> TextProtocol:
     if not isinstance(protocol_id, str):
         raise UnknownProtocolError(f"a protocol id is a string, got {type(protocol_id).__name__}")
     key = protocol_id.strip().lower()
+    if key == AUTO:
+        auto: TextProtocol = import_module("toolmend.protocols.auto").PROTOCOL
+        return auto
     if key in _MODULES:
         return _load(key)
     alias_target = _aliases().get(key)
     if alias_target is not None:
         return _load(alias_target)
-    known = ", ".join(sorted([*_MODULES, *_aliases()]))
+    known = ", ".join(sorted([*_MODULES, *_aliases(), AUTO]))
     raise UnknownProtocolError(f"unknown protocol {protocol_id!r}; known protocols: {known}")

@@ -25,6 +25,13 @@ class TextProtocol(ProtocolSyntax):
     #: One line for `toolmend protocols` listings and docs.
     summary: str = ""
 
+    def accepts_body(self, marker: str, first_char: str) -> bool:
+        """Whether a block opened by `marker` whose body starts with `first_char` is this format.
+
+        Only consulted by protocol detection (`auto`) when several formats share a marker.
+        """
+        return True
+
     @abstractmethod
     def render_tools(self, tools: Sequence[Tool]) -> str:
         """The system-prompt text that declares `tools` and teaches this call format."""

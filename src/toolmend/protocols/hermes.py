@@ -45,6 +45,9 @@ class HermesProtocol(TextProtocol):
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return HermesReader(ctx)
 
+    def accepts_body(self, marker: str, first_char: str) -> bool:
+        return first_char in "{["
+
     def render_tools(self, tools: Sequence[Tool]) -> str:
         return (
             "# Tools\n\n"
