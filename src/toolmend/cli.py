@@ -54,7 +54,9 @@ def _build_parser() -> argparse.ArgumentParser:
         '{"text", "tool_calls", "diagnostics"}.',
     )
     p.add_argument("file", nargs="?", default="-", help="model output to parse; - for stdin")
-    p.add_argument("--protocol", "-p", default="hermes", help="protocol id (toolmend protocols)")
+    p.add_argument(
+        "--protocol", "-p", default="auto", help="protocol id, or auto to detect (default)"
+    )
     p.add_argument("--tools", "-t", metavar="FILE", help="JSON file: a list of tool definitions")
     p.add_argument(
         "--chunk-size", type=_positive, metavar="N", help="feed the text N characters at a time"
