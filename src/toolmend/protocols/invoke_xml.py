@@ -1,0 +1,582 @@
+"""The invoke family: `<invoke name="NAME"><parameter name="KEY">VALUE</parameter></invoke>`.
+
+This module owns what `anthropic-xml` and `antml` share, parameterised by a small
+`InvokeFormat` (id, whether `<function_calls>` wraps rendered calls, policy, duplicate rule,
+missing-angle tolerance): the prompt, call and result renderers, and one block reader.
+
+Wire format, as both formats read it:
+
+* an invoke, bare or inside `<function_calls>`; every tag may carry the exact `antml:` prefix
+  (an invoke's parameters and closer use the invoke's own prefix). The wrapper is accepted only
+  around a recognised invoke: the opening `<invoke name="...">`, its name resolving, and a
+  complete first `<parameter name="...">` or `</invoke>` after it. Several invokes in one wrapper
+  are parallel calls of one block.
+* values: XML entities (`&lt; &gt; &amp; &quot; &apos;`, numeric references) are decoded; a
+  value is the string as written unless the tool's schema declares the key with a type the
+  string does not satisfy, then it is JSON (numbers, booleans, arrays, objects). Undeclared keys
+  stay strings: the schema gate decides what they mean (renames, coercions, removal).
+* a duplicated parameter rejects the call (`DuplicateRule.REJECT`) or the last one wins
+  (`DuplicateRule.LAST_WINS`; then no argument streams before the call closes, since a later
+  value may replace an earlier one).
+* with `missing_angle`, `antml:invoke name="...">` whose `<` was lost is recovered when it starts
+  the text or follows whitespace (exact case); after such a call the stray `</function_results>`
+  seen in the leaked turn is consumed with at most `MAX_INTERSTITIAL_WHITESPACE` whitespace
+  characters before it.
+
+The reader never consumes an opening before it is decided, so an unknown tool or a malformed
+opening becomes text again exactly as written. It never scans text outside its block (the
+engine's `TextScanner` does that, with the code mask), never validates arguments (the engine's
+schema gate does) and never writes raw markup into a diagnostic.
+
+Cost: inside a value the reader does one `str.find` for the closer per feed and holds back only
+a partial closer or a partial entity; an undecided opening is bounded by `MAX_TAG_LENGTH` per tag
+and `MAX_INTERSTITIAL_WHITESPACE` per whitespace run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from toolmend.core.engine import (
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    PlainTextRun,
+)
+from toolmend.core.textscan import partial_marker_start
+from toolmend.model import Tool, ToolCall, canonical_json
+from toolmend.names import ToolResolver
+from toolmend.protocols.base import TextProtocol
+from toolmend.schema_gate import Policy, SchemaGate
+
+#: The one namespace prefix the tags may carry, exactly as written (lowercase, with the colon).
+PREFIX = "antml:"
+#: The opening of an invoke whose `<` was lost (the 2026-08-09 leaked-turn shape), through the
+#: opening quote of its name: only this exact spelling is recovered.
+MISSING_ANGLE_MARKER = PREFIX + 'invoke name="'
+#: The stray trailer a recovered missing-angle call was followed by in the leaked turn.
+STRAY_TRAILER = "</function_results>"
+#: Whitespace allowed between tags where the reader must look ahead before deciding (after the
+#: wrapper opens, between an invoke header and its first tag, between invokes of a wrapper,
+#: before the stray trailer). Bounds what an undecided opening holds; a longer run ends the
+#: lookahead (the seed's bound for the trailer, used for every such run).
+MAX_INTERSTITIAL_WHITESPACE = 127
+#: The longest entity decoded (`&#x10FFFF;`, `&#1114111;`); a `&` closer than this to the end
+#: of what has arrived is held back until its `;` or another character decides it.
+MAX_ENTITY_LENGTH = 10
+
+_WS = " \t\r\n"
+_WS_RUN = re.compile(r"[ \t\r\n]*")
+_ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
+_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+_NAME = r'[^"<>\n]*'
+# The rest of a tag after its name: ` name="VALUE">` (or, after the missing-angle marker,
+# which already holds ` name="`, just `VALUE">`). FULL matches a complete rest; VIABLE matches
+# every text that could still grow into one.
+_FULL_REST = re.compile(rf'[ \t\r\n]+name="({_NAME})"[ \t\r\n]*>')
+_VIABLE_REST = re.compile(rf'(?:[ \t\r\n]+(?:n|na|nam|name|name=|name="{_NAME}(?:"[ \t\r\n]*)?)?)?')
+_NAMED_REST = re.compile(rf'[ \t\r\n]+name="({_NAME})"')
+_FULL_TAIL = re.compile(rf'({_NAME})"[ \t\r\n]*>')
+_VIABLE_TAIL = re.compile(rf'{_NAME}(?:"[ \t\r\n]*)?')
+_NAMED_TAIL = re.compile(rf'({_NAME})"')
+
+_OK, _NEED, _BAD = 0, 1, 2
+#: A whole chunk of a value with no "<" or "&": nothing in it can close the value or needs
+#: decoding, so the parser may append it without calling the reader (its plain-text run).
+_PLAIN_VALUE = re.compile(r"[^<&]+")
+
+
+class DuplicateRule(str, Enum):  # noqa: UP042 - a str-valued Enum like Policy
+    """What a parameter given twice in one invoke means."""
+
+    REJECT = "reject"
+    LAST_WINS = "last-wins"
+
+
+@dataclass(frozen=True, slots=True)
+class InvokeFormat:
+    """What distinguishes one invoke-family protocol from another."""
+
+    id: str
+    summary: str
+    #: Rendered calls are wrapped in `<function_calls>` (input accepts both either way).
+    wrap_output: bool
+    policy: Policy
+    duplicates: DuplicateRule
+    #: Recover `antml:invoke name="...">` with its `<` missing (boundary-gated, exact case).
+    missing_angle: bool
+
+
+# ------------------------------------------------------------------------------- text helpers
+
+
+def decode_entities(text: str) -> str:
+    """Decode the XML entities and numeric references in `text`; anything else stays literal."""
+    if "&" not in text:
+        return text
+    return _ENTITY.sub(_entity, text)
+
+
+def _entity(m: re.Match[str]) -> str:
+    if m.group(1):
+        return _NAMED[m.group(1)]
+    code = int(m.group(2)) if m.group(2) else int(m.group(3), 16)
+    return chr(code) if 0 < code <= 0x10FFFF else m.group()
+
+
+def escape_text(text: str) -> str:
+    """`&`, `<` and `>` as entities, so a value can hold any text, its own closer included."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def escape_attribute(text: str) -> str:
+    return escape_text(text).replace('"', "&quot;")
+
+
+def render_value(value: Any) -> str:
+    """A parameter value as written: a string as it is, anything else as JSON (escaped)."""
+    return escape_text(value if isinstance(value, str) else canonical_json(value))
+
+
+def render_invoke(call: ToolCall) -> str:
+    lines = [f'<invoke name="{escape_attribute(call.name)}">']
+    for key, value in call.arguments.items():
+        lines.append(f'<parameter name="{escape_attribute(key)}">{render_value(value)}</parameter>')
+    lines.append("</invoke>")
+    return "\n".join(lines)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return value
+
+
+def _reject_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not JSON")
+
+
+def typed_value(gate: SchemaGate, key: str, text: str) -> Any:
+    """The value a parameter's text stands for, by the schema's declared type of `key`.
+
+    The text itself when the key is undeclared (or there is no schema) or the text satisfies
+    the key's subschema as a string; else its JSON value when it parses to a non-string; else
+    the text (the gate then repairs or rejects it).
+    """
+    if not gate.declares(key) or gate.value_as_is(key, text):
+        return text
+    try:
+        value = json.loads(text, parse_float=_finite_float, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return text
+    return text if isinstance(value, str) else value
+
+
+# ------------------------------------------------------------------------------ the protocol
+
+
+class InvokeProtocol(TextProtocol):
+    """One invoke-family protocol, configured by an `InvokeFormat`."""
+
+    def __init__(self, fmt: InvokeFormat) -> None:
+        self.format = fmt
+        self.id = fmt.id
+        self.summary = fmt.summary
+        self.default_policy = fmt.policy
+        # Last-wins duplicates may replace an earlier value: deltas only once the call is final.
+        self.incremental_arguments = fmt.duplicates is DuplicateRule.REJECT
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        markers = ["<invoke", f"<{PREFIX}invoke", "<function_calls>", f"<{PREFIX}function_calls>"]
+        if self.format.missing_angle:
+            markers.append(MISSING_ANGLE_MARKER)
+        return markers
+
+    def closing_markers(self) -> Sequence[str]:
+        return ("</invoke>", f"</{PREFIX}invoke>")
+
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        return InvokeReader(self.format, marker, ctx)
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        declared = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in tools
+        ]
+        # JSON escapes keep the array valid JSON while no tag can appear inside the block.
+        body = (
+            json.dumps(declared, ensure_ascii=False)
+            .replace("<", "\\u003c")
+            .replace(">", "\\u003e")
+            .replace("&", "\\u0026")
+        )
+        example = (
+            '<invoke name="FUNCTION_NAME">\n'
+            '<parameter name="PARAMETER_NAME">PARAMETER_VALUE</parameter>\n'
+            "...\n"
+            "</invoke>"
+        )
+        if self.format.wrap_output:
+            example = f"<function_calls>\n{example}\n</function_calls>"
+            several = "Write several invokes in one <function_calls> block for parallel calls."
+        else:
+            several = "Write one invoke after another to call several tools."
+        return (
+            "You can call the tools declared below. To call one, write:\n"
+            f"{example}\n\n"
+            "Write a string value as it is; write numbers, booleans, arrays and objects as JSON. "
+            "Write &lt;, &gt; and &amp; for <, > and & inside a value. "
+            f"{several} Each result comes back in a <function_results> block.\n\n"
+            "The tools, as a JSON array of name, description and input_schema:\n"
+            f"<tools>\n{body}\n</tools>"
+        )
+
+    def render_call(self, call: ToolCall) -> str:
+        invoke = render_invoke(call)
+        return (
+            f"<function_calls>\n{invoke}\n</function_calls>" if self.format.wrap_output else invoke
+        )
+
+    def render_result(self, call_id: str, name: str, content: str) -> str:
+        return (
+            f"<function_results><result><tool_name>{escape_text(name)}</tool_name>"
+            f"<stdout>{content}</stdout></result></function_results>"
+        )
+
+
+# -------------------------------------------------------------------------------- the reader
+
+
+def _literal(buf: str, i: int, end: int, lit: str) -> int:
+    """Does `buf[i:end]` start with `lit` (_OK), could it still (_NEED), or not (_BAD)?"""
+    if buf.startswith(lit, i, end):
+        return _OK
+    if end - i < len(lit) and lit.startswith(buf[i:end]):
+        return _NEED
+    return _BAD
+
+
+def _one_of(buf: str, i: int, end: int, lits: Sequence[str]) -> tuple[int, str]:
+    """The first of `lits` that `buf[i:end]` starts with, or whether one still could."""
+    status = _BAD
+    for lit in lits:
+        found = _literal(buf, i, end, lit)
+        if found == _OK:
+            return _OK, lit
+        status = min(status, found)
+    return status, ""
+
+
+def _tag_rest(buf: str, i: int, end: int, tail: bool) -> tuple[int, int, str | None]:
+    """Read the rest of a tag from `buf[i]`: `(status, end of the tag, decoded name)`.
+
+    `tail` reads what follows the missing-angle marker (the name and `">`). On _NEED the name
+    is given when its closing quote has arrived, so a cut-off header can still be named.
+    """
+    full, viable, named = (
+        (_FULL_TAIL, _VIABLE_TAIL, _NAMED_TAIL) if tail else (_FULL_REST, _VIABLE_REST, _NAMED_REST)
+    )
+    limit = min(end, i + MAX_TAG_LENGTH)
+    gt = buf.find(">", i, limit)
+    if gt != -1:
+        m = full.fullmatch(buf, i, gt + 1)
+        return (_OK, gt + 1, decode_entities(m.group(1))) if m else (_BAD, i, None)
+    if limit - i >= MAX_TAG_LENGTH or not viable.fullmatch(buf, i, end):
+        return _BAD, i, None
+    m = named.match(buf, i, end)
+    return _NEED, i, decode_entities(m.group(1)) if m else None
+
+
+def _skip_ws(buf: str, i: int, end: int) -> int:
+    m = _WS_RUN.match(buf, i, end)
+    return m.end() if m else i
+
+
+@dataclass(slots=True)
+class _Opening:
+    """An invoke opening read ahead without consuming it."""
+
+    status: int
+    prefix: str = ""
+    name: str | None = None
+    header_end: int = -1  # after the invoke header's `>`, once complete
+
+
+_OPENING, _BODY, _VALUE, _SKIP, _AFTER = range(5)
+
+
+class InvokeReader(BlockReader):
+    """Reads one block: a bare invoke, a missing-angle invoke, or a `<function_calls>` wrapper."""
+
+    def __init__(self, fmt: InvokeFormat, marker: str, ctx: BlockContext) -> None:
+        self.fmt = fmt
+        self.ctx = ctx
+        self.wrapped = marker.endswith("function_calls>")
+        self.missing_angle = marker == MISSING_ANGLE_MARKER
+        self.wrap_close = f"</{marker[1:]}" if self.wrapped else ""
+        self.prefix = PREFIX if marker.startswith((f"<{PREFIX}", PREFIX)) else ""
+        # The missing-angle form counts only at the start of the text or after whitespace.
+        self.off_boundary = self.missing_angle and ctx.char_before_marker not in ("", *_WS)
+        self.state = _OPENING
+        self.calls_ended = 0
+        self.eof_name: str | None = None
+        self._new_invoke(self.prefix)
+
+    def _new_invoke(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.param_tag = f"<{prefix}parameter"
+        self.param_close = f"</{prefix}parameter>"
+        self.invoke_close = f"</{prefix}invoke>"
+        self.done: dict[str, Any] = {}
+        self.key = ""
+        self.pieces: list[str] = []
+        self.streaming = False
+        self.discard = False  # the value in progress is a rejected duplicate
+        self.duplicate: str | None = None
+        self.error: str | None = None
+        self.tail_closes = True  # what is held at the end is (a prefix of) the invoke closer
+
+    # ------------------------------------------------------------------------- reading ahead
+
+    def _opening(self, buf: str, pos: int, end: int, *, needs_tag: bool) -> _Opening:
+        """Read an invoke opening at `pos`: its header and its first tag, consuming nothing.
+
+        With `needs_tag` the opening starts with whitespace and the `<invoke` tag (inside a
+        wrapper); else the block's marker held the tag and the header's rest comes first.
+        """
+        i = pos
+        prefix = self.prefix
+        if needs_tag:
+            j = _skip_ws(buf, i, end)
+            if j - i > MAX_INTERSTITIAL_WHITESPACE:
+                return _Opening(_BAD)
+            if j == end:
+                return _Opening(_NEED)
+            status, tag = _one_of(buf, j, end, ("<invoke", f"<{PREFIX}invoke"))
+            if status != _OK:
+                return _Opening(status)
+            prefix = tag[1:-6]
+            i = j + len(tag)
+        status, header_end, name = _tag_rest(buf, i, end, tail=self.missing_angle and i == pos)
+        if status != _OK:
+            return _Opening(status, prefix, name)
+        j = _skip_ws(buf, header_end, end)
+        if j - header_end > MAX_INTERSTITIAL_WHITESPACE:
+            return _Opening(_BAD)
+        if j == end:
+            return _Opening(_NEED, prefix, name, header_end)
+        close = f"</{prefix}invoke>"
+        status, tag = _one_of(buf, j, end, (f"<{prefix}parameter", close))
+        if status == _OK and tag != close:
+            status = _tag_rest(buf, j + len(tag), end, tail=False)[0]
+        return _Opening(status, prefix, name, header_end)
+
+    # ----------------------------------------------------------------------------- stepping
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if self.off_boundary:
+            self.ctx.revert("", rescan=True)
+            return pos
+        while True:
+            state = self.state
+            if state == _VALUE:
+                pos, more = self._value(buf, pos, end, final)
+            elif state == _BODY:
+                pos, more = self._body(buf, pos, end)
+            elif state == _OPENING:
+                pos, more = self._open(buf, pos, end, final)
+            elif state == _SKIP:
+                pos, more = self._skip(buf, pos, end, final)
+            else:
+                pos, more = self._after(buf, pos, end, final)
+            if not more:
+                return pos
+
+    def _open(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        """The block's first invoke: a bad opening makes the marker text again."""
+        op = self._opening(buf, pos, end, needs_tag=self.wrapped)
+        self.eof_name = op.name
+        if op.status == _BAD:
+            self.ctx.revert("", rescan=True)
+            return pos, False
+        return self._begin(op, buf, pos, final)
+
+    def _begin(self, op: _Opening, buf: str, pos: int, final: bool) -> tuple[int, bool]:
+        """Begin the call of a complete opening (at the end of the stream: a complete header)."""
+        if op.status == _NEED and not (final and op.header_end >= 0):
+            return pos, False
+        assert op.name is not None
+        if self.calls_ended and self.ctx.resolver.resolve(op.name) is None:
+            self.ctx.end_block(pos)  # read again as a bare invoke, which keeps it as text
+            return pos, False
+        if not self.ctx.begin_call(op.name):
+            self.ctx.revert(buf[pos : op.header_end], rescan=False)
+            return op.header_end, False
+        self._new_invoke(op.prefix)
+        self.state = _BODY
+        return op.header_end, True
+
+    def _body(self, buf: str, pos: int, end: int) -> tuple[int, bool]:
+        """Between parameters: whitespace, then `<parameter name="...">` or `</invoke>`."""
+        pos = _skip_ws(buf, pos, end)
+        if pos == end:
+            self.tail_closes = True
+            return pos, False
+        status, tag = _one_of(buf, pos, end, (self.param_tag, self.invoke_close))
+        if status == _OK and tag == self.invoke_close:
+            return self._end_invoke(pos + len(tag)), True
+        if status == _OK:
+            status, value_start, key = _tag_rest(buf, pos + len(tag), end, tail=False)
+            if status == _OK:
+                assert key is not None
+                self._open_value(key)
+                return value_start, True
+        if status == _NEED:
+            self.tail_closes = self.invoke_close.startswith(buf[pos:end])
+            return pos, False
+        self.error = "the invoke holds something other than <parameter> tags"
+        self.ctx.args.halt()
+        self.state = _SKIP
+        return pos, True
+
+    def _open_value(self, key: str) -> None:
+        self.key = key
+        self.pieces = []
+        self.discard = False
+        self.streaming = False
+        if key in self.done or key == self.duplicate:
+            self.ctx.args.halt()
+            if self.fmt.duplicates is DuplicateRule.REJECT:
+                self.duplicate = self.duplicate or key
+                self.discard = True
+        elif self.duplicate is None:
+            self.streaming = self.ctx.args.open_string(key)
+        if not self.discard:
+            self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_VALUE, (self.pieces,)))
+        self.state = _VALUE
+
+    def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
+        close = self.param_close
+        at = buf.find(close, pos, end)
+        if at != -1:
+            self.ctx.set_plain_text_run(None)
+            self._value_piece(buf[pos:at])
+            self._close_value()
+            self.state = _BODY
+            return at + len(close), True
+        stop = end
+        # A proper prefix of the closer holds one "<", its first character: only the last "<"
+        # near the end can start one.
+        lt = buf.rfind("<", max(pos, end - len(close) + 1), end)
+        if lt != -1 and close.startswith(buf[lt:end]):
+            stop = lt
+        if not final:
+            amp = buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
+            if amp != -1 and ";" not in buf[amp:stop]:
+                stop = amp  # a partial entity: decide it when more has arrived
+        if stop > pos:
+            self._value_piece(buf[pos:stop])
+        return stop, False
+
+    def _value_piece(self, raw: str) -> None:
+        if self.discard:
+            return
+        text = decode_entities(raw) if "&" in raw else raw
+        self.pieces.append(text)
+        if self.streaming:
+            self.ctx.args.string_chunk(text)
+
+    def _close_value(self) -> None:
+        if self.discard:
+            return
+        text = "".join(self.pieces)
+        self.pieces = []
+        if self.streaming:
+            self.ctx.args.close_string()
+            self.streaming = False
+            self.done[self.key] = text
+            return
+        tool = self.ctx.current_tool
+        gate = self.ctx.gate_for(tool.name) if tool is not None else SchemaGate(None)
+        value = typed_value(gate, self.key, text)
+        if self.key in self.done:
+            del self.done[self.key]  # the last one wins, where it was written
+        self.done[self.key] = value
+        self.ctx.args.put(self.key, value)
+
+    def _skip(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        """A malformed invoke: discard up to its closer, then end the call incomplete."""
+        at = buf.find(self.invoke_close, pos, end)
+        if at == -1:
+            if final:
+                return end, False
+            return partial_marker_start(buf, pos, end, (self.invoke_close,), "<"), False
+        return self._end_invoke(at + len(self.invoke_close)), True
+
+    def _reason(self) -> str | None:
+        if self.error is not None:
+            return self.error
+        if self.duplicate is not None:
+            return f"parameter {self.duplicate[:64]!r} is given more than once"
+        return None
+
+    def _end_invoke(self, at: int) -> int:
+        self.ctx.end_call(self.done, at=at, error=self._reason())
+        self.calls_ended += 1
+        self.state = _AFTER
+        return at
+
+    def _after(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        """After `</invoke>`: the wrapper's next invoke or closer, or the stray trailer."""
+        if not self.wrapped and not self.missing_angle:
+            self.ctx.end_block(pos)
+            return pos, False
+        j = _skip_ws(buf, pos, end)
+        if j - pos > MAX_INTERSTITIAL_WHITESPACE:
+            self.ctx.end_block(pos)
+            return pos, False
+        if self.missing_angle:
+            status = _literal(buf, j, end, STRAY_TRAILER) if j < end else _NEED
+            if status == _NEED and not final:
+                return pos, False
+            self.ctx.end_block(j + len(STRAY_TRAILER) if status == _OK else pos)
+            return pos, False
+        closing = _literal(buf, j, end, self.wrap_close) if j < end else _NEED
+        if closing == _OK:
+            self.ctx.end_block(j + len(self.wrap_close))
+            return pos, False
+        op = self._opening(buf, pos, end, needs_tag=True)
+        if op.status == _OK or (final and op.status == _NEED and op.header_end >= 0):
+            return self._begin(op, buf, pos, final)
+        if final and closing == _NEED:
+            self.ctx.end_block(end)  # R3: a cut-off closer and trailing whitespace
+        elif final or (closing == _BAD and op.status == _BAD):
+            self.ctx.end_block(pos)  # the wrapper ends unclosed; what follows is read again
+        return pos, False
+
+    # ------------------------------------------------------------------------------ the end
+
+    def at_eof(self) -> EofVerdict:
+        state = self.state
+        if state == _OPENING:
+            return EofVerdict(recoverable=False, name=self.eof_name)
+        if state == _AFTER:
+            return EofVerdict(recoverable=True)
+        args = dict(self.done)
+        reason = self._reason()
+        if state == _VALUE and not self.discard and self.pieces:
+            args[self.key] = "".join(self.pieces)
+        if state == _BODY and self.tail_closes and reason is None:
+            return EofVerdict(recoverable=True, arguments=args)
+        if reason is not None:
+            return EofVerdict(recoverable=False, arguments=args, reason=reason)
+        return EofVerdict(recoverable=False, arguments=args)
