@@ -15,6 +15,8 @@ from toolmend.protocols.base import TextProtocol
 #: only by its users.
 _MODULES: dict[str, str] = {
     "hermes": "toolmend.protocols.hermes",
+    "anthropic-xml": "toolmend.protocols.anthropic_xml",
+    "antml": "toolmend.protocols.antml",
 }
 _loaded: dict[str, TextProtocol] = {}
 
