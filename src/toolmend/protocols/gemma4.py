@@ -1,0 +1,486 @@
+"""Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`, `<|tool_response>`.
+
+The native tool-call format of Google's Gemma 4 models (their special tokens written out as
+text). A block holds one call, or several written back to back (`call:a{..}call:b{..}`); several
+blocks are parallel calls. `<turn|>` (end of turn) also ends a block, and a block whose arguments
+closed needs no terminator at all (the next `<|tool_call>`, text, or the end of the stream ends
+it). Stray `<tool_call|>` and `<|tool_response>` tokens right after a call are markup, not text.
+Some Gemma 4 builds write Python-style arguments, `call:NAME(key="v", n=1)`; they are read too.
+
+A terminator inside an open `<|"|>` string is text of that string (as in Ollama's parser: the
+delimiter may hold anything but itself). When such a string is never closed, the call is read
+as if it had ended at that terminator (the model forgot the closing `<|"|>`), and the text after
+it belongs to the call. String arguments of the top-level object stream while they are written;
+a trailing `}`, `]` or whitespace is held back until it is known to be text, because the repair
+of a forgotten `<|"|>` reads it as structure.
+
+The argument language itself (and its repairs) lives in `gemma4_args`. This module never
+validates arguments (the schema gate does) and never reads `<|channel>` reasoning blocks.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.model import Tool, ToolCall
+from toolmend.names import ToolResolver
+from toolmend.protocols.base import TextProtocol
+from toolmend.protocols.gemma4_args import (
+    CALL_CLOSE,
+    STRING_DELIMITER,
+    TERMINATORS,
+    TURN_END,
+    GemmaArgScan,
+    decode_arguments,
+)
+
+OPEN = "<|tool_call>"
+RESPONSE_OPEN = "<|tool_response>"
+RESPONSE_CLOSE = "<tool_response|>"
+DECLARATION_OPEN = "<|tool>"
+DECLARATION_CLOSE = "<tool|>"
+CALL_PREFIX = "call:"
+#: Whitespace between a call and what may follow it (a terminator, another `call:`) is held
+#: while undecided; past this many characters it is text, so holding it stays bounded.
+MAX_GAP = 64
+#: Python-style arguments are parsed with `ast` (a syntax tree per call): only up to this size.
+MAX_PYTHON_ARGUMENTS = 64 * 1024
+
+_NAME = r"[^\s{}()\[\],<>\"'|:]+"
+_HEADER = re.compile(rf"[ \t\r\n]*call:[ \t]*({_NAME})[ \t]*([{{(])")
+_HEADER_PREFIX = re.compile(rf"[ \t\r\n]*(?:c|ca|cal|call|call:[ \t]*(?:{_NAME}[ \t]*)?)?")
+_HEADER_NAME = re.compile(rf"[ \t\r\n]*call:[ \t]*({_NAME})")
+_SPACE = re.compile(r"[ \t\r\n]*")
+_PAREN_SEARCH = re.compile(r"[()\[\]{}\"'\\]|" + "|".join(re.escape(t) for t in TERMINATORS))
+_BARE_KEY = re.compile(r"\w+")
+_NOISE = (*TERMINATORS, RESPONSE_OPEN)
+# What a string's streamed text holds back at its end: the repair of a forgotten `<|"|>` reads a
+# final `}` or `]` (and the whitespace after it) as structure.
+_HELD = frozenset(" \t\r\n}]")
+
+_HEADER_STATE, _ARGS, _PAREN, _AFTER, _AFTER_CLOSE = range(5)
+
+
+def _accepts_string(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    declared = schema.get("type")
+    if declared == "string" or (isinstance(declared, list) and "string" in declared):
+        return True
+    return any(
+        _accepts_string(branch)
+        for keyword in ("anyOf", "oneOf")
+        for branch in schema.get(keyword) or ()
+    )
+
+
+def _property_names(tool: Tool | None) -> tuple[list[str], list[str]]:
+    """(string-typed top-level properties, all top-level properties) of a tool's schema."""
+    props = tool.parameters.get("properties") if tool is not None else None
+    if not isinstance(props, dict):
+        return [], []
+    return [k for k, v in props.items() if _accepts_string(v)], list(props)
+
+
+class _CallArguments(GemmaArgScan):
+    """The argument object of one call, streaming its top-level values through `ctx.args`."""
+
+    def __init__(self, ctx: BlockContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.done_args: dict[str, Any] = {}  # top-level values complete so far
+        self.partial_key: str | None = None  # the key of the open top-level string
+        self.streaming = False
+        self.held = ""  # trailing `}`/`]`/whitespace of the string, not streamed yet
+
+    def on_string_open(self, key: str) -> None:
+        self.partial_key = key
+        self.held = ""
+        self.streaming = self.ctx.args.open_string(key)
+
+    def on_string_text(self, text: str) -> None:
+        if not self.streaming:
+            return
+        if text[-1] not in _HELD:  # the hot path: nothing to hold back
+            self.ctx.args.string_chunk(self.held + text if self.held else text)
+            self.held = ""
+            return
+        if not text.strip(" \t\r\n"):
+            self.held += text
+            return
+        cut = len(text)
+        while cut and text[cut - 1] in " \t\r\n":
+            cut -= 1
+        if text[cut - 1] in "}]":
+            cut -= 1
+        self.ctx.args.string_chunk(self.held + text[:cut])
+        self.held = text[cut:]
+
+    def on_string_terminator(self) -> None:
+        if self.streaming:
+            self.streaming = False
+            self.held = ""
+            self.ctx.args.halt()
+
+    def on_value(self, key: str, value: Any, streamed: bool) -> None:
+        self.done_args[key] = value
+        if streamed and key == self.partial_key:
+            self.partial_key = None
+            if self.streaming:
+                self.ctx.args.string_chunk(self.held)
+                self.ctx.args.close_string()
+                self.streaming = False
+            return
+        self.ctx.args.put(key, value)
+
+    def on_bare_word(self) -> None:
+        self.ctx.args.halt()
+
+    def on_broken(self) -> None:
+        self.ctx.args.halt()
+
+    def best_effort(self) -> dict[str, Any]:
+        args = dict(self.done_args)
+        if self.partial_key is not None and self.partial_key not in args:
+            args[self.partial_key] = self.string_text()
+        return args
+
+
+def decode_python_arguments(inner: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Keyword arguments written as a Python call's (`key="v", n=1`), as JSON values."""
+    if len(inner) > MAX_PYTHON_ARGUMENTS:
+        return None, f"Python-style arguments longer than {MAX_PYTHON_ARGUMENTS} characters"
+    try:
+        tree = ast.parse(f"f({inner})", mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, "the Python-style arguments do not parse"
+    call = tree.body
+    if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
+        return None, "Python-style arguments must all be keyword arguments"
+    out: dict[str, Any] = {}
+    for keyword in call.keywords:
+        try:
+            value = ast.literal_eval(keyword.value)
+            out[str(keyword.arg)] = json.loads(json.dumps(value, allow_nan=False))
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return None, f"argument {keyword.arg!r} is not a literal value"
+    return out, None
+
+
+class Gemma4Reader(BlockReader):
+    """Reads one `<|tool_call>` block: one or more `call:NAME{...}` and an optional terminator."""
+
+    def __init__(self, ctx: BlockContext) -> None:
+        self.ctx = ctx
+        self.state = _HEADER_STATE
+        self.calls = 0  # calls begun in this block
+        self.args: _CallArguments | None = None
+        self.paren: list[str] = []  # raw Python-style arguments
+        self.paren_stack: list[str] = []
+        self.paren_quote = ""
+        self.header_name: str | None = None  # for a header cut off by the end of the stream
+
+    # ---------------------------------------------------------------------------- BlockReader
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        while True:
+            state = self.state
+            if state == _HEADER_STATE:
+                new_pos, more = self._header(buf, pos, end, final)
+            elif state == _ARGS:
+                new_pos, more = self._arguments(buf, pos, end, final)
+            elif state == _PAREN:
+                new_pos, more = self._python_arguments(buf, pos, end, final)
+            else:
+                new_pos, more = self._after(buf, pos, end, final)
+            if not more:
+                return new_pos
+            pos = new_pos
+
+    def at_eof(self) -> EofVerdict:
+        if self.state == _HEADER_STATE:
+            return EofVerdict(recoverable=False, name=self.header_name)
+        if self.state == _ARGS and self.args is not None:
+            scan = self.args
+            if scan.in_string and scan.ignored_close_at >= 0:
+                # A `<|"|>` never closed, but a terminator came: the call ended there.
+                decoded = self._decode(scan.raw_text()[: scan.ignored_close_at])
+                if decoded.arguments is not None:
+                    return EofVerdict(recoverable=True, arguments=decoded.arguments)
+            return EofVerdict(recoverable=False, arguments=scan.best_effort())
+        if self.state == _PAREN:
+            return EofVerdict(recoverable=False)
+        return EofVerdict(recoverable=True)
+
+    # ----------------------------------------------------------------------------- the header
+
+    def _header(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        m = _HEADER.match(buf, pos, end)
+        if m is None:
+            seg = buf[pos : min(end, pos + MAX_TAG_LENGTH)]
+            rest = seg.lstrip(" \t\r\n")
+            if self.calls == 0 and rest and any(rest.startswith(t) for t in TERMINATORS):
+                stop = (
+                    pos
+                    + len(seg)
+                    - len(rest)
+                    + len(next(t for t in TERMINATORS if rest.startswith(t)))
+                )
+                self.ctx.end_block(stop)  # an empty block: markup without a call
+                return stop, False
+            undecided = _HEADER_PREFIX.fullmatch(seg) is not None or (
+                self.calls == 0 and any(t.startswith(rest) for t in TERMINATORS)
+            )
+            if undecided and not final and end - pos < MAX_TAG_LENGTH:
+                named = _HEADER_NAME.match(seg)
+                self.header_name = named.group(1) if named else None
+                return pos, False
+            if final and undecided:
+                named = _HEADER_NAME.match(seg)
+                self.header_name = named.group(1) if named else None
+                return end, False
+            return self._not_a_call(pos)
+        name, opener = m.group(1), m.group(2)
+        if not self.ctx.begin_call(name):
+            return self._not_a_call(pos)
+        self.calls += 1
+        self.header_name = None
+        if opener == "{":
+            self.args = _CallArguments(self.ctx)
+            self.state = _ARGS
+            return m.end() - 1, True
+        self.ctx.args.halt()
+        self.paren, self.paren_stack, self.paren_quote = [], [], ""
+        self.state = _PAREN
+        return m.end(), True
+
+    def _not_a_call(self, pos: int) -> tuple[int, bool]:
+        """What follows is no call of a declared tool: it is text again."""
+        if self.calls == 0:
+            self.ctx.revert("", rescan=False)
+        else:
+            self.ctx.end_block(pos)
+        return pos, False
+
+    # -------------------------------------------------------------------------- the arguments
+
+    def _decode(self, raw: str) -> Any:
+        string_keys, known = _property_names(self.ctx.current_tool)
+        return decode_arguments(raw, string_keys=string_keys, known_keys=known)
+
+    def _arguments(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        scan = self.args
+        assert scan is not None
+        new_pos, stop = scan.scan(buf, pos, end, final)
+        if scan.done:
+            if scan.error is None:
+                assert scan.value is not None
+                self.ctx.end_call(scan.value, at=new_pos, repairs=scan.repairs)
+            else:
+                self._end_repaired(scan, new_pos)
+            self.state = _AFTER
+            return new_pos, True
+        if stop is not None:
+            self._end_repaired(scan, new_pos)
+            self.state = _AFTER_CLOSE
+            return new_pos + len(stop), True
+        return new_pos, False
+
+    def _end_repaired(self, scan: _CallArguments, at: int) -> None:
+        """The call's text ended with its arguments malformed: repair or end it incomplete."""
+        decoded = self._decode(scan.raw_text())
+        if decoded.arguments is not None:
+            self.ctx.end_call(decoded.arguments, at=at, repairs=decoded.repairs)
+        else:
+            self.ctx.end_call(scan.best_effort(), at=at, error=decoded.error)
+
+    def _python_arguments(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        """`call:NAME(key="v", n=1)`: up to the matching `)` outside quotes."""
+        while True:
+            m = _PAREN_SEARCH.search(buf, pos, end)
+            if m is None:
+                self.paren.append(buf[pos:end])
+                return end, False
+            tok = m.group()
+            i = m.start()
+            if tok in TERMINATORS and not self.paren_quote:
+                self.paren.append(buf[pos:i])
+                self.ctx.end_call({}, at=i, error="the Python-style arguments are not closed")
+                self.state = _AFTER_CLOSE
+                return i + len(tok), True
+            if tok == "\\":
+                if m.end() >= end and not final:
+                    self.paren.append(buf[pos:i])
+                    return i, False
+                stop = min(i + 2, end)
+                self.paren.append(buf[pos:stop])
+                pos = stop
+                continue
+            self.paren.append(buf[pos : m.end()])
+            pos = m.end()
+            if self.paren_quote:
+                if tok == self.paren_quote:
+                    self.paren_quote = ""
+            elif tok in "\"'":
+                self.paren_quote = tok
+            elif tok in "([{":
+                self.paren_stack.append(tok)
+            elif self.paren_stack:
+                self.paren_stack.pop()
+            elif tok == ")":
+                inner = "".join(self.paren)[:-1]
+                arguments, error = decode_python_arguments(inner)
+                if arguments is None:
+                    self.ctx.end_call({}, at=pos, error=error)
+                else:
+                    self.ctx.end_call(arguments, at=pos, repairs=["python-arguments"])
+                self.state = _AFTER
+                return pos, True
+
+    # ---------------------------------------------------------------------- after the call
+
+    def _after(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        """After a call: its terminator, post-call noise, another `call:`, or the block's end."""
+        closed = self.state == _AFTER_CLOSE
+        i = _SPACE.match(buf, pos, end).end()  # type: ignore[union-attr]
+        if i - pos > MAX_GAP:
+            return self._end(pos)
+        rest = buf[i : min(end, i + len(RESPONSE_OPEN))]
+        for marker in _NOISE:
+            if rest.startswith(marker):
+                self.state = _AFTER_CLOSE
+                return i + len(marker), True
+        if not closed and rest.startswith(CALL_PREFIX):
+            self.state = _HEADER_STATE
+            return i, True
+        candidates = (*_NOISE, OPEN) if closed else (*_NOISE, OPEN, CALL_PREFIX)
+        if rest == "" or any(m.startswith(rest) and m != rest for m in candidates):
+            if not final:
+                return pos, False
+            if rest and any(m.startswith(rest) for m in _NOISE):
+                return self._end(end)  # a cut-off terminator is markup
+        return self._end(pos)
+
+    def _end(self, at: int) -> tuple[int, bool]:
+        self.ctx.end_block(at)
+        return at, False
+
+
+def _format_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else STRING_DELIMITER + key + STRING_DELIMITER
+
+
+def format_value(value: Any) -> str:
+    """A JSON value written in Gemma 4's argument language (object keys sorted, as its template)."""
+    if isinstance(value, str):
+        return STRING_DELIMITER + value + STRING_DELIMITER
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda kv: (str(kv[0]).lower(), str(kv[0])))
+        return "{" + ",".join(f"{_format_key(str(k))}:{format_value(v)}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(format_value(v) for v in value) + "]"
+    return format_value(str(value))
+
+
+def _declare_schema(schema: dict[str, Any]) -> str:
+    """A property's JSON Schema in the shape of Gemma 4's tool declarations."""
+    parts: list[str] = []
+    if isinstance(schema.get("description"), str):
+        parts.append(f"description:{format_value(schema['description'])}")
+    if schema.get("nullable") is True:
+        parts.append("nullable:true")
+    if isinstance(schema.get("enum"), list):
+        parts.append(f"enum:{format_value(schema['enum'])}")
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        parts.append(f"properties:{_declare_properties(props)}")
+    required = schema.get("required")
+    if isinstance(required, list) and required:
+        parts.append(f"required:{format_value(required)}")
+    items = schema.get("items")
+    if isinstance(items, dict) and items:
+        parts.append(f"items:{{{_declare_schema(items)}}}")
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        parts.append(f"type:{format_value(declared.upper())}")
+    elif isinstance(declared, list):
+        parts.append(f"type:{format_value([str(t).upper() for t in declared])}")
+    return ",".join(parts)
+
+
+def _declare_properties(props: dict[str, Any]) -> str:
+    items = sorted(props.items(), key=lambda kv: kv[0].lower())
+    return (
+        "{"
+        + ",".join(
+            f"{_format_key(k)}:{{{_declare_schema(v if isinstance(v, dict) else {})}}}"
+            for k, v in items
+        )
+        + "}"
+    )
+
+
+def declare_tool(tool: Tool) -> str:
+    """One tool as Gemma 4's chat template declares it: `<|tool>declaration:NAME{...}<tool|>`."""
+    params = tool.parameters
+    body = f"description:{format_value(tool.description)}"
+    inner = _declare_schema({k: v for k, v in params.items() if k != "description"})
+    if inner:
+        body += f",parameters:{{{inner}}}"
+    return f"{DECLARATION_OPEN}declaration:{tool.name}{{{body}}}{DECLARATION_CLOSE}"
+
+
+class Gemma4Protocol(TextProtocol):
+    id = "gemma4"
+    aliases = ("gemma4-delimiter",)
+    summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|> (Gemma 4)'
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (OPEN,)
+
+    def closing_markers(self) -> Sequence[str]:
+        return (CALL_CLOSE, TURN_END)
+
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        return Gemma4Reader(ctx)
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        declarations = "".join(declare_tool(t) for t in tools)
+        return (
+            f"{declarations}\n\n"
+            "To call a tool, write `<|tool_call>call:` and its name, then its arguments in "
+            "braces, then `<tool_call|>`; write one such block per call:\n"
+            '<|tool_call>call:NAME{key:<|"|>text<|"|>,count:1,flag:true,list:[1,2],'
+            "object:{a:1}}<tool_call|>\n"
+            'Keys are bare words; every string value is enclosed in <|"|> on both sides; '
+            "numbers, booleans and null are written bare."
+        )
+
+    def render_call(self, call: ToolCall) -> str:
+        return f"{OPEN}{CALL_PREFIX}{call.name}{format_value(call.arguments)}{CALL_CLOSE}"
+
+    def render_result(self, call_id: str, name: str, content: str) -> str:
+        try:
+            value = json.loads(content)
+        except ValueError:
+            value = None
+        body = (
+            format_value(value)
+            if isinstance(value, dict)
+            else "{value:" + format_value(content) + "}"
+        )
+        return f"{RESPONSE_OPEN}response:{name}{body}{RESPONSE_CLOSE}"
+
+
+PROTOCOL = Gemma4Protocol()
