@@ -15,6 +15,7 @@ from toolmend.protocols.base import TextProtocol
 #: only by its users.
 _MODULES: dict[str, str] = {
     "hermes": "toolmend.protocols.hermes",
+    "gemma4": "toolmend.protocols.gemma4",
     "anthropic-xml": "toolmend.protocols.anthropic_xml",
     "antml": "toolmend.protocols.antml",
 }
