@@ -18,6 +18,8 @@ _MODULES: dict[str, str] = {
     "gemma4": "toolmend.protocols.gemma4",
     "anthropic-xml": "toolmend.protocols.anthropic_xml",
     "antml": "toolmend.protocols.antml",
+    "morph-xml": "toolmend.protocols.morph_xml",
+    "yaml-xml": "toolmend.protocols.yaml_xml",
 }
 _loaded: dict[str, TextProtocol] = {}
 
