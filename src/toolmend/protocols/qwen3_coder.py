@@ -1,0 +1,725 @@
+"""Qwen3-Coder: `<tool_call><function=NAME><parameter=KEY>VALUE</parameter></function>`.
+
+The XML-like format of Qwen3-Coder (and Qwen3.5/3.6, Nemotron and others trained on its
+template). This module owns the whole format: the system prompt that declares the tools, how a
+past call and its result are written back, the block reader, and the typing of parameter values.
+
+Parsing, in short:
+
+* `<tool_call>` and a bare `<function=` both open a block (models often drop the wrapper). One
+  block holds one function; a `</tool_call>` right after `</function>` belongs to it.
+* A parameter value is raw text: one leading and one trailing newline are the template's and are
+  trimmed; nothing else is trimmed or decoded. Only `</parameter>` ends a value, or (the closer
+  forgotten) `</function>` or the next `<parameter=`; any other `<`, `>` or tag is content.
+* Values are typed by the tool's schema (`parameter_value`): a string keeps its text; numbers,
+  booleans and null are read from the text; objects and arrays from JSON or Python literals.
+  Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
+  everything else stays text. String parameters stream as argument deltas while written.
+* A `<tool_call>` holding JSON (`{"name": ..., "arguments": ...}`) is read by the Hermes reader.
+* Truncation follows R1–R4 (see `toolmend.core.engine`).
+
+It never scans text for markers itself (the engine's `TextScanner` does), never repairs arguments
+(the schema gate does) and never decodes entities or escapes inside a value.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.textscan import partial_marker_start
+from toolmend.jsontext import decode_json_object
+from toolmend.model import Tool, ToolCall, canonical_json
+from toolmend.names import ToolResolver
+from toolmend.protocols.base import TextProtocol
+from toolmend.protocols.hermes import HermesReader
+from toolmend.schema_gate import Policy
+
+OPEN = "<tool_call>"
+CLOSE = "</tool_call>"
+FUNCTION = "<function="
+FUNCTION_END = "</function>"
+PARAMETER = "<parameter="
+PARAMETER_END = "</parameter>"
+
+#: `ast.literal_eval` builds a whole syntax tree and recurses: it only sees values this small.
+MAX_LITERAL_EVAL_INPUT = 64 * 1024
+#: Nesting depth accepted when turning a Python literal into JSON data, and when following
+#: anyOf/oneOf to find a parameter's declared types (a hostile schema cannot exhaust the stack).
+MAX_TYPE_DEPTH = 32
+#: Digits accepted for an integer or a number (Python refuses to convert more than 4300).
+MAX_NUMBER_DIGITS = 300
+#: At the end of the stream a value followed by a proper prefix of its closer is complete (R3)
+#: only when that prefix is at least this long: `<`, `</`, `</p`, `</f` are ordinary in code and
+#: HTML, so a value cut just there may be unfinished and must not be executed.
+MIN_PARTIAL_CLOSER = 4
+
+_VALUE_END = re.compile("|".join(map(re.escape, (PARAMETER_END, FUNCTION_END, PARAMETER))))
+_VALUE_END_MARKERS = (PARAMETER_END, FUNCTION_END, PARAMETER)
+_LONGEST_VALUE_END = max(map(len, _VALUE_END_MARKERS))
+_BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
+_BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
+_JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
+_NOT_SPACE = re.compile(r"\S")
+_INTEGER = re.compile(rf"[+-]?\d{{1,{MAX_NUMBER_DIGITS}}}")
+_NUMBER = re.compile(
+    rf"[+-]?(?:\d{{1,{MAX_NUMBER_DIGITS}}}\.?\d{{0,{MAX_NUMBER_DIGITS}}}|\.\d{{1,{MAX_NUMBER_DIGITS}}})"
+    r"(?:[eE][+-]?\d{1,4})?"
+)
+_JSON_START = frozenset('-0123456789tfn[{"')
+_QUOTES = "\"'"
+
+
+# ------------------------------------------------------------------------ parameter values
+
+
+def trim_value(body: str) -> str:
+    """A parameter body without the one leading and one trailing newline the template adds."""
+    if body.startswith("\n"):
+        body = body[1:]
+    if body.endswith("\n"):
+        body = body[:-1]
+    return body
+
+
+def declared_types(schema: Any, depth: int = 0) -> frozenset[str] | None:
+    """The JSON types a parameter's schema declares, or None when it declares none we can read.
+
+    Reads `type` (a name or a list), the branches of `anyOf`/`oneOf`, and `enum`/`const` members.
+    """
+    if not isinstance(schema, dict) or depth > MAX_TYPE_DEPTH:
+        return None
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return frozenset((declared,))
+    if isinstance(declared, list):
+        names = frozenset(t for t in declared if isinstance(t, str))
+        return names or None
+    types: set[str] = set()
+    for keyword in ("anyOf", "oneOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            for branch in branches:
+                sub = declared_types(branch, depth + 1)
+                if sub is None:
+                    return None
+                types |= sub
+    members = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if isinstance(members, list):
+        types.update(_json_kind(m) for m in members)
+    return frozenset(types) or None
+
+
+def parameter_value(body: str, schema: Any) -> Any:
+    """The value of one `<parameter=...>` body, typed by the parameter's JSON schema."""
+    return typed_value(trim_value(body), declared_types(schema))
+
+
+def typed_value(text: str, types: frozenset[str] | None) -> Any:
+    """The trimmed text of a value as the declared `types` read it (None: no declared type).
+
+    With types: null (when "null" is declared or the types cannot hold a string), then boolean,
+    integer, number, array/object; the text itself when none of them reads it. A declared string
+    keeps the text as written, even `null`. Without types: a JSON number, boolean, null, array or
+    object is read; anything else (a JSON string literal too) stays the text as written.
+    """
+    if types is None:
+        return _json_non_string(text)
+    if types == _STRING:
+        return text
+    word = text.strip()
+    lowered = word.lower()
+    if lowered == "null" and ("null" in types or "string" not in types):
+        return None
+    if "boolean" in types and lowered in ("true", "false"):
+        return lowered == "true"
+    if "integer" in types and _INTEGER.fullmatch(word):
+        return int(word)
+    if "number" in types:
+        number = _number(word)
+        if number is not None:
+            return number
+    if "array" in types or "object" in types:
+        container = _container(word)
+        if (isinstance(container, list) and "array" in types) or (
+            isinstance(container, dict) and "object" in types
+        ):
+            return container
+    return text
+
+
+_STRING = frozenset(("string",))
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON data")
+
+
+def _loads(text: str) -> Any:
+    """`json.loads` without NaN/Infinity; raises ValueError (also for too-deep nesting)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _json_non_string(text: str) -> Any:
+    word = text.strip()
+    if not word or word[0] not in _JSON_START or word[0] == '"':
+        return text
+    try:
+        value = _loads(word)
+    except ValueError:
+        return text
+    if isinstance(value, float) and not math.isfinite(value):
+        return text
+    return text if isinstance(value, str) else value
+
+
+def _number(word: str) -> int | float | None:
+    if _INTEGER.fullmatch(word):
+        return int(word)
+    if _NUMBER.fullmatch(word):
+        value = float(word)
+        return value if math.isfinite(value) else None
+    return None
+
+
+def _container(word: str) -> Any:
+    """A JSON array/object, or the same written as a Python literal; None when neither."""
+    if not word or word[0] not in "[{":
+        return None
+    try:
+        return _loads(word)
+    except ValueError:
+        pass
+    if len(word) > MAX_LITERAL_EVAL_INPUT:
+        return None
+    try:
+        return _as_json_data(ast.literal_eval(word), 0)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+
+
+def _as_json_data(value: Any, depth: int) -> Any:
+    """A Python literal as JSON data (tuples become lists); raises ValueError when it is not."""
+    if depth > MAX_TYPE_DEPTH:
+        raise ValueError("nested too deeply")
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_as_json_data(item, depth + 1) for item in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _as_json_data(v, depth + 1) for k, v in value.items()}
+    raise ValueError(f"{type(value).__name__} is not JSON data")
+
+
+def _unquoted(name: str) -> str | None:
+    if len(name) >= 2 and name[0] == name[-1] and name[0] in _QUOTES:
+        return name[1:-1].strip()
+    return None
+
+
+# ------------------------------------------------------------------------------ the protocol
+
+
+class Qwen3CoderProtocol(TextProtocol):
+    id = "qwen3-coder"
+    summary = (
+        "XML-like tags: <tool_call><function=NAME><parameter=KEY>VALUE</parameter>"
+        "</function></tool_call>"
+    )
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (OPEN, FUNCTION)
+
+    def closing_markers(self) -> Sequence[str]:
+        return (CLOSE, FUNCTION_END)
+
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        return Qwen3CoderReader(ctx, wrapped=marker == OPEN)
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        declared = "\n".join(_render_tool(t) for t in tools)
+        return (
+            "# Tools\n\n"
+            "You can call the functions declared below to help with the user's request.\n\n"
+            f"<tools>\n{declared}\n</tools>\n\n"
+            "To call a function, write a block in exactly this shape, and nothing else inside "
+            "it:\n\n"
+            "<tool_call>\n<function=FUNCTION_NAME>\n<parameter=PARAMETER_NAME>\nVALUE\n"
+            "</parameter>\n<parameter=OTHER_PARAMETER_NAME>\nVALUE\n</parameter>\n</function>\n"
+            "</tool_call>\n\n"
+            "For example, with a function named `get_weather`:\n\n"
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+            "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>\n\n"
+            "Rules:\n"
+            "- Give every required parameter; leave out optional ones you do not need.\n"
+            "- Write a value as plain text on the lines between its tags: text and code as they "
+            "are (no quotes, no escaping), numbers and true/false as they are, lists and "
+            "objects as JSON.\n"
+            "- For several calls, write one <tool_call> block after another.\n"
+            "- You may write a short explanation before a call, never after it."
+        )
+
+    def render_call(self, call: ToolCall) -> str:
+        lines = [OPEN, f"{FUNCTION}{call.name}>"]
+        for key, value in call.arguments.items():
+            text = value if isinstance(value, str) else canonical_json(value)
+            lines.append(f"{PARAMETER}{key}>\n{text}\n{PARAMETER_END}")
+        lines += [FUNCTION_END, CLOSE]
+        return "\n".join(lines)
+
+    def render_result(self, call_id: str, name: str, content: str) -> str:
+        return f"<tool_response>\n{content}\n</tool_response>"
+
+
+def _render_tool(tool: Tool) -> str:
+    schema = tool.parameters
+    props = schema.get("properties")
+    props = props if isinstance(props, dict) else {}
+    required = schema.get("required")
+    parts = [f"<function>\n<name>{tool.name}</name>"]
+    if tool.description:
+        parts.append(f"<description>{tool.description.strip()}</description>")
+    parts.append("<parameters>")
+    for key, sub in props.items():
+        sub = sub if isinstance(sub, dict) else {}
+        parts.append(f"<parameter>\n<name>{key}</name>")
+        if "type" in sub:
+            kind = sub["type"]
+            parts.append(f"<type>{kind if isinstance(kind, str) else json.dumps(kind)}</type>")
+        if isinstance(sub.get("description"), str):
+            parts.append(f"<description>{sub['description'].strip()}</description>")
+        for keyword, detail in sub.items():
+            if keyword not in ("type", "description"):
+                parts.append(f"<{keyword}>{json.dumps(detail, ensure_ascii=False)}</{keyword}>")
+        parts.append("</parameter>")
+    if isinstance(required, list) and required:
+        parts.append(f"<required>{json.dumps(required, ensure_ascii=False)}</required>")
+    parts.append("</parameters>\n</function>")
+    return "\n".join(parts)
+
+
+# -------------------------------------------------------------------------------- the reader
+
+_PRELUDE, _HEADER, _BODY, _PARAM_HEADER, _VALUE, _JSON_BODY, _AFTER, _DONE = range(8)
+
+
+class Qwen3CoderReader(BlockReader):
+    """Reads one block: `<tool_call>` (or a bare `<function=`) holding one function.
+
+    `step` runs a small state machine; every state either consumes input or holds back a bounded
+    undecided tail (a partial tag, whitespace before a tag, a value's possible final newline).
+    """
+
+    def __init__(self, ctx: BlockContext, *, wrapped: bool) -> None:
+        self.ctx = ctx
+        self.wrapped = wrapped
+        self.state = _PRELUDE if wrapped else _HEADER
+        self.name_offset = 0  # _HEADER: where the name starts, counted from the held position
+        self.begun = False
+        self.done: dict[str, Any] = {}  # parameters completed so far
+        self.key = ""  # the parameter being read
+        self.types: frozenset[str] | None = None
+        self.started_value = False
+        self.streaming = False
+        self.pieces: list[str] = []  # released text of the value being read
+        self.json_pieces: list[str] = []  # a JSON arguments body written inside <function=...>
+        self.repairs: list[str] = []
+        self.error: str | None = None
+        self.tail = ""  # at the end of the stream: the undecided text left over
+        self.hermes: HermesReader | None = None
+        self._stop = 0  # where the block ended, once `end_block`/`revert` was called
+
+    # ------------------------------------------------------------------------ the machine
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        while True:
+            if self.hermes is not None:
+                return self.hermes.step(buf, pos, end, final)
+            state = self.state
+            if pos >= end and state != _AFTER:
+                return pos
+            new: int | None
+            if state == _VALUE:
+                new = self._value(buf, pos, end, final)
+            elif state == _BODY:
+                new = self._body(buf, pos, end, final)
+            elif state == _PARAM_HEADER:
+                new = self._param_header(buf, pos, end, final)
+            elif state == _HEADER:
+                new = self._header(buf, pos, end, final)
+            elif state == _PRELUDE:
+                new = self._prelude(buf, pos, end, final)
+            elif state == _JSON_BODY:
+                new = self._json_body(buf, pos, end, final)
+            elif state == _AFTER:
+                new = self._after(buf, pos, end, final)
+            else:
+                return pos
+            if new is None:  # the block is over (ended or reverted): the engine takes it
+                return self._stop
+            if self.state == state and (new == pos or state == _VALUE):
+                return new  # a value reads all it can in one go; others stop when stuck
+            pos = new
+
+    def _finish_block(self, at: int) -> None:
+        self.state = _DONE
+        self.ctx.end_block(at)
+        self._stop = at
+
+    def _revert(self, consumed: str, rescan: bool, at: int) -> None:
+        self.state = _DONE
+        self.ctx.revert(consumed, rescan=rescan)
+        self._stop = at
+
+    # ------------------------------------------------------------------ wrapper and header
+
+    def _prelude(self, buf: str, pos: int, end: int, final: bool) -> int | None:
+        """After `<tool_call>`: whitespace, then `<function=`, JSON, or the closer."""
+        m = _NOT_SPACE.search(buf, pos, end)
+        if m is None:
+            if end - pos > MAX_TAG_LENGTH:
+                self._revert("", True, pos)
+                return None
+            return pos
+        k = m.start()
+        if buf.startswith(FUNCTION, k, end):
+            self.state = _HEADER
+            self.name_offset = k + len(FUNCTION) - pos
+            return pos
+        if buf[k] == "{":
+            self.hermes = HermesReader(self.ctx)
+            return pos
+        if buf.startswith(CLOSE, k, end):
+            self._finish_block(k + len(CLOSE))  # an empty wrapper: markup, no call
+            return None
+        if not final and _is_partial(buf, k, end, (FUNCTION, CLOSE)):
+            return pos
+        self._revert("", True, pos)  # not a call: the marker is text, the rest is scanned
+        return None
+
+    def _header(self, buf: str, pos: int, end: int, final: bool) -> int | None:
+        """`NAME>` of `<function=NAME>` (unconsumed until the whole tag is there)."""
+        start = pos + self.name_offset
+        limit = min(end, start + MAX_TAG_LENGTH)
+        close = buf.find(">", start, limit)
+        name = buf[start:close] if close >= 0 else buf[start:limit]
+        if "\n" in name or "<" in name or (close < 0 and limit - start >= MAX_TAG_LENGTH):
+            self._revert("", True, pos)  # not a tag
+            return None
+        if close < 0:
+            return pos
+        name = self._resolvable(name.strip())
+        if not name or not self.ctx.begin_call(name):
+            # An unknown tool: its header becomes text (already looked at, so not rescanned).
+            self._revert(buf[pos : close + 1], False, close + 1)
+            return None
+        self.begun = True
+        self.state = _BODY
+        return close + 1
+
+    def _resolvable(self, name: str) -> str:
+        """The name as written, or without quotes when only that resolves."""
+        bare = _unquoted(name)
+        resolve = self.ctx.resolver.resolve
+        if bare and resolve(name) is None and resolve(bare) is not None:
+            return bare
+        return name
+
+    # -------------------------------------------------------------------------- the body
+
+    def _body(self, buf: str, pos: int, end: int, final: bool) -> int | None:
+        """Between parameters: whitespace, then a parameter, the function's end, or a new call."""
+        m = _NOT_SPACE.search(buf, pos, end)
+        if m is None:
+            return end
+        k = m.start()
+        if buf.startswith(PARAMETER, k, end):
+            self.state = _PARAM_HEADER
+            return k + len(PARAMETER)
+        if buf.startswith(FUNCTION_END, k, end):
+            self._end_call(k + len(FUNCTION_END))
+            self.state = _AFTER
+            return k + len(FUNCTION_END)
+        if buf.startswith(CLOSE, k, end):
+            self._forgotten("close-function", f"the function is not closed with {FUNCTION_END}")
+            self._end_call(k + len(CLOSE))
+            self._finish_block(k + len(CLOSE))
+            return None
+        if buf.startswith(FUNCTION, k, end) or buf.startswith(OPEN, k, end):
+            self._forgotten("close-function", f"the function is not closed with {FUNCTION_END}")
+            self._end_call(k)
+            self._finish_block(k)  # the next call is scanned as a block of its own
+            return None
+        if _is_partial(buf, k, end, _BODY_MARKERS):
+            if final:
+                self.tail = buf[k:end]
+                return end
+            return k
+        if buf[k] == "{" and not self.done and self.error is None:
+            self.state = _JSON_BODY
+            self.ctx.args.halt()
+            return k
+        # Text between the tags: the parameters cannot be trusted to be what was meant.
+        if self.error is None:
+            self.error = "unexpected text between the parameters of the call"
+        found = _BODY_MARKER.search(buf, k + 1, end)
+        if found is not None:
+            return found.start()
+        cut = end if final else partial_marker_start(buf, k + 1, end, _BODY_MARKERS, "<")
+        return cut
+
+    def _param_header(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """`KEY>` of `<parameter=KEY>`."""
+        limit = min(end, pos + MAX_TAG_LENGTH)
+        close = buf.find(">", pos, limit)
+        key = buf[pos:close] if close >= 0 else buf[pos:limit]
+        if "\n" in key or "<" in key or (close < 0 and (limit - pos >= MAX_TAG_LENGTH)):
+            if self.error is None:
+                self.error = "a <parameter=...> tag is malformed"
+            self.state = _BODY  # the rest is text between tags, and the call is incomplete
+            return pos
+        if close < 0:
+            if final:
+                self.tail = buf[pos:end]
+                return end
+            return pos
+        self._open_value(key.strip())
+        return close + 1
+
+    def _open_value(self, key: str) -> None:
+        gate = self.ctx.gate_for(self.ctx.current_tool.name) if self.ctx.current_tool else None
+        bare = _unquoted(key)
+        if bare and gate is not None and not gate.declares(key) and gate.declares(bare):
+            key = bare
+        self.key = key
+        self.types = declared_types(self._property_schema(key))
+        self.state = _VALUE
+        self.started_value = False
+        self.pieces = []
+        self.streaming = False
+        if key in self.done:
+            self.ctx.args.halt()
+        elif self.types == _STRING:
+            self.streaming = self.ctx.args.open_string(key)
+
+    def _property_schema(self, key: str) -> Any:
+        tool = self.ctx.current_tool
+        props = tool.parameters.get("properties") if tool is not None else None
+        return props.get(key) if isinstance(props, dict) else None
+
+    # ------------------------------------------------------------------------- the value
+
+    def _value(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """Raw value text up to its closer; released as it comes, minus a possible final newline."""
+        if not self.started_value:
+            self.started_value = True
+            if buf[pos] == "\n":
+                pos += 1
+        m = _VALUE_END.search(buf, pos, end)
+        if m is None:
+            if final:
+                self.tail = buf[pos:end]
+                return end
+            # Every closer starts with its only `<`: a partial one starts at the last `<`.
+            lt = buf.rfind("<", max(pos, end - _LONGEST_VALUE_END + 1), end)
+            cut = end if lt < 0 else partial_marker_start(buf, lt, end, _VALUE_END_MARKERS, "<")
+            if cut > pos and buf[cut - 1] == "\n":
+                cut -= 1  # maybe the template's final newline: decided by what follows
+            if cut > pos:
+                self._release(buf[pos:cut])
+            return cut
+        k = m.start()
+        text = buf[pos:k]
+        if text.endswith("\n"):
+            text = text[:-1]
+        self._release(text)
+        marker = m.group()
+        if marker == PARAMETER_END:
+            self._close_value()
+            self.state = _BODY
+            return m.end()
+        self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
+        self._close_value()
+        if marker == PARAMETER:
+            self.state = _PARAM_HEADER
+            return m.end()
+        self._end_call(m.end())
+        self.state = _AFTER
+        return m.end()
+
+    def _release(self, text: str) -> None:
+        if text:
+            self.pieces.append(text)
+            if self.streaming:
+                self.ctx.args.string_chunk(text)
+
+    def _close_value(self) -> None:
+        value = typed_value("".join(self.pieces), self.types)
+        self.pieces = []
+        if self.streaming:
+            self.ctx.args.close_string()
+            self.streaming = False
+        key = self.key
+        if key in self.done:
+            if self.error is None:
+                self.error = f"parameter {key[:64]!r} is given twice"
+            return
+        self.done[key] = value
+        if self.types != _STRING:
+            self.ctx.args.put(key, value)
+
+    # ----------------------------------------------------------- JSON body, after the call
+
+    def _json_body(self, buf: str, pos: int, end: int, final: bool) -> int | None:
+        """`<function=NAME>{...json arguments...}</function>` (a model mixing the formats)."""
+        m = _JSON_BODY_END.search(buf, pos, end)
+        if m is None:
+            cut = end if final else partial_marker_start(buf, pos, end, (FUNCTION_END, CLOSE), "<")
+            self.json_pieces.append(buf[pos:cut])
+            if final:
+                self.tail = "".join(self.json_pieces)
+            return cut
+        self.json_pieces.append(buf[pos : m.start()])
+        decoded = decode_json_object(
+            "".join(self.json_pieces), allow_repair=self.ctx.policy is Policy.LENIENT
+        )
+        if decoded.error is None and len(decoded.objects) == 1:
+            self.done = decoded.objects[0]
+            self.repairs += ["json-arguments", *decoded.repairs]
+        elif self.error is None:
+            self.error = decoded.error or "the call holds several JSON objects"
+        self._end_call(m.end())
+        if m.group() == CLOSE:
+            self._finish_block(m.end())
+            return None
+        self.state = _AFTER
+        return m.end()
+
+    def _after(self, buf: str, pos: int, end: int, final: bool) -> int | None:
+        """After `</function>`: a `</tool_call>` that follows belongs to the block."""
+        m = _NOT_SPACE.search(buf, pos, min(end, pos + MAX_TAG_LENGTH))
+        if m is not None and buf.startswith(CLOSE, m.start(), end):
+            self._finish_block(m.start() + len(CLOSE))
+            return None
+        if m is None and end - pos < MAX_TAG_LENGTH:
+            if not final:
+                return pos
+            if self.wrapped:  # the wrapper's closer is missing: only whitespace was left (R3)
+                self._finish_block(end)
+                return None
+        if m is not None and _is_partial(buf, m.start(), end, (CLOSE,)):
+            if not final:
+                return pos
+            self._finish_block(end)  # a closer cut off by the end of the stream
+            return None
+        self._finish_block(pos)
+        return None
+
+    # ---------------------------------------------------------------------- call endings
+
+    def _forgotten(self, repair: str, error: str) -> None:
+        """A closing tag is missing where the next tag makes the structure plain."""
+        if self.ctx.policy is Policy.LENIENT:
+            self.repairs.append(repair)
+        elif self.error is None:
+            self.error = error
+
+    def _end_call(self, at: int) -> None:
+        self.ctx.end_call(self.done, at=at, error=self.error, repairs=self.repairs)
+        self.begun = False
+
+    def at_eof(self) -> EofVerdict:
+        if self.hermes is not None:
+            return self.hermes.at_eof()
+        state = self.state
+        if not self.begun:
+            return EofVerdict(recoverable=False)
+        if state == _VALUE:
+            return self._value_at_eof()
+        if state == _JSON_BODY:
+            text = self.tail
+            cut = text.rfind("<")
+            if cut >= 0 and _is_closer_prefix(text[cut:], (FUNCTION_END, CLOSE)):
+                text = text[:cut]
+            decoded = decode_json_object(text, allow_repair=False)
+            if decoded.error is None and len(decoded.objects) == 1:
+                return self._verdict(True, decoded.objects[0])
+            return self._verdict(False, {})
+        if state == _BODY:
+            tail = self.tail.strip()
+            # `<` may as well open another parameter: only a tail no parameter starts with.
+            clean = _is_closer_prefix(tail, (FUNCTION_END, CLOSE)) and not (
+                tail and PARAMETER.startswith(tail)
+            )
+            return self._verdict(clean)
+        return self._verdict(False)  # inside a parameter tag
+
+    def _value_at_eof(self) -> EofVerdict:
+        tail = self.tail
+        for marker in (PARAMETER_END, FUNCTION_END):
+            cut = _closer_prefix_start(tail, marker)
+            if cut is not None:
+                if marker == FUNCTION_END:
+                    self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
+                text = tail[:cut]
+                self._release(text[:-1] if text.endswith("\n") else text)
+                self._close_value()
+                return self._verdict(True)
+        args = dict(self.done)
+        if self.key not in args:
+            args[self.key] = typed_value(trim_value("".join(self.pieces) + tail), self.types)
+        return self._verdict(False, args)
+
+    def _verdict(self, complete: bool, arguments: dict[str, Any] | None = None) -> EofVerdict:
+        args = dict(self.done) if arguments is None else arguments
+        if complete and self.error is None:
+            return EofVerdict(recoverable=True, arguments=args)
+        if self.error is not None:
+            return EofVerdict(recoverable=False, arguments=args, reason=self.error)
+        return EofVerdict(recoverable=False, arguments=args)
+
+
+def _is_partial(buf: str, k: int, end: int, markers: Sequence[str]) -> bool:
+    """`buf[k:end]` is a proper prefix of one of `markers` (more input may complete it)."""
+    text = buf[k:end]
+    return any(len(m) > len(text) and m.startswith(text) for m in markers)
+
+
+def _is_closer_prefix(text: str, markers: Sequence[str]) -> bool:
+    """Empty, or a proper prefix of a closer: a block complete but for its closing tags (R3)."""
+    return not text or any(len(m) > len(text) and m.startswith(text) for m in markers)
+
+
+def _closer_prefix_start(tail: str, marker: str) -> int | None:
+    """Where a proper prefix of `marker` at least `MIN_PARTIAL_CLOSER` long ends `tail`."""
+    for size in range(min(len(marker) - 1, len(tail)), MIN_PARTIAL_CLOSER - 1, -1):
+        if tail.endswith(marker[:size]):
+            return len(tail) - size
+    return None
+
+
+PROTOCOL = Qwen3CoderProtocol()
