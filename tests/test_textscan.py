@@ -1,0 +1,69 @@
+"""The text scanner: opening markers outside code, with a bounded hold-back."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolmend.core.textscan import TextScanner, partial_marker_start
+
+MARKER = "<tool_call>"
+
+
+def markers_found(text: str, chunk: int | None = None) -> list[int]:
+    """Offsets of markers the scanner reports, feeding `text` in chunks of `chunk` characters."""
+    scanner = TextScanner([MARKER])
+    pieces = [text] if chunk is None else [text[i : i + chunk] for i in range(0, len(text), chunk)]
+    found: list[int] = []
+    buf, base = "", 0
+    for k, piece in enumerate(pieces):
+        buf += piece
+        pos = 0
+        while True:
+            end, at = scanner.scan(buf, pos, k == len(pieces) - 1)
+            pos = end
+            if at is None:
+                break
+            found.append(base + at)
+            pos += len(scanner.matched)
+        base += pos
+        buf = buf[pos:]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a <tool_call>", [2]),
+        ("a `<tool_call>` b", []),
+        ("a ``x ` <tool_call> `` b", []),
+        ("```\n<tool_call>\n```\n<tool_call>", [20]),
+        ("~~~~\n<tool_call>\n~~~\n<tool_call>\n~~~~\n<tool_call>", [38]),
+        ("   ```py\n<tool_call>\n```\n<tool_call>", [25]),
+        ("    ```\n<tool_call>", [8]),  # four spaces: indented text, not a fence
+        ("```\r\n<tool_call>\r\n```\r\n<tool_call>", [23]),
+        ("x ```a``` <tool_call>", [10]),  # backticks with a closer on the line: inline code
+        ("`unclosed <tool_call>\n", [10]),  # no closer on the line: the backtick is literal
+        ("````\n```\n<tool_call>\n````\n<tool_call>", [26]),  # a shorter run does not close
+    ],
+)
+def test_markers_count_only_outside_code(text: str, expected: list[int]) -> None:
+    for chunk in (None, 1, 2, 3, 7):
+        assert markers_found(text, chunk) == expected, chunk
+
+
+def test_only_the_longest_suffix_that_could_become_a_marker_is_held_back() -> None:
+    scanner = TextScanner([MARKER])
+    end, at = scanner.scan("hello <tool_ca", 0, final=False)
+    assert (end, at) == (6, None)
+    end, at = scanner.scan("hello <tool_ca", 0, final=True)
+    assert (end, at) == (14, None)
+
+
+def test_the_partial_marker_search_looks_only_at_the_last_marker_length() -> None:
+    assert partial_marker_start("xx<tool", 0, 7, [MARKER], "<") == 2
+    assert partial_marker_start("xx<tooX", 0, 7, [MARKER], "<") == 7
+
+
+def test_an_inline_span_without_a_closer_in_the_lookahead_bound_is_literal() -> None:
+    text = "`" + "x" * 5000 + " <tool_call>"
+    assert markers_found(text, 50) == [5002]
