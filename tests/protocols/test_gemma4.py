@@ -1,0 +1,390 @@
+"""The gemma4 protocol: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import toolmend
+from support import check_all_invariants, load_cases, load_exceptions, run_chunks
+from toolmend.events import Diagnostic, ToolCallDelta, ToolCallEnd
+from toolmend.protocols.gemma4_args import decode_arguments
+
+WEATHER = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string"},
+                    "days": {"type": "integer"},
+                    "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                },
+                "required": ["city"],
+                "additionalProperties": False,
+            },
+        },
+    }
+]
+WRITE = [
+    {
+        "name": "write_file",
+        "parameters": {
+            "type": "object",
+            "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["file_path", "content"],
+        },
+    }
+]
+BASH = [
+    {
+        "name": "bash",
+        "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+    }
+]
+
+CASES = load_cases("gemma4.jsonl")
+EXCEPTIONS = load_exceptions("gemma4.exceptions.json")
+ARG_CASES = load_cases("gemma4_args.jsonl")
+
+
+def parse(text: str, tools: Any = WEATHER, **kw: Any) -> toolmend.ParseResult:
+    return toolmend.parse(text, "gemma4", tools, id_prefix="call_", **kw)
+
+
+def calls(result: toolmend.ParseResult) -> list[tuple[str, dict[str, Any], bool]]:
+    return [(c.name, c.arguments, c.incomplete) for c in result.tool_calls]
+
+
+# ------------------------------------------------------------------------------ the corpus
+
+
+def case_text(case: dict[str, Any]) -> str:
+    """Inner-segment cases (`call:...` without markers: mlx-lm strips them, Ollama's
+    `parseGemma4ToolCall` tests get what lies between them) are put back between the markers."""
+    if not case["text"].startswith("call:"):
+        return str(case["text"])
+    opener, closer = case.get("delimiters") or ("<|tool_call>", "<tool_call|>")
+    return str(opener + case["text"] + closer)
+
+
+def case_tools(case: dict[str, Any]) -> Any:
+    """The case's tools; for inner segments, the string-typed tool upstream's test passes."""
+    if case.get("tools"):
+        return case["tools"]
+    if case["text"].startswith("call:") and case["expected"]:
+        return [
+            {
+                "name": call["name"],
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        k: ({"type": "string"} if isinstance(v, str) else {})
+                        for k, v in call["arguments"].items()
+                    },
+                },
+            }
+            for call in case["expected"]
+        ]
+    return None
+
+
+CHECKED = [c for c in CASES if c["expected"] is not None and c["id"] not in EXCEPTIONS]
+
+
+@pytest.mark.parametrize("case", CHECKED, ids=[c["id"] for c in CHECKED])
+def test_corpus_case_parses_to_its_expected_calls(case: dict[str, Any]) -> None:
+    result = parse(case_text(case), case_tools(case))
+    expected = case["expected"]
+    if case.get("expected_partial"):
+        assert [c.name for c in result.tool_calls] == [e["name"] for e in expected]
+    else:
+        got = [{"name": c.name, "arguments": c.arguments} for c in result.tool_calls]
+        assert got == expected
+    assert not any(c.incomplete for c in result.tool_calls)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_corpus_case_keeps_the_invariants(case: dict[str, Any]) -> None:
+    check_all_invariants("gemma4", case_text(case), case_tools(case))
+
+
+def test_every_exception_names_a_corpus_case() -> None:
+    assert set(EXCEPTIONS) <= {c["id"] for c in CASES}
+
+
+def test_the_excepted_cases_give_the_call_upstream_asserts() -> None:
+    for case in CASES:
+        if case["id"] in EXCEPTIONS:
+            result = parse(case["text"], None)
+            assert calls(result) == [("get_weather", {"location": "Paris"}, False)]
+            assert result.text in ("", "Done.")
+
+
+# ----------------------------------------------------------------- the argument language
+
+
+def _string_keys(case: dict[str, Any]) -> tuple[str, ...]:
+    for entry in case.get("tool_string_props") or ():
+        if entry[0] == case.get("tool_name"):
+            return tuple(entry[1:])
+    return ()
+
+
+TO_JSON = [c for c in ARG_CASES if c["kind"] == "gemma4_args_to_json"]
+REPAIR = [c for c in ARG_CASES if c["kind"] == "gemma4_args_repair"]
+
+
+@pytest.mark.parametrize("case", TO_JSON, ids=[c["note"] for c in TO_JSON])
+def test_arguments_read_as_the_json_upstream_writes(case: dict[str, Any]) -> None:
+    decoded = decode_arguments(case["text"])
+    assert decoded.error is None
+    assert decoded.arguments == json.loads(case["want"])
+
+
+@pytest.mark.parametrize("case", REPAIR, ids=[c["note"] for c in REPAIR])
+def test_argument_repairs_read_as_the_repaired_text(case: dict[str, Any]) -> None:
+    """`want` is upstream's repaired text (or its list of candidates, the last one parsing):
+    our reading of `text` equals the reading of `want`. Where upstream says the repair must not
+    happen (`want_ok` false), the schema-gated raw-string repair is not applied."""
+    keys = _string_keys(case)
+    # Table 1001 tests the mechanical `}` insertion that follows another repair.
+    after_repair = "table@1001" in case["source"]
+    decoded = decode_arguments(
+        case["text"], string_keys=keys, known_keys=keys, assume_repaired=after_repair
+    )
+    want = case["want"]
+    if isinstance(want, list):
+        want = want[-1]
+    if want is None:
+        assert case.get("want_ok") is False
+        assert decoded.error is not None or "raw-string-value" not in decoded.repairs
+        return
+    # Upstream adds a missing final `}` only after another repair changed the text.
+    reference = decode_arguments(want, assume_repaired=after_repair or want != case["text"])
+    assert decoded.arguments == reference.arguments
+    assert (decoded.error is None) == (reference.error is None)
+
+
+def test_a_missing_final_brace_alone_is_not_repaired() -> None:
+    assert decode_arguments("{n:1").error is not None
+
+
+def test_an_unclosed_string_in_the_middle_is_not_repaired() -> None:
+    decoded = decode_arguments('{first:<|"|>one,second:<|"|>two<|"|>}', string_keys=("first",))
+    assert decoded.error is not None
+
+
+def test_quoted_scalars_stay_strings() -> None:
+    decoded = decode_arguments('{n:<|"|>1<|"|>,b:<|"|>true<|"|>,z:<|"|>null<|"|>}')
+    assert decoded.arguments == {"n": "1", "b": "true", "z": "null"}
+
+
+def test_a_raw_quoted_string_with_a_bad_escape_is_rejected() -> None:
+    assert decode_arguments('{path:"C:\\users\\bob\\file.txt"}').error is not None
+
+
+# ------------------------------------------------------------------------------ behaviours
+
+
+def test_a_call_parses_to_its_name_and_arguments() -> None:
+    text = 'Checking.<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:3}<tool_call|>'
+    result = parse(text)
+    assert calls(result) == [("get_weather", {"city": "Paris", "days": 3}, False)]
+    assert result.text == "Checking."
+
+
+def test_several_blocks_are_parallel_calls() -> None:
+    one = '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>'
+    two = '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>'
+    assert [c.arguments["city"] for c in parse(one + two).tool_calls] == ["Paris", "Oslo"]
+
+
+def test_end_of_turn_also_ends_a_call() -> None:
+    result = parse('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<turn|>')
+    assert calls(result) == [("get_weather", {"city": "Paris"}, False)]
+    assert result.text == ""
+
+
+def test_a_terminator_inside_an_open_string_is_text() -> None:
+    text = '<|tool_call>call:bash{command:<|"|>echo "<tool_call|>"<|"|>}<tool_call|>'
+    assert calls(parse(text, BASH)) == [("bash", {"command": 'echo "<tool_call|>"'}, False)]
+
+
+def test_a_forgotten_closing_delimiter_ends_at_the_terminator() -> None:
+    result = parse('<|tool_call>call:bash{command:<|"|>ls}<tool_call|>', BASH)
+    assert calls(result) == [("bash", {"command": "ls"}, False)]
+
+
+def test_a_forgotten_closing_delimiter_streams_no_brace() -> None:
+    text = '<|tool_call>call:bash{command:<|"|>ls -la}<tool_call|>'
+    events = run_chunks("gemma4", list(text), BASH)
+    streamed = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    assert streamed == '{"command": "ls -la"}'
+
+
+def test_a_string_argument_streams_while_it_is_written() -> None:
+    parser = toolmend.stream_parser("gemma4", WRITE)
+    parser.feed('<|tool_call>call:write_file{file_path:<|"|>a.py<|"|>,content:<|"|>print(1)\n')
+    events = parser.feed("print(2)")
+    assert "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta)) == (
+        "\\nprint(2)"
+    )
+
+
+def test_a_trailing_brace_of_a_string_streams_once_it_is_text() -> None:
+    parser = toolmend.stream_parser("gemma4", WRITE)
+    first = parser.feed('<|tool_call>call:write_file{content:<|"|>if x {}')
+    later = parser.feed(" else")
+    sent = [e.arguments_delta for e in first + later if isinstance(e, ToolCallDelta)]
+    assert "".join(sent) == '{"content": "if x {} else'
+    assert not "".join(e.arguments_delta for e in first if isinstance(e, ToolCallDelta)).endswith(
+        "}"
+    )
+
+
+def test_arguments_without_a_terminator_end_at_the_closing_brace() -> None:
+    result = parse('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>} It is sunny.')
+    assert calls(result) == [("get_weather", {"city": "Paris"}, False)]
+    assert result.text == " It is sunny."
+
+
+def test_calls_written_back_to_back_in_one_block_are_parallel() -> None:
+    text = (
+        '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}'
+        'call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>'
+    )
+    assert [c.arguments["city"] for c in parse(text).tool_calls] == ["Paris", "Oslo"]
+
+
+def test_stray_terminators_and_response_markers_after_a_call_are_markup() -> None:
+    text = '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|><tool_call|>Done.'
+    assert parse(text).text == "Done."
+    text = '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|><|tool_response>'
+    assert parse(text).text == ""
+
+
+def test_an_empty_block_holds_no_call_and_is_not_shown() -> None:
+    result = parse("<|tool_call><tool_call|>")
+    assert result.tool_calls == [] and result.text == ""
+
+
+def test_python_style_arguments_are_read() -> None:
+    result = parse('<|tool_call>call:get_weather(city="Paris", days=2)')
+    assert calls(result) == [("get_weather", {"city": "Paris", "days": 2}, False)]
+
+
+def test_a_code_fenced_example_is_not_a_call() -> None:
+    text = '```\n<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>\n```'
+    result = parse(text)
+    assert result.tool_calls == [] and result.text == text
+
+
+def test_bare_words_are_read_as_strings() -> None:
+    result = parse("<|tool_call>call:get_weather{city:Paris}<tool_call|>")
+    assert calls(result) == [("get_weather", {"city": "Paris"}, False)]
+
+
+def test_a_bare_string_value_of_a_string_property_may_hold_commas() -> None:
+    text = '<|tool_call>call:write_file{file_path:<|"|>a.txt<|"|>,content:one, two}<tool_call|>'
+    result = parse(text, WRITE)
+    assert calls(result) == [("write_file", {"file_path": "a.txt", "content": "one, two"}, False)]
+
+
+def test_the_alias_names_the_same_protocol() -> None:
+    assert toolmend.get_protocol("gemma4-delimiter") is toolmend.get_protocol("gemma4")
+
+
+# -------------------------------------------------------------------------- R1-R4 matrix
+
+
+def test_r3_a_call_complete_but_for_its_terminator_completes() -> None:
+    result = parse('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_ca')
+    assert calls(result) == [("get_weather", {"city": "Paris"}, False)]
+    assert result.text == ""
+
+
+def test_r3_a_call_cut_inside_a_value_is_incomplete_with_best_effort_arguments() -> None:
+    result = parse('<|tool_call>call:get_weather{days:2,city:<|"|>Par')
+    assert calls(result) == [("get_weather", {"days": 2, "city": "Par"}, True)]
+    assert result.text == ""
+
+
+def test_r1_a_call_cut_inside_its_header_before_the_name_is_dropped() -> None:
+    result = parse("Let me look.<|tool_call>cal")
+    assert result.tool_calls == [] and result.text == "Let me look."
+    dropped = [d for d in result.diagnostics if d.code == "truncated_fragment_dropped"]
+    assert len(dropped) == 1 and "cal" not in json.dumps(dropped[0].metadata)
+
+
+def test_r1_a_call_cut_after_its_name_is_incomplete() -> None:
+    result = parse("<|tool_call>call:get_weather")
+    assert calls(result) == [("get_weather", {}, True)]
+
+
+def test_r2_an_unknown_tool_stays_text() -> None:
+    text = '<|tool_call>call:launch_rocket{target:<|"|>moon<|"|>}<tool_call|>'
+    result = parse(text)
+    assert result.tool_calls == [] and result.text == text
+
+
+def test_r4_arguments_violating_the_schema_are_incomplete() -> None:
+    result = parse('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,tags:[]}<tool_call|>')
+    assert [c.incomplete for c in result.tool_calls] == [True]
+    assert "tags" in (result.tool_calls[0].error or "")
+
+
+def test_r4_a_cut_call_whose_arguments_validate_completes_only_with_its_body_closed() -> None:
+    events = run_chunks("gemma4", ['<|tool_call>call:get_weather{city:<|"|>Paris<|"|>'], WEATHER)
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.call.incomplete for e in ends] == [True]
+    assert not any(
+        isinstance(e, Diagnostic) and e.code == "argument_stream_diverged" for e in events
+    )
+
+
+# ------------------------------------------------------------------------------ rendering
+
+
+def test_render_call_writes_the_native_form() -> None:
+    call = toolmend.ToolCall(id="c1", name="get_weather", arguments={"days": 2, "city": "Paris"})
+    rendered = toolmend.get_protocol("gemma4").render_call(call)
+    assert rendered == '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:2}<tool_call|>'
+
+
+def test_render_tools_declares_each_tool_in_gemma_form() -> None:
+    tools = toolmend.model.coerce_tools(WEATHER)
+    assert tools is not None
+    prompt = toolmend.get_protocol("gemma4").render_tools(tools)
+    assert prompt.startswith('<|tool>declaration:get_weather{description:<|"|><|"|>,parameters:{')
+    assert 'city:{type:<|"|>STRING<|"|>}' in prompt
+    assert 'required:[<|"|>city<|"|>],type:<|"|>OBJECT<|"|>}}<tool|>' in prompt
+
+
+def test_render_result_writes_a_tool_response() -> None:
+    proto = toolmend.get_protocol("gemma4")
+    assert proto.render_result("c1", "get_weather", "sunny") == (
+        '<|tool_response>response:get_weather{value:<|"|>sunny<|"|>}<tool_response|>'
+    )
+    assert proto.render_result("c1", "get_weather", '{"temp": 15}') == (
+        "<|tool_response>response:get_weather{temp:15}<tool_response|>"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Sure.<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:2}<tool_call|>Done.',
+        '<|tool_call>call:get_weather{city:<|"|>Pa}ris <tool_call|> "x"<|"|>}<tool_call|>',
+        '<|tool_call>call:get_weather{city:<|"|>Paris}\n<tool_call|>',
+        "<|tool_call>call:get_weather(city='Paris')<tool_call|>after",
+        '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}call:nope{a:1}<tool_call|>',
+        "<|tool_call>call:get_weather{city:Paris, days:2,}<turn|>",
+    ],
+)
+def test_fixtures_keep_the_invariants(text: str) -> None:
+    check_all_invariants("gemma4", text, WEATHER)
