@@ -443,6 +443,22 @@ def test_r1_r4_a_truncated_second_call_is_incomplete_and_the_first_runs() -> Non
     assert result.text.strip() == ""
 
 
+# Bounds ---------------------------------------------------------------------------------
+
+
+def test_a_call_larger_than_the_fragment_cap_ends_incomplete_and_is_skipped() -> None:
+    text = (
+        "<function=write_file>\n<parameter=file_path>\na\n</parameter>\n"
+        f"<parameter=content>\n{'x' * 5000}\n</parameter>\n</function>tail"
+    )
+    result = toolmend.parse(text, PROTOCOL, WRITE, max_fragment=1000)
+    call = result.tool_calls[0]
+    assert call.incomplete and "1000" in (call.error or "")
+    assert result.text == "tail"
+    assert "fragment_overflow" in [d.code for d in result.diagnostics]
+    check_all_invariants(PROTOCOL, text, WRITE, max_fragment=1000)
+
+
 # Invariants on fixtures ------------------------------------------------------------------
 
 

@@ -255,6 +255,7 @@ class Qwen3CoderProtocol(TextProtocol):
         return (OPEN, FUNCTION)
 
     def closing_markers(self) -> Sequence[str]:
+        # A skipped block ends at the first of these (its wrapper's closer may stay text).
         return (CLOSE, FUNCTION_END)
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
