@@ -377,7 +377,7 @@ class MorphXmlProtocol(ToolTagSyntax):
 # ----------------------------------------------------------------------------------- reader
 
 _BODY, _VALUE = 0, 1
-_LEAD, _RAW, _CDATA, _AFTER_CDATA, _COLLECT = range(5)
+_LEAD, _RAW, _CDATA, _AFTER_CDATA, _TAIL, _COLLECT = range(6)
 
 
 class _Value:
@@ -491,17 +491,67 @@ class MorphXmlReader(ToolTagReader):
         assert v is not None
         if v.mode == _COLLECT:
             return self._collect_step(v, buf, pos, end, final)
-        stop, closed = find_closer(buf, pos, end, v.closer)
-        if closed or (v.mode != _LEAD and not v.streaming):
-            v.raw.append(buf[pos:stop])
-            pos = stop
-        else:
-            pos = self._stream(v, buf, pos, stop)
-        if closed:
-            self._close_value()
-            return stop + len(v.closer)
+        while True:
+            if v.mode == _LEAD:
+                pos = self._decide_lead(v, buf, pos, end, final)
+                if v.mode == _LEAD:
+                    break
+            if v.mode == _CDATA:  # inside a section only `]]>` counts, never the closer
+                at = buf.find(CDATA_CLOSE, pos, end)
+                if at < 0:
+                    hold = partial_marker_start(buf, pos, end, (CDATA_CLOSE,), "]")
+                    self._take(v, buf[pos:hold])
+                    pos = hold
+                    break
+                self._take(v, buf[pos:at])
+                v.raw.append(CDATA_CLOSE)
+                pos = at + len(CDATA_CLOSE)
+                v.mode = _AFTER_CDATA
+                continue
+            stop, closed = find_closer(buf, pos, end, v.closer)
+            if v.mode == _AFTER_CDATA:
+                if buf.startswith(CDATA_OPEN, pos, end):
+                    v.raw.append(CDATA_OPEN)
+                    pos += len(CDATA_OPEN)
+                    v.mode = _CDATA
+                    continue
+                rest = buf[pos : pos + len(CDATA_OPEN)]
+                if not closed and not final and CDATA_OPEN.startswith(rest):
+                    break  # another section may begin
+                v.mode = _TAIL  # layout before the closer (or text the decoder refuses)
+            if closed:
+                v.raw.append(buf[pos:stop])
+                self._close_value()
+                return stop + len(v.closer)
+            hold = _layout_hold(buf, pos, stop) if v.mode == _RAW else stop
+            if v.mode == _RAW:
+                self._take(v, buf[pos:hold])
+            else:
+                v.raw.append(buf[pos:hold])
+            pos = hold
+            break
         if final:
             self.tail = buf[pos:end]
+        return pos
+
+    def _decide_lead(self, v: _Value, buf: str, pos: int, end: int, final: bool) -> int:
+        """At a string's start: drop a layout newline, and tell raw text from CDATA."""
+        lead = 2 if buf.startswith("\r\n", pos, end) else int(buf.startswith("\n", pos, end))
+        if lead == 0 and end - pos == 1 and buf[pos] == "\r" and not final:
+            return pos  # "\r\n" or not: undecided
+        rest = buf[pos + lead : pos + lead + len(CDATA_OPEN)]
+        if len(rest) < len(CDATA_OPEN) and CDATA_OPEN.startswith(rest) and not final:
+            return pos  # a CDATA section may begin
+        v.raw.append(buf[pos : pos + lead])
+        pos += lead
+        v.mode = _RAW
+        if rest == CDATA_OPEN:
+            v.raw.append(CDATA_OPEN)
+            pos += len(CDATA_OPEN)
+            v.mode = _CDATA
+        v.streaming = v.key not in self.values and self.ctx.args.open_string(v.key)
+        if v.streaming and v.mode == _RAW:
+            self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_RAW, (v.raw, v.sent)))
         return pos
 
     def _collect_step(self, v: _Value, buf: str, pos: int, end: int, final: bool) -> int:
@@ -529,64 +579,13 @@ class MorphXmlReader(ToolTagReader):
                 self._close_value()
                 return at + len(v.closer)
 
-    def _stream(self, v: _Value, buf: str, pos: int, stop: int) -> int:
-        """Consume raw string text up to `stop`, streaming what is certainly value."""
-        if v.mode == _LEAD:
-            lead = 2 if buf.startswith("\r\n", pos, stop) else int(buf.startswith("\n", pos, stop))
-            if lead == 0 and stop - pos == 1 and buf[pos] == "\r":
-                return pos  # "\r\n" or not: undecided
-            rest = buf[pos + lead : min(stop, pos + lead + len(CDATA_OPEN))]
-            if len(rest) < len(CDATA_OPEN) and CDATA_OPEN.startswith(rest):
-                return pos  # undecided: a CDATA section may begin
-            v.raw.append(buf[pos : pos + lead])
-            pos += lead
-            v.mode = _RAW
-            if rest == CDATA_OPEN:
-                v.raw.append(CDATA_OPEN)
-                pos += len(CDATA_OPEN)
-                v.mode = _CDATA
-            v.streaming = v.key not in self.values and self.ctx.args.open_string(v.key)
-            if not v.streaming:
-                v.raw.append(buf[pos:stop])
-                return stop
-            if v.mode == _RAW:
-                self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_RAW, (v.raw, v.sent)))
-        while pos < stop:
-            if v.mode == _RAW:
-                hold = _layout_hold(buf, pos, stop)
-                self._emit(v, buf[pos:hold])
-                return hold
-            if v.mode == _CDATA:
-                at = buf.find(CDATA_CLOSE, pos, stop)
-                if at < 0:
-                    hold = partial_marker_start(buf, pos, stop, (CDATA_CLOSE,), "]")
-                    self._emit(v, buf[pos:hold])
-                    return hold
-                self._emit(v, buf[pos:at])
-                v.raw.append(CDATA_CLOSE)
-                pos = at + len(CDATA_CLOSE)
-                v.mode = _AFTER_CDATA
-                continue
-            # after a CDATA section: another section, or layout before the closer
-            if buf.startswith(CDATA_OPEN, pos, stop):
-                v.raw.append(CDATA_OPEN)
-                pos += len(CDATA_OPEN)
-                v.mode = _CDATA
-                continue
-            rest = buf[pos:stop]
-            if len(rest) < len(CDATA_OPEN) and CDATA_OPEN.startswith(rest):
-                return pos
-            v.raw.append(rest)
-            if rest.strip(_WS):
-                v.mode = _COLLECT  # not a clean CDATA value: nothing more streams
-            return stop
-        return pos
-
-    def _emit(self, v: _Value, text: str) -> None:
+    def _take(self, v: _Value, text: str) -> None:
+        """Raw string text that is value text as written: kept, and streamed if streaming."""
         if text:
             v.raw.append(text)
-            v.sent.append(text)
-            self.ctx.args.string_chunk(text)
+            if v.streaming:
+                v.sent.append(text)
+                self.ctx.args.string_chunk(text)
 
     def _close_value(self) -> None:
         v = self.value
@@ -618,10 +617,7 @@ class MorphXmlReader(ToolTagReader):
         if v.streaming:
             args.string_chunk(value[sum(map(len, v.sent)) :])
             args.close_string()
-        elif v.mode == _LEAD and args.open_string(key):  # closed before its lead was decided
-            args.string_chunk(value)
-            args.close_string()
-        elif v.mode == _COLLECT:
+        else:
             args.put(key, value)
         self.values[key] = value
 
