@@ -190,10 +190,10 @@ class Gemma4Reader(BlockReader):
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         while True:
             state = self.state
-            if state == _HEADER_STATE:
-                new_pos, more = self._header(buf, pos, end, final)
-            elif state == _ARGS:
+            if state == _ARGS:
                 new_pos, more = self._arguments(buf, pos, end, final)
+            elif state == _HEADER_STATE:
+                new_pos, more = self._header(buf, pos, end, final)
             elif state == _PAREN:
                 new_pos, more = self._python_arguments(buf, pos, end, final)
             else:

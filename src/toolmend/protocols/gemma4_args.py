@@ -151,14 +151,14 @@ class GemmaArgScan:
         """
         while pos < end and not self.done:
             mode = self.mode
-            if mode == _STRUCT:
+            if mode == _GEMMA:  # the hot path first: inside a long string value
+                pos, need = self._gemma(buf, pos, end, final)
+                if need:
+                    return pos, None
+            elif mode == _STRUCT:
                 pos, stop, need = self._structural(buf, pos, end, final)
                 if stop is not None:
                     return pos, stop
-                if need:
-                    return pos, None
-            elif mode == _GEMMA:
-                pos, need = self._gemma(buf, pos, end, final)
                 if need:
                     return pos, None
             elif mode in (_QUOTED, _SINGLE):
@@ -291,8 +291,12 @@ class GemmaArgScan:
         while True:
             m = _GEMMA_SEARCH.search(buf, pos, end)
             stop = end if m is None else m.start()
-            if m is None and not final and buf.find("<", max(pos, end - _LONGEST_STOP), end) >= 0:
-                stop = partial_marker_start(buf, pos, end, _GEMMA_STOPS, "<")
+            if m is None and not final:
+                # Every stop marker has its only "<" first: only the last "<" can start a
+                # partial one, so the shared helper looks from there.
+                last = buf.rfind("<", max(pos, end - _LONGEST_STOP), end)
+                if last >= 0:
+                    stop = partial_marker_start(buf, last, end, _GEMMA_STOPS, "<")
             if stop > pos:
                 text = buf[pos:stop]
                 self.raw.append(text)
