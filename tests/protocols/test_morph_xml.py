@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support import check_all_invariants, run_chunks
 
 import toolmend
+from support import check_all_invariants, run_chunks
 from toolmend.events import Diagnostic, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 
 WRITE = {

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from toolmend.core.engine import BlockContext, BlockReader, EofVerdict, PlainTextRun
+from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict, PlainTextRun
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import tools_as_json_lines
 from toolmend.protocols.toolname_tags import (
@@ -42,6 +42,9 @@ MAX_DEPTH = 64
 #: A whole chunk of body text in which no closer can start: the parser's plain-text run keeps it
 #: without calling the reader (nothing streams: the argument stream ignores it).
 _PLAIN_BODY = re.compile(r"[^<]+")
+#: A `key:` on the opening tag's own line (`<tool>key: value`): the only text there that makes a
+#: call; anything else right after a tool-name tag is prose mentioning the tool.
+_INLINE_KEY = re.compile(r"[\w\"'][^:\n<>]{0,120}:[ \t\n]")
 #: A last line whose value continues on the next lines (`key:`, `key: |`, `key: >-`).
 _VALUE_FOLLOWS = re.compile(r":[ \t]*(?:[|>][-+0-9]*)?[ \t]*\Z")
 
@@ -172,21 +175,48 @@ class YamlXmlReader(ToolTagReader):
     def __init__(self, marker: str, ctx: BlockContext) -> None:
         super().__init__(marker, ctx)
         self.body: list[str] = []
+        self.on_new_line = False  # a newline came between the opening tag and the body text
 
     def body_step(self, buf: str, pos: int, end: int, final: bool) -> int:
-        if pos == end:
-            return pos
+        if not self.begun:
+            pos = self._before_begin(buf, pos, end, final)
+            if not self.begun:
+                return pos
         stop, closed = find_closer(buf, pos, end, self.closer)
         if stop > pos:
             self.body.append(buf[pos:stop])
-        if not self.begun and buf[pos:stop].strip() and self.begin():
-            self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_BODY, (self.body,)))
         if closed:
             arguments, error = decode_body("".join(self.body))
             return self.finish_call(arguments, stop + len(self.closer), error)
         if final:
             self.tail = buf[stop:end]
         return stop
+
+    def _before_begin(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """Begin the call once the body shows one: its first text on a later line than the tag,
+        or a `key:` right after it. Other text on the tag's line means prose: revert."""
+        start = pos
+        while pos < end and buf[pos] in " \t\r\n":
+            pos += 1
+        if pos > start:
+            self.consumed.append(buf[start:pos])
+            self.body.append(buf[start:pos])
+            self.on_new_line = self.on_new_line or "\n" in buf[start:pos]
+        if buf.startswith(self.closer, pos, end):
+            self.begin()  # an empty body
+            return pos
+        if pos == end or self.closer.startswith(buf[pos:end]):
+            if final:
+                self.tail = buf[pos:end]
+            return pos  # nothing yet, or perhaps the closer
+        if not self.on_new_line and _INLINE_KEY.match(buf, pos, end) is None:
+            if buf.find("\n", pos, end) < 0 and end - pos < MAX_TAG_LENGTH and not final:
+                return pos  # a `key:` may still come on this line
+            self.not_a_call()
+            return pos
+        if self.begin():
+            self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_BODY, (self.body,)))
+        return pos
 
     def body_verdict(self) -> EofVerdict:
         body = "".join(self.body)
