@@ -67,3 +67,12 @@ def test_the_partial_marker_search_looks_only_at_the_last_marker_length() -> Non
 def test_an_inline_span_without_a_closer_in_the_lookahead_bound_is_literal() -> None:
     text = "`" + "x" * 5000 + " <tool_call>"
     assert markers_found(text, 50) == [5002]
+
+
+def test_a_marker_that_begins_a_longer_one_waits_for_the_longer_at_a_chunk_boundary() -> None:
+    scanner = TextScanner(["</f>", "</f>\n</t>"])
+    assert scanner.scan("x</f>\n</", 0, final=False) == (1, None)
+    assert scanner.scan("x</f>\n</t>", 0, final=False) == (1, 1)
+    assert scanner.matched == "</f>\n</t>"
+    assert scanner.scan("x</f>\nzz", 0, final=False) == (1, 1)
+    assert scanner.matched == "</f>"

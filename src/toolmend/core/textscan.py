@@ -58,6 +58,7 @@ class TextScanner:
         "_fence_len",
         "_first_chars",
         "_line_start",
+        "_longer",
         "_markers",
         "_mask_code",
         "_mode",
@@ -73,6 +74,11 @@ class TextScanner:
         # Longest first, so a marker that is a prefix of another never shadows it.
         self._markers = tuple(sorted(set(markers), key=len, reverse=True))
         self._first_chars = "".join(sorted({m[0] for m in self._markers}))
+        #: For a marker that begins a longer one: the longer ones (to wait for at a boundary).
+        self._longer = {
+            m: tuple(o for o in self._markers if len(o) > len(m) and o.startswith(m))
+            for m in self._markers
+        }
         alternatives = [re.escape(m) for m in self._markers]
         if mask_code:
             alternatives += ["`+", "\n"]
@@ -132,6 +138,13 @@ class TextScanner:
                     return start, None  # still looking for the closer
                 i = end
                 continue
+            longer = self._longer.get(tok)
+            if (
+                longer
+                and not final
+                and any(len(m) > n - start and m.startswith(buf[start:]) for m in longer)
+            ):
+                return start, None  # a longer marker may still complete here
             self._line_start = False
             self.matched = tok
             return start, start
