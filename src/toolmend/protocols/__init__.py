@@ -20,6 +20,7 @@ _MODULES: dict[str, str] = {
     "antml": "toolmend.protocols.antml",
     "morph-xml": "toolmend.protocols.morph_xml",
     "yaml-xml": "toolmend.protocols.yaml_xml",
+    "kimi-xtml": "toolmend.protocols.kimi_xtml",
     "qwen3-coder": "toolmend.protocols.qwen3_coder",
 }
 _loaded: dict[str, TextProtocol] = {}
