@@ -11,9 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import toolmend
-from support import check_all_invariants, run_chunks
+from support import (
+    assert_conserved,
+    assert_deltas_are_prefixes,
+    check_all_invariants,
+    comparable,
+    run_chunks,
+)
 from toolmend.events import Diagnostic, ToolCallDelta, ToolCallEnd
 
 P = "kimi-xtml"
@@ -482,3 +490,70 @@ def test_render_tools_declares_each_tool_and_teaches_the_call_syntax() -> None:
     assert '"name": "write_file"' in prompt and '"name": "get_weather"' in prompt
     assert '<|open|>call tool="TOOL_NAME" index="1"<|sep|>' in prompt
     assert "<|close|>tools<|sep|>" in prompt
+
+
+# ------------------------------------------------------------------------- values and bounds
+
+
+def test_marker_shaped_text_inside_a_value_is_value_text() -> None:
+    value = "a <|foo|> <|close|>think<|sep|> <|open|>call b <|clo"
+    text = tools_block(call("write_file", arg("path", "a"), arg("content", value)))
+    assert calls(parse(text))[0][1]["content"] == value
+
+
+def test_a_sep_less_argument_closer_ends_the_value() -> None:
+    text = (
+        '<|open|>call tool="get_weather"<|sep|><|open|>argument key="city"<|sep|>Rome'
+        "<|close|>argument\n<|close|>call<|sep|>"
+    )
+    assert calls(parse(text)) == [("get_weather", {"city": "Rome"}, False)]
+
+
+def test_a_call_larger_than_the_fragment_cap_ends_incomplete_and_its_rest_is_skipped() -> None:
+    big = tools_block(call("write_file", arg("path", "a"), arg("content", "x" * 1000)))
+    text = f"{big} after {BLOCK}"
+    check_all_invariants(P, text, TOOLS, max_fragment=400)
+    result = toolmend.parse(text, P, TOOLS, max_fragment=400)
+    assert [(c.name, c.incomplete) for c in result.tool_calls] == [
+        ("write_file", True),
+        ("write_file", False),
+    ]
+    assert result.text == " after "
+
+
+# ------------------------------------------------------------------ any mix keeps invariants
+
+_PIECES = [
+    "<|open|>",
+    "<|close|>",
+    "<|sep|>",
+    "<|clo",
+    "tools",
+    "think",
+    " ",
+    "\n",
+    "x",
+    "<",
+    "`",
+    "```\n",
+    '<|open|>call tool="get_weather"<|sep|>',
+    '<|open|>argument key="city"<|sep|>',
+    "<|close|>argument<|sep|>",
+    "<|close|>call<|sep|>",
+    "<|open|>tools<|sep|>",
+    "<|close|>tools<|sep|>",
+    call("get_weather", arg("city", "Rome")),
+    call("nope", arg("a", "b")),
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8))
+def test_any_mix_of_markers_calls_and_text_keeps_the_invariants(parts: list[str]) -> None:
+    text = "".join(parts)
+    whole = run_chunks(P, [text], TOOLS)
+    assert_conserved(text, whole)
+    assert_deltas_are_prefixes(whole)
+    one_char = run_chunks(P, list(text), TOOLS)
+    assert_conserved(text, one_char)
+    assert comparable(one_char) == comparable(whole)

@@ -228,6 +228,10 @@ class XtmlReader(BlockReader):
     # ------------------------------------------------------------------------ BlockReader
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if self.state == _VALUE and not final:
+            pos, again = self._value(buf, pos, end, final)  # the hot path: inside a long value
+            if not again:
+                return pos
         again = True
         while again and not self.over:
             if self.state == _VALUE:
