@@ -88,9 +88,18 @@ _VIABLE_TAIL = re.compile(rf'{_NAME}(?:"[ \t\r\n]*)?')
 _NAMED_TAIL = re.compile(rf'({_NAME})"')
 
 _OK, _NEED, _BAD = 0, 1, 2
-#: A whole chunk of a value with no "<" or "&": nothing in it can close the value or needs
-#: decoding, so the parser may append it without calling the reader (its plain-text run).
-_PLAIN_VALUE = re.compile(r"[^<&]+")
+
+
+def _plain_value(prefix: str) -> re.Pattern[str]:
+    """A whole chunk of a value that can neither hold nor start `</{prefix}parameter>` nor an
+    entity: every `<` and `&` in it is followed, inside the chunk, by a character that rules
+    that out. The parser may append such a chunk without calling the reader (its plain run).
+    """
+    after_slash = re.escape(f"{prefix}parameter>"[0])
+    return re.compile(rf"(?:[^<&]|<(?=[^/])|</(?=[^{after_slash}])|&(?=[^lgaq#]))+")
+
+
+_PLAIN_VALUE = {prefix: _plain_value(prefix) for prefix in ("", PREFIX)}
 
 
 class DuplicateRule(str, Enum):  # noqa: UP042 - a str-valued Enum like Policy
@@ -460,7 +469,7 @@ class InvokeReader(BlockReader):
         elif self.duplicate is None:
             self.streaming = self.ctx.args.open_string(key)
         if not self.discard:
-            self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_VALUE, (self.pieces,)))
+            self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_VALUE[self.prefix], (self.pieces,)))
         self.state = _VALUE
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
