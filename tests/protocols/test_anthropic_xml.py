@@ -300,6 +300,20 @@ def test_an_entity_split_across_chunks_is_decoded_once_whole() -> None:
         assert end.call.arguments == {"city": "a&b中"}
 
 
+def test_a_long_value_with_markup_fed_in_five_character_chunks_arrives_whole() -> None:
+    code = '<div class="a">if (a &lt; b && c) { x = "&copy;"; }</div>\n' * 200
+    text = (
+        '<invoke name="write_file"><parameter name="file_path">a</parameter>'
+        f'<parameter name="content">{code}</parameter></invoke>'
+    )
+    chunks = [text[i : i + 5] for i in range(0, len(text), 5)]
+    events = run_chunks(PROTOCOL, chunks, WRITE)
+    [end] = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert end.call.arguments["content"] == code.replace("&lt;", "<")
+    sent = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    assert sent == end.call.arguments_json()
+
+
 # Rendering ----------------------------------------------------------------------------------
 
 

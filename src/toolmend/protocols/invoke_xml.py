@@ -28,9 +28,14 @@ opening becomes text again exactly as written. It never scans text outside its b
 engine's `TextScanner` does that, with the code mask), never validates arguments (the engine's
 schema gate does) and never writes raw markup into a diagnostic.
 
-Cost: inside a value the reader does one `str.find` for the closer per feed and holds back only
-a partial closer or a partial entity; an undecided opening is bounded by `MAX_TAG_LENGTH` per tag
-and `MAX_INTERSTITIAL_WHITESPACE` per whitespace run.
+Tool results are written into `<stdout>` as they are (models read them; nothing parses them
+back), the tool name escaped.
+
+Cost: inside a value a chunk whose `<` and `&` cannot start the closer or an entity is appended
+by the engine without calling the reader (a plain-text run); otherwise the reader does one
+`str.find` for the closer and holds back only a partial closer or a partial entity. An undecided
+opening is bounded by `MAX_TAG_LENGTH` per tag and `MAX_INTERSTITIAL_WHITESPACE` per whitespace
+run, so re-reading it on the next feed keeps the total cost linear.
 """
 
 from __future__ import annotations
