@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -159,6 +160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_parse(args)
     except (CliError, ToolmendError, ValueError) as exc:
         _fail(str(exc))
+    except BrokenPipeError:
+        # The reader went away (`toolmend parse ... | head`): not an error worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
