@@ -552,9 +552,16 @@ class StreamParser(BlockContext):
         assert self._reader is not None
         end = len(self._buf)
         verdict = self._reader.at_eof()
-        named = self._call is None and self._pending_end is None and verdict.name is not None
-        if named and self.begin_call(verdict.name or ""):
-            verdict.recoverable = False  # R1: the opening was cut off
+        ended_call_stop = self._pending_end[2] if self._pending_end is not None else -1
+        # A header cut off after its name (R1 fails); a call before it in the block ends at its
+        # own end (`begin_call` sends it).
+        cut_header = self._call is None and verdict.name is not None
+        if (
+            cut_header
+            and (self._pending_end is None or ended_call_stop >= 0)
+            and self.begin_call(verdict.name or "")
+        ):
+            verdict.recoverable = False
             if verdict.reason == CUT_OFF:
                 verdict.reason = "the call was cut off inside its opening marker"
         if self._call is not None:
@@ -565,8 +572,11 @@ class StreamParser(BlockContext):
             self.end_block(end)
             return
         if self._pending_end is not None:
-            self.end_block(end)
-            return
+            if verdict.recoverable or ended_call_stop < 0:
+                self.end_block(end)
+                return
+            # Cut off after the block's last call, before another call's name was readable.
+            self._flush_pending_end()
         retained = self._base + end - self._attributed
         self._out.append(
             Diagnostic(
