@@ -14,36 +14,8 @@ from support import (
     load_exceptions,
     run_chunks,
 )
+from tool_fixtures import WEATHER, WRITE
 from toolmend.events import Diagnostic, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
-
-WEATHER = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "city": {"type": "string"},
-                    "days": {"type": "integer"},
-                    "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                },
-                "required": ["city"],
-                "additionalProperties": False,
-            },
-        },
-    }
-]
-WRITE = [
-    {
-        "name": "write_file",
-        "parameters": {
-            "type": "object",
-            "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
-            "required": ["file_path", "content"],
-        },
-    }
-]
 
 CASES = load_cases("hermes.jsonl")
 EXCEPTIONS = load_exceptions("hermes.exceptions.json")

@@ -9,38 +9,11 @@ import pytest
 
 import toolmend
 from support import check_all_invariants, load_cases, load_exceptions, run_chunks
+from tool_fixtures import WEATHER, WRITE
 from toolmend.events import ToolCallDelta, ToolCallEnd, ToolCallStart
 from toolmend.protocols.qwen3_coder import parameter_value
 
 PROTOCOL = "qwen3-coder"
-WEATHER = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "city": {"type": "string"},
-                    "days": {"type": "integer"},
-                    "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                },
-                "required": ["city"],
-                "additionalProperties": False,
-            },
-        },
-    }
-]
-WRITE = [
-    {
-        "name": "write_file",
-        "parameters": {
-            "type": "object",
-            "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
-            "required": ["file_path", "content"],
-        },
-    }
-]
 
 CASES = load_cases("qwen3_coder.jsonl")
 EXCEPTIONS = load_exceptions("qwen3_coder.exceptions.json")
