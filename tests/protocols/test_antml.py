@@ -10,26 +10,12 @@ from typing import Any
 
 import toolmend
 from support import check_all_invariants, run_chunks
+from tool_fixtures import WEATHER
 from toolmend.events import ToolCallDelta, ToolCallEnd, ToolCallStart
 from toolmend.protocols.invoke_xml import PREFIX
 
 PROTOCOL = "antml"
 
-WEATHER = [
-    {
-        "name": "get_weather",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "city": {"type": "string"},
-                "days": {"type": "integer"},
-                "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-            },
-            "required": ["city"],
-            "additionalProperties": False,
-        },
-    }
-]
 EDIT = [
     {
         "name": "Edit",

@@ -26,7 +26,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from toolmend.core.argstream import ArgumentStream
 from toolmend.core.textscan import TextScanner
@@ -48,6 +48,22 @@ DEFAULT_MAX_FRAGMENT = 1024 * 1024
 #: A tag (an opening header such as `<invoke name="...">`) longer than this is not a tag: the
 #: text is released as visible text instead of being held while waiting for a `>`.
 MAX_TAG_LENGTH = 128
+
+
+class ParserOptions(TypedDict, total=False):
+    """The caller's choices for one parser (every entry point passes these through as they are).
+
+    `policy`: "strict" (validate only) or "lenient" (validation-gated repairs); default: the
+    protocol's own. `max_fragment`: largest call in characters (default 1 MiB).
+    `keep_failed_markup`: show a failed call's markup as text. `id_prefix` / `seed`:
+    deterministic call ids.
+    """
+
+    policy: Policy | str | None
+    max_fragment: int
+    keep_failed_markup: bool
+    id_prefix: str | None
+    seed: int | str | None
 
 
 CUT_OFF = "the call was cut off before it was complete"

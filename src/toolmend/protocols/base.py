@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from abc import abstractmethod
 from collections.abc import Sequence
+from typing import Unpack
 
-from toolmend.core.engine import DEFAULT_MAX_FRAGMENT, ProtocolSyntax, StreamParser
+from toolmend.core.engine import ParserOptions, ProtocolSyntax, StreamParser
 from toolmend.model import Tool, ToolCall, ToolsLike, coerce_tools
-from toolmend.schema_gate import Policy
 
 
 class TextProtocol(ProtocolSyntax):
@@ -45,25 +45,10 @@ class TextProtocol(ProtocolSyntax):
         """A tool's result written the way this format feeds results back to the model."""
 
     def stream_parser(
-        self,
-        tools: ToolsLike = None,
-        *,
-        policy: Policy | str | None = None,
-        max_fragment: int = DEFAULT_MAX_FRAGMENT,
-        keep_failed_markup: bool = False,
-        id_prefix: str | None = None,
-        seed: int | str | None = None,
+        self, tools: ToolsLike = None, **options: Unpack[ParserOptions]
     ) -> StreamParser:
-        """A fresh sans-IO parser for one model output in this format."""
-        return StreamParser(
-            self,
-            coerce_tools(tools),
-            policy=policy,
-            max_fragment=max_fragment,
-            keep_failed_markup=keep_failed_markup,
-            id_prefix=id_prefix,
-            seed=seed,
-        )
+        """A fresh sans-IO parser for one model output in this format (options: `ParserOptions`)."""
+        return StreamParser(self, coerce_tools(tools), **options)
 
     def __repr__(self) -> str:
         return f"<protocol {self.id}>"
