@@ -109,6 +109,15 @@ def test_concatenated_objects_inside_an_arguments_string_fail_with_their_count()
     assert diag.metadata["count"] == 2
 
 
+def test_a_call_in_the_openai_wire_shape_is_read() -> None:
+    result = parse(
+        '<tool_call>{"type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Rome\\"}"}}</tool_call>'
+    )
+    assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Rome"}, True)
+    ]
+
+
 def test_a_granite_style_array_of_calls_gives_each_call() -> None:
     result = parse(
         '<tool_call>[{"name": "get_weather", "arguments": {"city": "a"}}, {"name": "get_weather", "arguments": {"city": "b"}}]</tool_call>'

@@ -245,6 +245,8 @@ class HermesReader(JsonScan, BlockReader):
             self._finish_object(obj, repairs, at=at)
 
     def _finish_object(self, obj: dict[str, Any], repairs: list[str], *, at: int) -> None:
+        if "name" not in obj and isinstance(obj.get("function"), dict):
+            obj = obj["function"]  # the OpenAI wire shape {"type": "function", "function": {...}}
         name = obj.get("name")
         if not self.begun:
             if self.unknown or not isinstance(name, str):
