@@ -30,6 +30,7 @@ __all__ = [
     "MAX_REPAIR_INPUT",
     "DecodedArguments",
     "decode_json_object",
+    "json_type",
     "normalize_text",
     "normalize_value",
     "repair_unicode_escapes",
@@ -193,16 +194,23 @@ def _object_result(value: Any, repairs: list[str], allow_repair: bool) -> Decode
         inner, _ = _strict_loads(value.strip()) if value.strip().startswith("{") else (None, None)
         if isinstance(inner, dict):
             return DecodedArguments([inner], [*repairs, "parse-json-string"])
-    kind = _json_type(value)
+    kind = json_type(value, integers=False)
     return DecodedArguments([], repairs, f"arguments must be a JSON object, got {kind}")
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any, *, integers: bool = True) -> str:
+    """The JSON type name of a decoded value, as JSON Schema and error messages spell it.
+
+    `null`, `boolean`, `integer` (an int, when `integers`; else `number`), `number`, `string`,
+    `array`, `object`; for a value that is not JSON data, its Python type name.
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return "integer" if integers else "number"
+    if isinstance(value, float):
         return "number"
     if isinstance(value, str):
         return "string"

@@ -32,6 +32,7 @@ from jsonschema.protocols import Validator
 from toolmend.jsontext import (
     MAX_REPAIR_INPUT,
     DecodedArguments,
+    json_type,
     normalize_text,
     normalize_value,
     repair_unicode_escapes,
@@ -171,24 +172,6 @@ def _compiled_for(tool: Tool) -> _Compiled:
 # small value helpers
 
 
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
 def _types_of(schema: dict[str, Any]) -> set[str]:
     """The JSON types a subschema asks for, inferred from its keywords when "type" is absent."""
     declared = schema.get("type")
@@ -205,7 +188,7 @@ def _types_of(schema: dict[str, Any]) -> set[str]:
         types.add("array")
     members = _enum_members(schema)
     if members is not None:
-        types.update(_json_kind(m) for m in members)
+        types.update(json_type(m) for m in members)
     return types
 
 
@@ -326,9 +309,7 @@ def _error_message(error: ValidationError) -> str:
     if error.validator == "type":
         wanted = error.validator_value
         wanted_text = " or ".join(wanted) if isinstance(wanted, list) else str(wanted)
-        return (
-            f"expected {wanted_text}, got {_json_kind(error.instance)} {_preview(error.instance)}"
-        )
+        return f"expected {wanted_text}, got {json_type(error.instance)} {_preview(error.instance)}"
     if error.validator == "enum" and isinstance(error.validator_value, list):
         members = ", ".join(_preview(m) for m in error.validator_value[:12])
         return f"{_preview(error.instance)} is not one of: {members}"
@@ -678,7 +659,7 @@ class SchemaGate:
         """Validate (and under LENIENT, repair) one call's arguments; see `GateResult`."""
         if not isinstance(arguments, dict):
             return GateResult(
-                {}, [], f"arguments must be a JSON object, got {_json_kind(arguments)}"
+                {}, [], f"arguments must be a JSON object, got {json_type(arguments)}"
             )
         normalised: dict[str, Any] = normalize_value(arguments)
         notes = _surrogate_notes(arguments, normalised)

@@ -26,7 +26,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.engine import (
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    PlainTextRun,
+)
 from toolmend.model import Tool, ToolCall
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -62,6 +68,11 @@ _NOISE = (*TERMINATORS, RESPONSE_OPEN)
 # What a string's streamed text holds back at its end: the repair of a forgotten `<|"|>` reads a
 # final `}` or `]` (and the whitespace after it) as structure.
 _HELD = frozenset(" \t\r\n}]")
+#: A whole chunk of a streamed string that is string text as written and holds nothing back:
+#: no `<` (the delimiter and the terminators start with one) and no final character of `_HELD`.
+#: The parser's plain-text run appends it without calling the reader (only while nothing is
+#: held).
+_PLAIN_STRING = re.compile(r"[^<]*[^< \t\r\n}\]]")
 
 _HEADER_STATE, _ARGS, _PAREN, _AFTER, _AFTER_CLOSE = range(5)
 
@@ -102,14 +113,26 @@ class _CallArguments(GemmaArgScan):
         self.partial_key = key
         self.held = ""
         self.streaming = self.ctx.args.open_string(key)
+        if self.streaming:
+            self._plain_run(True)
+
+    def _plain_run(self, on: bool) -> None:
+        """While a streamed string holds nothing back, plain chunks skip the reader."""
+        self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_STRING, (self.raw,)) if on else None)
 
     def on_string_text(self, text: str) -> None:
         if not self.streaming:
             return
         if text[-1] not in _HELD:  # the hot path: nothing to hold back
-            self.ctx.args.string_chunk(self.held + text if self.held else text)
-            self.held = ""
+            if self.held:
+                self.ctx.args.string_chunk(self.held + text)
+                self.held = ""
+                self._plain_run(True)
+            else:
+                self.ctx.args.string_chunk(text)
             return
+        if not self.held:
+            self._plain_run(False)
         if not text.strip(" \t\r\n"):
             self.held += text
             return
@@ -123,6 +146,7 @@ class _CallArguments(GemmaArgScan):
 
     def on_string_terminator(self) -> None:
         if self.streaming:
+            self._plain_run(False)
             self.streaming = False
             self.held = ""
             self.ctx.args.halt()
@@ -132,6 +156,7 @@ class _CallArguments(GemmaArgScan):
         if streamed and key == self.partial_key:
             self.partial_key = None
             if self.streaming:
+                self._plain_run(False)
                 self.ctx.args.string_chunk(self.held)
                 self.ctx.args.close_string()
                 self.streaming = False

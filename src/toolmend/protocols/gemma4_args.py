@@ -75,8 +75,11 @@ class GemmaArgScan:
         self.mode = _STRUCT
         self.pieces: list[str] = []  # the token in progress (string content, bare text)
         self.string_is_key = False
-        self.raw: list[str] = []  # every consumed character, in order
-        self.raw_len = 0
+        #: Every consumed character, in order. Only ever appended to, also by a caller that
+        #: streams plain string text past the scanner (see `raw_len`).
+        self.raw: list[str] = []
+        self._raw_len = 0  # the length of `raw[: self._counted]`
+        self._counted = 0
         self.value: dict[str, Any] | None = None  # the object, once its `}` is read
         self.error: str | None = None  # the first anomaly (the object is then not clean)
         self.repairs: list[str] = []
@@ -127,10 +130,18 @@ class GemmaArgScan:
     def raw_text(self) -> str:
         return "".join(self.raw)
 
+    @property
+    def raw_len(self) -> int:
+        """How many characters were consumed (each piece of `raw` is counted once)."""
+        raw = self.raw
+        if self._counted < len(raw):
+            self._raw_len += sum(map(len, raw[self._counted :]))
+            self._counted = len(raw)
+        return self._raw_len
+
     def _take(self, text: str) -> None:
         if text:
             self.raw.append(text)
-            self.raw_len += len(text)
 
     def _break(self, message: str) -> None:
         if self.error is None:
@@ -300,7 +311,6 @@ class GemmaArgScan:
             if stop > pos:
                 text = buf[pos:stop]
                 self.raw.append(text)
-                self.raw_len += stop - pos
                 if self._streaming:
                     self.on_string_text(text)
                 pos = stop

@@ -49,7 +49,9 @@ from toolmend.core.engine import (
     BlockContext,
     BlockReader,
     EofVerdict,
+    PlainTextRun,
 )
+from toolmend.jsontext import json_type
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, tools_as_json_lines
@@ -80,6 +82,10 @@ ARGUMENT_TYPES: dict[str, str] = {
 
 _ATTRIBUTE = re.compile(r'[ \t\r\n]*([A-Za-z_][\w.:-]*)[ \t]*=[ \t]*"([^"]*)"')
 _WS_RUN = re.compile(r"[ \t\r\n]*")
+#: A whole chunk of a string value that is value text as written: every `<` in it is followed,
+#: inside the chunk, by something other than `|` (every marker starts with `<|`). The parser's
+#: plain-text run appends such a chunk without calling the reader.
+_PLAIN_VALUE = re.compile(r"(?:[^<]|<(?=[^|]))+")
 _QUOTED_TOOL = re.compile(r'(?:^|[ \t\r\n])tool[ \t]*=[ \t]*"([^"]*)"')
 
 
@@ -122,21 +128,6 @@ def decode_typed(raw: str, kind: str) -> tuple[Any, str | None]:
     return (value, None) if ok else (None, f"is not a JSON {kind}")
 
 
-def argument_type(value: Any) -> str:
-    """The `type` attribute a value is written with."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 class KimiXtmlProtocol(TextProtocol):
     id = "kimi-xtml"
     summary = (
@@ -171,7 +162,7 @@ class KimiXtmlProtocol(TextProtocol):
     def render_call(self, call: ToolCall) -> str:
         parts = [TOOLS_OPEN, f'{OPEN}call tool="{call.name}" index="1"{SEP}']
         for key, value in call.arguments.items():
-            kind = argument_type(value)
+            kind = json_type(value, integers=False)
             text = value if isinstance(value, str) else canonical_json(value)
             parts.append(f'{OPEN}argument key="{key}" type="{kind}"{SEP}{text}{ARGUMENT_CLOSE}')
         parts += [CALL_CLOSE, TOOLS_CLOSE]
@@ -486,6 +477,8 @@ class XtmlReader(BlockReader):
             call.kind = kind
             if kind == "string":
                 call.streaming = self.ctx.args.open_string(key)
+                if call.streaming:
+                    self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_VALUE, (call.pieces,)))
         return new, True
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
@@ -535,6 +528,7 @@ class XtmlReader(BlockReader):
         call.pieces = []
         if call.kind == "string":
             if call.streaming:
+                self.ctx.set_plain_text_run(None)
                 self.ctx.args.close_string()
                 call.streaming = False
             call.arguments[key] = raw

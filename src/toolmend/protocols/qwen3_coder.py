@@ -31,9 +31,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.engine import (
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    PlainTextRun,
+)
 from toolmend.core.textscan import partial_marker_start
-from toolmend.jsontext import decode_json_object
+from toolmend.jsontext import decode_json_object, json_type
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -72,6 +78,10 @@ _NUMBER = re.compile(
     r"(?:[eE][+-]?\d{1,4})?"
 )
 _JSON_START = frozenset('-0123456789tfn[{"')
+#: A whole chunk of a streamed string value that is value text as written: no `<` (every closer
+#: starts with one) and no final newline (it may be the template's, trimmed before the closer).
+#: The parser's plain-text run appends such a chunk without calling the reader.
+_PLAIN_VALUE = re.compile(r"[^<]*[^<\n]")
 _QUOTES = "\"'"
 
 
@@ -111,7 +121,7 @@ def declared_types(schema: Any, depth: int = 0) -> frozenset[str] | None:
                 types |= sub
     members = schema.get("enum", [schema["const"]] if "const" in schema else None)
     if isinstance(members, list):
-        types.update(_json_kind(m) for m in members)
+        types.update(json_type(m) for m in members)
     return frozenset(types) or None
 
 
@@ -154,20 +164,6 @@ def typed_value(text: str, types: frozenset[str] | None) -> Any:
 
 
 _STRING = frozenset(("string",))
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _no_constant(name: str) -> Any:
@@ -540,6 +536,8 @@ class Qwen3CoderReader(BlockReader):
             self.started_value = True
             if buf[pos] == "\n":
                 pos += 1
+            if self.streaming:
+                self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_VALUE, (self.pieces,)))
         m = _VALUE_END.search(buf, pos, end)
         if m is None:
             if final:
@@ -582,6 +580,7 @@ class Qwen3CoderReader(BlockReader):
         value = typed_value("".join(self.pieces), self.types)
         self.pieces = []
         if self.streaming:
+            self.ctx.set_plain_text_run(None)
             self.ctx.args.close_string()
             self.streaming = False
         key = self.key
