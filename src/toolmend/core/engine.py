@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypedDict
 
 from toolmend.core.argstream import ArgumentStream
@@ -88,14 +89,52 @@ class EofVerdict:
 class PlainTextRun:
     """A reader's standing promise, while it streams a string value, that lets `feed()` skip it.
 
-    While set (and nothing is held back), a chunk that fully matches `pattern` is plain text of
-    the value exactly as written: the parser appends it to each list in `sinks` (the reader's
-    own records) and to the argument stream, without calling the reader. This keeps a long
-    argument streamed in small deltas at a few function calls per delta.
+    While set, when what the reader would read next (the held-back rest of the buffer, then the
+    new chunk) fully matches `pattern`, that text is text of the value: the parser appends it as
+    written to each list in `sinks`, its decoded text to each list in `decoded_sinks` and to the
+    argument stream, without calling the reader. The decoded text is `decode(text)`, or the text
+    itself when `decode` is None; `decode` must read every text the pattern matches (a pattern
+    admits only complete escapes or entities). The lists must end up holding exactly what the
+    reader would have recorded. This keeps a long argument streamed in small deltas at a few
+    function calls per delta. `plain_text_pattern` builds the pattern of a value that ends at
+    literal stops.
     """
 
     pattern: re.Pattern[str]
     sinks: tuple[list[str], ...]
+    decode: Callable[[str], str] | None = None
+    decoded_sinks: tuple[list[str], ...] = ()
+
+
+@lru_cache(maxsize=256)
+def plain_text_pattern(
+    stops: tuple[str, ...], *, held: str = "", allowed: str = "", exclude: str = ""
+) -> re.Pattern[str]:
+    """The pattern of a whole chunk that a reader would take as value text, as written.
+
+    The value ends at any of the literal `stops`: the chunk holds none and does not end in a
+    proper prefix of one, so a stop's first character is plain only where what follows it inside
+    the chunk rules out every stop. `exclude` characters are never plain by themselves;
+    `allowed` is a regex of sequences that are plain anyway, tried first (complete escapes or
+    entities, which the run's `decode` reads). The chunk does not end in a character of `held`
+    (text the reader holds back, such as a newline it may trim).
+    """
+    firsts = sorted({s[0] for s in stops})
+    alternatives = [allowed] if allowed else []
+    special = "".join(firsts) + exclude
+    alternatives.append(f"[^{re.escape(special)}]++" if special else r"[\s\S]++")
+    for first in firsts:
+        rests = sorted({s[1:] for s in stops if s[0] == first}, key=len, reverse=True)
+        if "" in rests:
+            continue  # a one-character stop: never plain
+        starts = sorted({r[:i] for r in rests for i in range(len(r))}, key=len, reverse=True)
+        inside = "|".join(map(re.escape, rests))
+        at_end = "|".join(map(re.escape, starts))
+        alternatives.append(f"{re.escape(first)}(?!{inside}|(?:{at_end})\\Z)")
+    tail = f"(?<![{re.escape(held)}])" if held else ""
+    # Each alternative is possessive or fixed-width, so a failed match backtracks linearly. The
+    # outer repeat is not possessive: CPython 3.11 mistracks groups of `allowed` inside one.
+    return re.compile(f"(?:{'|'.join(alternatives)})+{tail}")
 
 
 class BlockReader(ABC):
@@ -271,19 +310,25 @@ class StreamParser(BlockContext):
             raise RuntimeError("feed() after finish()")
         if not isinstance(chunk, str):
             raise TypeError(f"feed() takes str, got {type(chunk).__name__}")
+        # What the reader would read next: the held-back rest, if any, then the chunk.
+        text = self._buf + chunk if self._buf else chunk
         run = self._plain_run
         if (
             run is not None
-            and not self._buf
-            and self._base + len(chunk) - self._block_start <= self.max_fragment
-            and run.pattern.fullmatch(chunk) is not None
+            and self._base + len(text) - self._block_start <= self.max_fragment
+            and run.pattern.fullmatch(text) is not None
         ):
+            self._buf = ""
+            self._base += len(text)
             for sink in run.sinks:
-                sink.append(chunk)
-            self.args.string_chunk(chunk)
-            self._base += len(chunk)
+                sink.append(text)
+            if run.decode is not None:
+                text = run.decode(text)
+            for sink in run.decoded_sinks:
+                sink.append(text)
+            self.args.string_chunk(text)
         elif chunk:
-            self._buf = self._buf + chunk if self._buf else chunk
+            self._buf = text
             self._run(final=False)
         # _take() inlined: this runs once per streamed delta.
         out = self._out[:]

@@ -32,6 +32,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    plain_text_pattern,
 )
 from toolmend.model import Tool, ToolCall
 from toolmend.names import ToolResolver
@@ -69,10 +70,10 @@ _NOISE = (*TERMINATORS, RESPONSE_OPEN)
 # final `}` or `]` (and the whitespace after it) as structure.
 _HELD = frozenset(" \t\r\n}]")
 #: A whole chunk of a streamed string that is string text as written and holds nothing back:
-#: no `<` (the delimiter and the terminators start with one) and no final character of `_HELD`.
-#: The parser's plain-text run appends it without calling the reader (only while nothing is
-#: held).
-_PLAIN_STRING = re.compile(r"[^<]*[^< \t\r\n}\]]")
+#: neither the delimiter nor a terminator can begin in it, and it does not end in a character
+#: of `_HELD`. The parser's plain-text run appends it without calling the reader (only while
+#: nothing is held).
+_PLAIN_STRING = plain_text_pattern((STRING_DELIMITER, *TERMINATORS), held=" \t\r\n}]")
 
 _HEADER_STATE, _ARGS, _PAREN, _AFTER, _AFTER_CLOSE = range(5)
 

@@ -28,8 +28,17 @@ ARGUMENT_KEYS = ("arguments", "parameters")
 #: Inside a JSON string: plain characters and complete two-character escapes (not `\\u`, whose
 #: halves may straddle chunks; the scanner handles those).
 _PLAIN_STRING_RUN = re.compile(r'(?:[^"\\]+|\\[^u])+')
-#: A whole chunk of a string value with nothing to decode (the parser's plain-text run).
-_PLAIN_TEXT = re.compile(r'[^"\\]+')
+#: A whole chunk of a string value for the parser's plain-text run: text with nothing to decode,
+#: or text with complete two-character escapes and no raw control character (what
+#: `decode_string_piece` reads; JSON refuses a raw control character beside an escape).
+_PLAIN_TEXT = re.compile(r'[^"\\]++|(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt])++')
+
+
+def _decode_plain(raw: str) -> str:
+    """The text of a chunk `_PLAIN_TEXT` matched (its escapes are complete and valid)."""
+    text = decode_string_piece(raw)
+    assert text is not None, "the plain-text pattern admits only decodable text"
+    return text
 
 
 class HermesProtocol(TextProtocol):
@@ -142,7 +151,9 @@ class HermesReader(JsonScan, BlockReader):
             self.partial = []
             self.streaming = self.ctx.args.open_string(self.key2)
             if self.streaming:
-                run = PlainTextRun(_PLAIN_TEXT, (self.consumed, self.partial))
+                run = PlainTextRun(
+                    _PLAIN_TEXT, (self.consumed,), _decode_plain, decoded_sinks=(self.partial,)
+                )
                 self.ctx.set_plain_text_run(run)
 
     def on_string_piece(self, raw: str) -> None:

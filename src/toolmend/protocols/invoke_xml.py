@@ -31,9 +31,10 @@ schema gate does) and never writes raw markup into a diagnostic.
 Tool results are written into `<stdout>` as they are (models read them; nothing parses them
 back), the tool name escaped.
 
-Cost: inside a value a chunk whose `<` and `&` cannot start the closer or an entity is appended
-by the engine without calling the reader (a plain-text run); otherwise the reader does one
-`str.find` for the closer and holds back only a partial closer or a partial entity. An undecided
+Cost: inside a value a chunk whose `<` and `&` cannot start the closer or an entity (complete
+entities in it are decoded on the way) is appended by the engine without calling the reader (a
+plain-text run); otherwise the reader does one `str.find` for the closer and holds back only a
+partial closer or a partial entity. An undecided
 opening is bounded by `MAX_TAG_LENGTH` per tag and `MAX_INTERSTITIAL_WHITESPACE` per whitespace
 run, so re-reading it on the next feed keeps the total cost linear.
 """
@@ -54,6 +55,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    plain_text_pattern,
 )
 from toolmend.core.textscan import partial_marker_start
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -96,12 +98,12 @@ _OK, _NEED, _BAD = 0, 1, 2
 
 
 def _plain_value(prefix: str) -> re.Pattern[str]:
-    """A whole chunk of a value that can neither hold nor start `</{prefix}parameter>` nor an
-    entity: every `<` and `&` in it is followed, inside the chunk, by a character that rules
-    that out. The parser may append such a chunk without calling the reader (its plain run).
+    """A whole chunk of a value that holds neither `</{prefix}parameter>` nor the start of an
+    entity, but for complete entities (decoded): the parser may append it without calling the
+    reader (its plain run).
     """
-    after_slash = re.escape(f"{prefix}parameter>"[0])
-    return re.compile(rf"(?:[^<&]|<(?=[^/])|</(?=[^{after_slash}])|&(?=[^lgaq#]))+")
+    starts = [f"&{name}" for name in _NAMED]
+    return plain_text_pattern((f"</{prefix}parameter>", *starts, "&#"), allowed=_ENTITY.pattern)
 
 
 _PLAIN_VALUE = {prefix: _plain_value(prefix) for prefix in ("", PREFIX)}
@@ -474,7 +476,8 @@ class InvokeReader(BlockReader):
         elif self.duplicate is None:
             self.streaming = self.ctx.args.open_string(key)
         if not self.discard:
-            self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_VALUE[self.prefix], (self.pieces,)))
+            run = PlainTextRun(_PLAIN_VALUE[self.prefix], (), decode_entities, (self.pieces,))
+            self.ctx.set_plain_text_run(run)
         self.state = _VALUE
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:

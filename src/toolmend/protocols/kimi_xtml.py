@@ -50,6 +50,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    plain_text_pattern,
 )
 from toolmend.jsontext import json_type
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -82,10 +83,9 @@ ARGUMENT_TYPES: dict[str, str] = {
 
 _ATTRIBUTE = re.compile(r'[ \t\r\n]*([A-Za-z_][\w.:-]*)[ \t]*=[ \t]*"([^"]*)"')
 _WS_RUN = re.compile(r"[ \t\r\n]*")
-#: A whole chunk of a string value that is value text as written: every `<` in it is followed,
-#: inside the chunk, by something other than `|` (every marker starts with `<|`). The parser's
-#: plain-text run appends such a chunk without calling the reader.
-_PLAIN_VALUE = re.compile(r"(?:[^<]|<(?=[^|]))+")
+#: A whole chunk of a string value that is value text as written: no marker can begin in it.
+#: The parser's plain-text run appends such a chunk without calling the reader.
+_PLAIN_VALUE = plain_text_pattern(LEADS)
 _QUOTED_TOOL = re.compile(r'(?:^|[ \t\r\n])tool[ \t]*=[ \t]*"([^"]*)"')
 
 

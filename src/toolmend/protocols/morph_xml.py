@@ -43,6 +43,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    plain_text_pattern,
 )
 from toolmend.core.textscan import partial_marker_start
 from toolmend.model import Tool, ToolCall
@@ -71,9 +72,9 @@ _TRAILING_LAYOUT = re.compile(rf"\r?\n[ \t]{{0,{MAX_LAYOUT_INDENT}}}\Z")
 _INT = re.compile(r"[+-]?\d{1,300}")
 _FLOAT = re.compile(r"[+-]?(?:\d{1,300}\.?\d{0,300}|\.\d{1,300})(?:[eE][+-]?\d{1,4})?")
 _WS = " \t\r\n"
-#: A whole chunk of a raw string value that is value text as written (no closer can start in
-#: it, no layout newline can end in it): the parser's plain-text run streams it directly.
-_PLAIN_RAW = re.compile(r"[^<\r\n]+")
+#: In a chunk of a raw string value, a line break that cannot be layout before the closer:
+#: something other than indentation follows it inside the chunk.
+_INNER_LINE_BREAK = r"\r?\n[ \t]*(?=[^ \t\r\n])"
 
 
 # ------------------------------------------------------------------------- value decoding
@@ -551,7 +552,10 @@ class MorphXmlReader(ToolTagReader):
             v.mode = _CDATA
         v.streaming = v.key not in self.values and self.ctx.args.open_string(v.key)
         if v.streaming and v.mode == _RAW:
-            self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_RAW, (v.raw, v.sent)))
+            # A whole chunk that is value text as written (no closer can begin in it, no layout
+            # newline can end it): the parser's plain-text run streams it directly.
+            plain = plain_text_pattern((v.closer,), exclude="\r\n", allowed=_INNER_LINE_BREAK)
+            self.ctx.set_plain_text_run(PlainTextRun(plain, (v.raw, v.sent)))
         return pos
 
     def _collect_step(self, v: _Value, buf: str, pos: int, end: int, final: bool) -> int:

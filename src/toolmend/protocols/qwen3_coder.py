@@ -37,6 +37,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    plain_text_pattern,
 )
 from toolmend.core.textscan import partial_marker_start
 from toolmend.jsontext import decode_json_object, json_type
@@ -68,6 +69,10 @@ MIN_PARTIAL_CLOSER = 4
 _VALUE_END = re.compile("|".join(map(re.escape, (PARAMETER_END, FUNCTION_END, PARAMETER))))
 _VALUE_END_MARKERS = (PARAMETER_END, FUNCTION_END, PARAMETER)
 _LONGEST_VALUE_END = max(map(len, _VALUE_END_MARKERS))
+#: A whole chunk of a streamed string value that is value text as written: no closer can begin
+#: in it, and no final newline (it may be the template's, trimmed before the closer). The
+#: parser's plain-text run appends such a chunk without calling the reader.
+_PLAIN_VALUE = plain_text_pattern(_VALUE_END_MARKERS, held="\n")
 _BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
 _BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
 _JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
@@ -78,10 +83,7 @@ _NUMBER = re.compile(
     r"(?:[eE][+-]?\d{1,4})?"
 )
 _JSON_START = frozenset('-0123456789tfn[{"')
-#: A whole chunk of a streamed string value that is value text as written: no `<` (every closer
-#: starts with one) and no final newline (it may be the template's, trimmed before the closer).
-#: The parser's plain-text run appends such a chunk without calling the reader.
-_PLAIN_VALUE = re.compile(r"[^<]*[^<\n]")
+
 _QUOTES = "\"'"
 
 

@@ -1,0 +1,173 @@
+"""The engine's plain-text run: chunks a reader promised are value text skip the reader.
+
+Each test feeds the same chunks twice, once with the runs the readers register and once with
+every run refused, and checks that the run was taken and that the events are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from tests.support import comparable
+
+import toolmend
+from toolmend.core.engine import StreamParser, plain_text_pattern
+from toolmend.events import Event
+from toolmend.model import ToolCall
+
+WRITE = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+            },
+        },
+    }
+]
+#: A value long enough that its middle is streamed chunk by chunk.
+FILLER = "x" * 40
+#: Where the wire text under test goes in a rendered call.
+MARK = "QQQQ"
+
+
+def _feed(
+    protocol: str, chunks: list[str], *, runs: bool, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[Event], int]:
+    """The events of `chunks`, and how many feeds called a reader."""
+    calls = 0
+    original = StreamParser._run
+
+    def counting(self: StreamParser, final: bool) -> None:
+        nonlocal calls
+        calls += 1
+        original(self, final)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(StreamParser, "_run", counting)
+        if not runs:
+            patch.setattr(StreamParser, "set_plain_text_run", lambda self, run: None)
+        parser = toolmend.stream_parser(protocol, WRITE, id_prefix="call_")
+        events: list[Event] = []
+        for chunk in chunks:
+            events += parser.feed(chunk)
+        events += parser.finish()
+    return events, calls
+
+
+def _rendered(protocol: str, content: str) -> str:
+    call = ToolCall(id="c", name="write_file", arguments={"path": "a", "content": content})
+    return toolmend.get_protocol(protocol).render_call(call)
+
+
+def _through_the_run(
+    protocol: str, piece: str, monkeypatch: pytest.MonkeyPatch, *, before: str = ""
+) -> tuple[bool, Any, Any]:
+    """Feed a call whose content is written `FILLER + before + piece + FILLER` on the wire,
+    `piece` as one chunk of its own.
+
+    Returns whether that chunk skipped the reader, and the events with and without runs.
+    """
+    text = _rendered(protocol, FILLER + MARK + FILLER).replace(MARK, before + piece)
+    at = text.index(FILLER + before + piece) + len(FILLER) + len(before)
+    head, chunk, rest = text[:at], text[at : at + len(piece)], text[at + len(piece) :]
+    chunks = [*head[: at - 8], head[at - 8 :], chunk, rest]  # the head char by char
+    with_runs, calls = _feed(protocol, chunks, runs=True, monkeypatch=monkeypatch)
+    reference, _ = _feed(protocol, chunks, runs=False, monkeypatch=monkeypatch)
+    _, calls_without_piece = _feed(
+        protocol, [*head[: at - 8], head[at - 8 :], rest], runs=True, monkeypatch=monkeypatch
+    )
+    skipped = calls == calls_without_piece
+    return skipped, comparable(with_runs), comparable(reference)
+
+
+def test_a_stop_is_never_plain_and_nor_is_its_start_at_the_end() -> None:
+    pattern = plain_text_pattern(("</p>", "<q="))
+    assert pattern.fullmatch("a < b <x> </x>")
+    assert not pattern.fullmatch("a </p> b")
+    assert not pattern.fullmatch("a <q= b")
+    assert not pattern.fullmatch("a </")
+    assert not pattern.fullmatch("a <")
+
+
+def test_a_held_character_cannot_end_a_plain_chunk() -> None:
+    pattern = plain_text_pattern(("</p>",), held="\n")
+    assert pattern.fullmatch("a\nb")
+    assert not pattern.fullmatch("a\n")
+
+
+def test_allowed_sequences_are_plain_and_excluded_characters_are_not() -> None:
+    pattern = plain_text_pattern(("&amp",), allowed="&amp;", exclude="\r")
+    assert pattern.fullmatch("a &amp; b & c")
+    assert not pattern.fullmatch("a &amp b")
+    assert not pattern.fullmatch("a\rb")
+
+
+def test_a_hermes_chunk_with_complete_escapes_is_decoded_on_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skipped, got, reference = _through_the_run("hermes", 'a\\"b\\nc\\\\', monkeypatch)
+    assert skipped
+    assert got == reference
+
+
+def test_a_hermes_chunk_with_a_unicode_escape_goes_through_the_reader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skipped, got, reference = _through_the_run("hermes", "a\\u00e9b", monkeypatch)
+    assert not skipped
+    assert got == reference
+
+
+def test_a_held_back_escape_start_and_the_next_chunk_go_on_the_run_together(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The reader holds the lone backslash; the next chunk completes the escape.
+    skipped, got, reference = _through_the_run("hermes", 'n rest"', monkeypatch, before="\\")
+    assert got == reference
+    skipped, got, reference = _through_the_run("hermes", "n rest", monkeypatch, before="ab\\")
+    assert skipped
+    assert got == reference
+
+
+@pytest.mark.parametrize(
+    "protocol", ["qwen3-coder", "kimi-xtml", "gemma4", "morph-xml", "anthropic-xml"]
+)
+def test_a_chunk_whose_markup_cannot_start_a_closer_skips_the_reader(
+    protocol: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skipped, got, reference = _through_the_run(protocol, "a < b <x> </y", monkeypatch)
+    assert skipped
+    assert got == reference
+
+
+@pytest.mark.parametrize(
+    "protocol", ["qwen3-coder", "kimi-xtml", "gemma4", "morph-xml", "anthropic-xml"]
+)
+def test_a_chunk_ending_where_a_closer_may_begin_goes_through_the_reader(
+    protocol: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skipped, got, reference = _through_the_run(protocol, "a <", monkeypatch)
+    assert not skipped
+    assert got == reference
+
+
+@pytest.mark.parametrize("protocol", ["qwen3-coder", "morph-xml", "gemma4"])
+def test_a_chunk_ending_in_a_newline_the_reader_may_hold_goes_through_it(
+    protocol: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skipped, got, reference = _through_the_run(protocol, "line\n", monkeypatch)
+    assert not skipped
+    assert got == reference
+
+
+def test_an_invoke_chunk_with_complete_entities_is_decoded_on_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skipped, got, reference = _through_the_run("anthropic-xml", "a&lt;b", monkeypatch)
+    assert skipped
+    assert got == reference
