@@ -13,7 +13,7 @@ from tests.support import comparable
 
 import toolmend
 from toolmend.core.engine import StreamParser, plain_text_pattern
-from toolmend.events import Event
+from toolmend.events import Event, ToolCallDelta
 from toolmend.model import ToolCall
 
 WRITE = [
@@ -156,7 +156,7 @@ def test_a_chunk_ending_where_a_closer_may_begin_goes_through_the_reader(
     assert got == reference
 
 
-@pytest.mark.parametrize("protocol", ["qwen3-coder", "morph-xml", "gemma4"])
+@pytest.mark.parametrize("protocol", ["qwen3-coder", "morph-xml"])
 def test_a_chunk_ending_in_a_newline_the_reader_may_hold_goes_through_it(
     protocol: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -171,3 +171,34 @@ def test_an_invoke_chunk_with_complete_entities_is_decoded_on_the_run(
     skipped, got, reference = _through_the_run("anthropic-xml", "a&lt;b", monkeypatch)
     assert skipped
     assert got == reference
+
+
+@pytest.mark.parametrize("piece", ["line\n", "a} ", "a ]\n"])
+def test_a_held_back_tail_is_kept_on_the_run_as_the_reader_keeps_it(
+    piece: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Gemma 4 holds a string's trailing `}`, `]` and whitespace back from the argument stream.
+    skipped, got, reference = _through_the_run("gemma4", piece, monkeypatch)
+    assert skipped
+    assert got == reference
+
+
+def test_a_chunk_that_is_all_held_back_tail_goes_through_the_reader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skipped, got, reference = _through_the_run("gemma4", "}  ", monkeypatch)
+    assert not skipped
+    assert got == reference
+
+
+def test_held_back_text_is_streamed_before_the_next_chunk_once_it_is_text() -> None:
+    parser = toolmend.stream_parser("gemma4", WRITE, id_prefix="call_")
+    streamed = ""
+    seen = []
+    for chunk in ['<|tool_call>call:write_file{content:<|"|>', "ab", "c  ", "d"]:
+        streamed += "".join(
+            e.arguments_delta for e in parser.feed(chunk) if isinstance(e, ToolCallDelta)
+        )
+        seen.append(streamed)
+    assert seen[-2].endswith('"abc')
+    assert seen[-1].endswith('"abc  d')

@@ -98,12 +98,19 @@ class PlainTextRun:
     reader would have recorded. This keeps a long argument streamed in small deltas at a few
     function calls per delta. `plain_text_pattern` builds the pattern of a value that ends at
     literal stops.
+
+    With `hold`, the end of the decoded text that `hold.search` finds is kept back from the
+    argument stream (text that may still turn out to be structure) in `held`, and streamed
+    before the next text; the pattern must not match a text that `hold` would keep whole. The
+    reader keeps its own held-back text in `held` too, so both paths share it.
     """
 
     pattern: re.Pattern[str]
     sinks: tuple[list[str], ...]
     decode: Callable[[str], str] | None = None
     decoded_sinks: tuple[list[str], ...] = ()
+    hold: re.Pattern[str] | None = None
+    held: str = ""
 
 
 @lru_cache(maxsize=256)
@@ -326,6 +333,9 @@ class StreamParser(BlockContext):
                 text = run.decode(text)
             for sink in run.decoded_sinks:
                 sink.append(text)
+            if run.hold is not None:
+                cut = run.hold.search(text).start()  # type: ignore[union-attr]
+                text, run.held = run.held + text[:cut], text[cut:]
             self.args.string_chunk(text)
         elif chunk:
             self._buf = text

@@ -69,11 +69,14 @@ _NOISE = (*TERMINATORS, RESPONSE_OPEN)
 # What a string's streamed text holds back at its end: the repair of a forgotten `<|"|>` reads a
 # final `}` or `]` (and the whitespace after it) as structure.
 _HELD = frozenset(" \t\r\n}]")
-#: A whole chunk of a streamed string that is string text as written and holds nothing back:
-#: neither the delimiter nor a terminator can begin in it, and it does not end in a character
-#: of `_HELD`. The parser's plain-text run appends it without calling the reader (only while
-#: nothing is held).
-_PLAIN_STRING = plain_text_pattern((STRING_DELIMITER, *TERMINATORS), held=" \t\r\n}]")
+#: The end of a streamed string's text that is held back (what `on_string_text` keeps).
+_HELD_TAIL = re.compile(r"[}\]]?[ \t\r\n]*\Z")
+#: A whole chunk of a streamed string that is string text as written: neither the delimiter nor
+#: a terminator can begin in it, and it is not all held-back tail (so what it holds back is its
+#: own tail alone). The parser's plain-text run appends it without calling the reader.
+_PLAIN_STRING = re.compile(
+    r"(?![}\]]?[ \t\r\n]*\Z)" + plain_text_pattern((STRING_DELIMITER, *TERMINATORS)).pattern
+)
 
 _HEADER_STATE, _ARGS, _PAREN, _AFTER, _AFTER_CLOSE = range(5)
 
@@ -108,48 +111,43 @@ class _CallArguments(GemmaArgScan):
         self.done_args: dict[str, Any] = {}  # top-level values complete so far
         self.partial_key: str | None = None  # the key of the open top-level string
         self.streaming = False
-        self.held = ""  # trailing `}`/`]`/whitespace of the string, not streamed yet
+        # While a string streams: its plain-text run, which also keeps the string's trailing
+        # `}`/`]`/whitespace that is not streamed yet (`held`).
+        self.run = PlainTextRun(_PLAIN_STRING, (), hold=_HELD_TAIL)
 
     def on_string_open(self, key: str) -> None:
         self.partial_key = key
-        self.held = ""
         self.streaming = self.ctx.args.open_string(key)
         if self.streaming:
-            self._plain_run(True)
-
-    def _plain_run(self, on: bool) -> None:
-        """While a streamed string holds nothing back, plain chunks skip the reader."""
-        self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_STRING, (self.raw,)) if on else None)
+            self.run = PlainTextRun(_PLAIN_STRING, (self.raw,), hold=_HELD_TAIL)
+            self.ctx.set_plain_text_run(self.run)
 
     def on_string_text(self, text: str) -> None:
         if not self.streaming:
             return
+        run = self.run
         if text[-1] not in _HELD:  # the hot path: nothing to hold back
-            if self.held:
-                self.ctx.args.string_chunk(self.held + text)
-                self.held = ""
-                self._plain_run(True)
-            else:
-                self.ctx.args.string_chunk(text)
+            self.ctx.args.string_chunk(run.held + text if run.held else text)
+            run.held = ""
             return
-        if not self.held:
-            self._plain_run(False)
         if not text.strip(" \t\r\n"):
-            self.held += text
+            run.held += text
             return
         cut = len(text)
         while cut and text[cut - 1] in " \t\r\n":
             cut -= 1
         if text[cut - 1] in "}]":
             cut -= 1
-        self.ctx.args.string_chunk(self.held + text[:cut])
-        self.held = text[cut:]
+        self.ctx.args.string_chunk(run.held + text[:cut])
+        run.held = text[cut:]
+
+    def _stop_streaming(self) -> None:
+        self.ctx.set_plain_text_run(None)
+        self.streaming = False
 
     def on_string_terminator(self) -> None:
         if self.streaming:
-            self._plain_run(False)
-            self.streaming = False
-            self.held = ""
+            self._stop_streaming()
             self.ctx.args.halt()
 
     def on_value(self, key: str, value: Any, streamed: bool) -> None:
@@ -157,10 +155,9 @@ class _CallArguments(GemmaArgScan):
         if streamed and key == self.partial_key:
             self.partial_key = None
             if self.streaming:
-                self._plain_run(False)
-                self.ctx.args.string_chunk(self.held)
+                self.ctx.args.string_chunk(self.run.held)
                 self.ctx.args.close_string()
-                self.streaming = False
+                self._stop_streaming()
             return
         self.ctx.args.put(key, value)
 
