@@ -17,7 +17,9 @@ def test_auto_reads_a_hermes_block_like_hermes() -> None:
 
 
 def test_auto_keeps_the_stream_invariants() -> None:
-    check_all_invariants("auto", 'x <tool_call>\n{"name": "x", "arguments": {"s": "v"}}\n</tool_call>\n')
+    check_all_invariants(
+        "auto", 'x <tool_call>\n{"name": "x", "arguments": {"s": "v"}}\n</tool_call>\n'
+    )
 
 
 def test_auto_is_accepted_by_get_protocol_but_is_not_a_listed_format() -> None:

@@ -109,6 +109,9 @@ class PlainTextRun:
     sinks: tuple[list[str], ...]
     decode: Callable[[str], str] | None = None
     decoded_sinks: tuple[list[str], ...] = ()
+    #: `decode` runs only on text holding this (a JSON backslash, an XML ampersand): most chunks
+    #: hold no escape, and skipping the call is most of the hot path's saving.
+    escape: str = ""
     hold: re.Pattern[str] | None = None
     held: str = ""
 
@@ -329,7 +332,7 @@ class StreamParser(BlockContext):
             self._base += len(text)
             for sink in run.sinks:
                 sink.append(text)
-            if run.decode is not None:
+            if run.decode is not None and run.escape in text:
                 text = run.decode(text)
             for sink in run.decoded_sinks:
                 sink.append(text)

@@ -155,7 +155,11 @@ class HermesReader(JsonScan, BlockReader):
             self.streaming = self.ctx.args.open_string(self.key2)
             if self.streaming:
                 run = PlainTextRun(
-                    _PLAIN_TEXT, (self.consumed,), _decode_plain, decoded_sinks=(self.partial,)
+                    _PLAIN_TEXT,
+                    (self.consumed,),
+                    _decode_plain,
+                    decoded_sinks=(self.partial,),
+                    escape="\\",
                 )
                 self.ctx.set_plain_text_run(run)
 

@@ -476,7 +476,9 @@ class InvokeReader(BlockReader):
         elif self.duplicate is None:
             self.streaming = self.ctx.args.open_string(key)
         if not self.discard:
-            run = PlainTextRun(_PLAIN_VALUE[self.prefix], (), decode_entities, (self.pieces,))
+            run = PlainTextRun(
+                _PLAIN_VALUE[self.prefix], (), decode_entities, (self.pieces,), escape="&"
+            )
             self.ctx.set_plain_text_run(run)
         self.state = _VALUE
 
