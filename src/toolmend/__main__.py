@@ -1,3 +1,5 @@
+"""`python -m toolmend`: the command line (see `toolmend.cli`)."""
+
 from toolmend.cli import main
 
 raise SystemExit(main())
