@@ -27,15 +27,40 @@ _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _WHITESPACE = " \t\r\n"
 
 __all__ = [
+    "MAX_NESTING",
     "MAX_REPAIR_INPUT",
     "DecodedArguments",
     "decode_json_object",
     "json_type",
+    "nesting_exceeds",
     "normalize_text",
     "normalize_value",
     "repair_unicode_escapes",
     "split_concatenated",
 ]
+
+
+#: Arguments nested deeper than this are refused: real tool arguments stay far shallower, and
+#: every recursive step after decoding (normalising, validating, encoding) must stay within
+#: Python's recursion limit on adversarial input.
+MAX_NESTING = 100
+
+
+def nesting_exceeds(value: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether `value` holds containers nested more than `limit` deep (iterative, no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def normalize_text(s: str) -> str:

@@ -33,6 +33,7 @@ from toolmend.jsontext import (
     MAX_REPAIR_INPUT,
     DecodedArguments,
     json_type,
+    nesting_exceeds,
     normalize_text,
     normalize_value,
     repair_unicode_escapes,
@@ -649,7 +650,7 @@ class SchemaGate:
         if self._compiled is None:
             return True
         sub = self._key_schema(key)
-        if sub is None or normalize_value(value) is not value:
+        if sub is None or nesting_exceeds(value) or normalize_value(value) is not value:
             return False
         return self._compiled.is_valid(value, sub)
 

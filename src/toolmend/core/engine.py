@@ -38,7 +38,7 @@ from toolmend.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from toolmend.jsontext import normalize_value
+from toolmend.jsontext import MAX_NESTING, nesting_exceeds, normalize_value
 from toolmend.model import CallIdFactory, Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.schema_gate import Policy, SchemaGate
@@ -495,6 +495,9 @@ class StreamParser(BlockContext):
     ) -> None:
         call = self._call
         assert call is not None, "end_call() without begin_call()"
+        if arguments is not None and nesting_exceeds(arguments):
+            arguments = {}
+            error = f"the arguments are nested more than {MAX_NESTING} levels deep"
         args = normalize_value(arguments) if arguments is not None else {}
         if error is None:
             result = self.gate_for(call.name).check(args)

@@ -131,7 +131,7 @@ class HermesReader(JsonScan, BlockReader):
             self.capture_start = -1
             try:
                 self._argument(self.key2, json.loads(raw))
-            except ValueError:
+            except (ValueError, RecursionError):
                 self.ctx.args.halt()
         elif depth == 1 and self.args_open:
             self.args_open = False
@@ -242,6 +242,9 @@ class HermesReader(JsonScan, BlockReader):
             items = json.loads(raw)
         except json.JSONDecodeError as exc:
             self.ctx.diagnostic("malformed_call", f"a call array is not valid JSON: {exc.msg}")
+            return
+        except RecursionError:
+            self.ctx.diagnostic("malformed_call", "a call array is nested too deeply")
             return
         objects = [item for item in items if isinstance(item, dict)]
         if len(objects) != len(items):

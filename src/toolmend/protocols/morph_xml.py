@@ -138,23 +138,19 @@ def _raw_end(text: str, start: int, closer: str) -> int:
 
 
 def _nested_end(text: str, start: int, name: str) -> int:
-    """Where a structured element named `name` closes, counting nested same-name elements."""
-    opener, closer = f"<{name}>", f"</{name}>"
+    """Where a structured element named `name` closes, counting nested same-name elements.
+
+    One left-to-right pass over the tags of that name, so deep nesting stays linear.
+    """
     depth = 0
-    p = start
-    while True:
-        c = text.find(closer, p)
-        if c < 0:
-            return -1
-        o = text.find(opener, p, c)
-        if o >= 0:
+    for m in re.finditer(f"<(/?){re.escape(name)}>", text[start:]):
+        if not m.group(1):
             depth += 1
-            p = o + len(opener)
         elif depth:
             depth -= 1
-            p = c + len(closer)
         else:
-            return c
+            return start + m.start()
+    return -1
 
 
 def split_elements(text: str, is_raw: Callable[[str], bool]) -> list[tuple[str, str]] | None:
