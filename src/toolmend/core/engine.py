@@ -97,7 +97,10 @@ class PlainTextRun:
     admits only complete escapes or entities). The lists must end up holding exactly what the
     reader would have recorded. This keeps a long argument streamed in small deltas at a few
     function calls per delta. `plain_text_pattern` builds the pattern of a value that ends at
-    literal stops.
+    literal stops. When only a prefix of the text matches, that prefix is taken the same way
+    (the pattern decides each character from the text actually present, so a prefix it matches
+    is value text whatever follows) and the rest goes to the reader, or waits in the buffer when
+    it fully matches `pending` (`pending_pattern`).
 
     With `hold`, the end of the decoded text that `hold.search` finds is kept back from the
     argument stream (text that may still turn out to be structure) in `held`, and streamed
@@ -114,6 +117,9 @@ class PlainTextRun:
     escape: str = ""
     hold: re.Pattern[str] | None = None
     held: str = ""
+    #: A rest the reader would only hold back (a possible start of a stop, an unfinished
+    #: escape): kept unread after the plain part of a chunk instead of calling the reader.
+    pending: re.Pattern[str] | None = None
 
 
 @lru_cache(maxsize=256)
@@ -145,6 +151,20 @@ def plain_text_pattern(
     # Each alternative is possessive or fixed-width, so a failed match backtracks linearly. The
     # outer repeat is not possessive: CPython 3.11 mistracks groups of `allowed` inside one.
     return re.compile(f"(?:{'|'.join(alternatives)})+{tail}")
+
+
+@lru_cache(maxsize=256)
+def pending_pattern(stops: tuple[str, ...], *, held: str = "", extra: str = "") -> re.Pattern[str]:
+    """A rest that a reader only holds back: `held` characters, then a proper prefix of a stop.
+
+    `extra` is a regex of other such rests (an unfinished escape or entity).
+    """
+    prefixes = sorted({s[:i] for s in stops for i in range(1, len(s))}, key=len, reverse=True)
+    lead = f"[{re.escape(held)}]*" if held else ""
+    alternatives = [f"{lead}(?:{'|'.join(map(re.escape, prefixes))})?" if prefixes else lead]
+    if extra:
+        alternatives.append(f"{lead}(?:{extra})")
+    return re.compile("|".join(a for a in alternatives if a) or "(?!)")
 
 
 class BlockReader(ABC):
@@ -325,22 +345,29 @@ class StreamParser(BlockContext):
         run = self._plain_run
         if (
             run is not None
+            and chunk
             and self._base + len(text) - self._block_start <= self.max_fragment
-            and run.pattern.fullmatch(text) is not None
         ):
-            self._buf = ""
-            self._base += len(text)
-            for sink in run.sinks:
-                sink.append(text)
-            if run.decode is not None and run.escape in text:
-                text = run.decode(text)
-            for sink in run.decoded_sinks:
-                sink.append(text)
-            if run.hold is not None:
-                cut = run.hold.search(text).start()  # type: ignore[union-attr]
-                text, run.held = run.held + text[:cut], text[cut:]
-            self.args.string_chunk(text)
-        elif chunk:
+            m = run.pattern.match(text)
+            if m is not None:
+                plain = m.group()
+                text = text[len(plain) :]  # the rest, "" when all of it is plain
+                self._base += len(plain)
+                for sink in run.sinks:
+                    sink.append(plain)
+                if run.decode is not None and run.escape in plain:
+                    plain = run.decode(plain)
+                for sink in run.decoded_sinks:
+                    sink.append(plain)
+                if run.hold is not None:
+                    cut = run.hold.search(plain).start()  # type: ignore[union-attr]
+                    plain, run.held = run.held + plain[:cut], plain[cut:]
+                self.args.string_chunk(plain)
+                if not text or (run.pending is not None and run.pending.fullmatch(text)):
+                    # Nothing left, or only what the reader would hold back anyway.
+                    self._buf = text
+                    text = chunk = ""
+        if chunk:
             self._buf = text
             self._run(final=False)
         # _take() inlined: this runs once per streamed delta.

@@ -33,7 +33,9 @@ _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # 
 #: A whole chunk of a string value for the parser's plain-text run: text with nothing to decode,
 #: or text with complete two-character escapes and no raw control character (what
 #: `decode_string_piece` reads; JSON refuses a raw control character beside an escape).
-_PLAIN_TEXT = re.compile(r'[^"\\]++|(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt])++')
+_PLAIN_TEXT = re.compile(r'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt])++|[^"\\]++')
+#: What may follow the plain part of a chunk and only waits for more: an unfinished escape.
+_PENDING = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
 
 
 def _decode_plain(raw: str) -> str:
@@ -160,6 +162,7 @@ class HermesReader(JsonScan, BlockReader):
                     _decode_plain,
                     decoded_sinks=(self.partial,),
                     escape="\\",
+                    pending=_PENDING,
                 )
                 self.ctx.set_plain_text_run(run)
 

@@ -55,6 +55,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    pending_pattern,
     plain_text_pattern,
 )
 from toolmend.core.textscan import partial_marker_start
@@ -107,6 +108,12 @@ def _plain_value(prefix: str) -> re.Pattern[str]:
 
 
 _PLAIN_VALUE = {prefix: _plain_value(prefix) for prefix in ("", PREFIX)}
+#: What may follow the plain part of a chunk and only waits for more: the start of the closer,
+#: or an unfinished entity.
+_PENDING_VALUE = {
+    prefix: pending_pattern((f"</{prefix}parameter>",), extra=r"&#?[a-zA-Z0-9]{0,8}")
+    for prefix in ("", PREFIX)
+}
 
 
 class DuplicateRule(str, Enum):  # noqa: UP042 - a str-valued Enum like Policy
@@ -477,7 +484,12 @@ class InvokeReader(BlockReader):
             self.streaming = self.ctx.args.open_string(key)
         if not self.discard:
             run = PlainTextRun(
-                _PLAIN_VALUE[self.prefix], (), decode_entities, (self.pieces,), escape="&"
+                _PLAIN_VALUE[self.prefix],
+                (),
+                decode_entities,
+                (self.pieces,),
+                escape="&",
+                pending=_PENDING_VALUE[self.prefix],
             )
             self.ctx.set_plain_text_run(run)
         self.state = _VALUE

@@ -50,6 +50,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    pending_pattern,
     plain_text_pattern,
 )
 from toolmend.jsontext import json_type
@@ -86,6 +87,7 @@ _WS_RUN = re.compile(r"[ \t\r\n]*")
 #: A whole chunk of a string value that is value text as written: no marker can begin in it.
 #: The parser's plain-text run appends such a chunk without calling the reader.
 _PLAIN_VALUE = plain_text_pattern(LEADS)
+_PENDING_VALUE = pending_pattern(LEADS)
 _QUOTED_TOOL = re.compile(r'(?:^|[ \t\r\n])tool[ \t]*=[ \t]*"([^"]*)"')
 
 
@@ -478,7 +480,9 @@ class XtmlReader(BlockReader):
             if kind == "string":
                 call.streaming = self.ctx.args.open_string(key)
                 if call.streaming:
-                    self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_VALUE, (call.pieces,)))
+                    self.ctx.set_plain_text_run(
+                        PlainTextRun(_PLAIN_VALUE, (call.pieces,), pending=_PENDING_VALUE)
+                    )
         return new, True
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:

@@ -37,6 +37,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    pending_pattern,
     plain_text_pattern,
 )
 from toolmend.core.textscan import partial_marker_start
@@ -73,6 +74,7 @@ _LONGEST_VALUE_END = max(map(len, _VALUE_END_MARKERS))
 #: in it, and no final newline (it may be the template's, trimmed before the closer). The
 #: parser's plain-text run appends such a chunk without calling the reader.
 _PLAIN_VALUE = plain_text_pattern(_VALUE_END_MARKERS, held="\n")
+_PENDING_VALUE = pending_pattern(_VALUE_END_MARKERS, held="\n")
 _BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
 _BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
 _JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
@@ -539,7 +541,9 @@ class Qwen3CoderReader(BlockReader):
             if buf[pos] == "\n":
                 pos += 1
             if self.streaming:
-                self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_VALUE, (self.pieces,)))
+                self.ctx.set_plain_text_run(
+                    PlainTextRun(_PLAIN_VALUE, (self.pieces,), pending=_PENDING_VALUE)
+                )
         m = _VALUE_END.search(buf, pos, end)
         if m is None:
             if final:
