@@ -49,6 +49,9 @@ DEFAULT_MAX_FRAGMENT = 1024 * 1024
 #: A tag (an opening header such as `<invoke name="...">`) longer than this is not a tag: the
 #: text is released as visible text instead of being held while waiting for a `>`.
 MAX_TAG_LENGTH = 128
+#: A plain-text run keeps at most this much unread input waiting (its `pending` rest) instead
+#: of calling the reader, so a long run of it cannot make each feed copy a growing buffer.
+MAX_PENDING = 64
 
 
 class ParserOptions(TypedDict, total=False):
@@ -97,10 +100,11 @@ class PlainTextRun:
     admits only complete escapes or entities). The lists must end up holding exactly what the
     reader would have recorded. This keeps a long argument streamed in small deltas at a few
     function calls per delta. `plain_text_pattern` builds the pattern of a value that ends at
-    literal stops. When only a prefix of the text matches, that prefix is taken the same way
-    (the pattern decides each character from the text actually present, so a prefix it matches
-    is value text whatever follows) and the rest goes to the reader, or waits in the buffer when
-    it fully matches `pending` (`pending_pattern`).
+    literal stops. When only a prefix of the text matches, that prefix is taken the same way and
+    the rest goes to the reader, or waits in the buffer when it fully matches `pending`
+    (`pending_pattern`, at most `MAX_PENDING` characters). So a pattern must decide each
+    character from the characters present (a prefix it matches is value text whatever follows):
+    a lookahead may only accept what is itself value text.
 
     With `hold`, the end of the decoded text that `hold.search` finds is kept back from the
     argument stream (text that may still turn out to be structure) in `held`, and streamed
@@ -137,8 +141,11 @@ def plain_text_pattern(
     """
     firsts = sorted({s[0] for s in stops})
     alternatives = [allowed] if allowed else []
-    special = "".join(firsts) + exclude
+    special = "".join(firsts) + exclude + held
     alternatives.append(f"[^{re.escape(special)}]++" if special else r"[\s\S]++")
+    if held:
+        # One at a time, so a match can give a trailing held character back to the tail check.
+        alternatives.append(f"[{re.escape(held)}]")
     for first in firsts:
         rests = sorted({s[1:] for s in stops if s[0] == first}, key=len, reverse=True)
         if "" in rests:
@@ -349,7 +356,20 @@ class StreamParser(BlockContext):
             and self._base + len(text) - self._block_start <= self.max_fragment
         ):
             m = run.pattern.match(text)
-            if m is not None:
+            if (
+                m is not None
+                and run.hold is not None
+                and m.end() < len(text)
+                and run.hold.search(m.group()).start() == 0  # type: ignore[union-attr]
+            ):
+                # A prefix that is all held-back tail vouches for nothing: the text after it
+                # decides, so the reader reads the whole.
+                m = None
+            if m is None:
+                if len(text) <= MAX_PENDING and run.pending and run.pending.fullmatch(text):
+                    self._buf = text  # only what the reader would hold back: wait for more
+                    chunk = ""
+            else:
                 plain = m.group()
                 text = text[len(plain) :]  # the rest, "" when all of it is plain
                 self._base += len(plain)
@@ -363,7 +383,9 @@ class StreamParser(BlockContext):
                     cut = run.hold.search(plain).start()  # type: ignore[union-attr]
                     plain, run.held = run.held + plain[:cut], plain[cut:]
                 self.args.string_chunk(plain)
-                if not text or (run.pending is not None and run.pending.fullmatch(text)):
+                if not text or (
+                    len(text) <= MAX_PENDING and run.pending and run.pending.fullmatch(text)
+                ):
                     # Nothing left, or only what the reader would hold back anyway.
                     self._buf = text
                     text = chunk = ""

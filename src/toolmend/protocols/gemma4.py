@@ -32,6 +32,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    pending_pattern,
     plain_text_pattern,
 )
 from toolmend.model import Tool, ToolCall
@@ -77,6 +78,9 @@ _HELD_TAIL = re.compile(r"[}\]]?[ \t\r\n]*\Z")
 _PLAIN_STRING = re.compile(
     r"(?![}\]]?[ \t\r\n]*\Z)" + plain_text_pattern((STRING_DELIMITER, *TERMINATORS)).pattern
 )
+#: What may follow the plain part of a chunk and only waits for more: trailing structure or
+#: blanks, then the possible start of the string's end.
+_PENDING_STRING = pending_pattern((STRING_DELIMITER, *TERMINATORS), held="}] \t\r\n")
 
 _HEADER_STATE, _ARGS, _PAREN, _AFTER, _AFTER_CLOSE = range(5)
 
@@ -113,13 +117,15 @@ class _CallArguments(GemmaArgScan):
         self.streaming = False
         # While a string streams: its plain-text run, which also keeps the string's trailing
         # `}`/`]`/whitespace that is not streamed yet (`held`).
-        self.run = PlainTextRun(_PLAIN_STRING, (), hold=_HELD_TAIL)
+        self.run = PlainTextRun(_PLAIN_STRING, (), hold=_HELD_TAIL, pending=_PENDING_STRING)
 
     def on_string_open(self, key: str) -> None:
         self.partial_key = key
         self.streaming = self.ctx.args.open_string(key)
         if self.streaming:
-            self.run = PlainTextRun(_PLAIN_STRING, (self.raw,), hold=_HELD_TAIL)
+            self.run = PlainTextRun(
+                _PLAIN_STRING, (self.raw,), hold=_HELD_TAIL, pending=_PENDING_STRING
+            )
             self.ctx.set_plain_text_run(self.run)
 
     def on_string_text(self, text: str) -> None:

@@ -43,6 +43,7 @@ from toolmend.core.engine import (
     BlockReader,
     EofVerdict,
     PlainTextRun,
+    pending_pattern,
     plain_text_pattern,
 )
 from toolmend.core.textscan import partial_marker_start
@@ -73,8 +74,10 @@ _INT = re.compile(r"[+-]?\d{1,300}")
 _FLOAT = re.compile(r"[+-]?(?:\d{1,300}\.?\d{0,300}|\.\d{1,300})(?:[eE][+-]?\d{1,4})?")
 _WS = " \t\r\n"
 #: In a chunk of a raw string value, a line break that cannot be layout before the closer:
-#: something other than indentation follows it inside the chunk.
-_INNER_LINE_BREAK = r"\r?\n[ \t]*(?=[^ \t\r\n])"
+#: value text (not indentation, not a `<` that might open the closer) follows it inside the
+#: chunk. So whether it is text is decided by characters present: a prefix of a chunk that
+#: matches is value text whatever comes after it.
+_INNER_LINE_BREAK = r"\r?\n[ \t]*(?=[^ \t\r\n<])"
 
 
 # ------------------------------------------------------------------------- value decoding
@@ -551,7 +554,8 @@ class MorphXmlReader(ToolTagReader):
             # A whole chunk that is value text as written (no closer can begin in it, no layout
             # newline can end it): the parser's plain-text run streams it directly.
             plain = plain_text_pattern((v.closer,), exclude="\r\n", allowed=_INNER_LINE_BREAK)
-            self.ctx.set_plain_text_run(PlainTextRun(plain, (v.raw, v.sent)))
+            pending = pending_pattern((v.closer,), held="\r\n \t")
+            self.ctx.set_plain_text_run(PlainTextRun(plain, (v.raw, v.sent), pending=pending))
         return pos
 
     def _collect_step(self, v: _Value, buf: str, pos: int, end: int, final: bool) -> int:
