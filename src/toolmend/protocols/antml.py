@@ -16,7 +16,7 @@ from toolmend.schema_gate import Policy
 
 FORMAT = InvokeFormat(
     id="antml",
-    summary="ANTML <function_calls> invokes, with validation-gated repairs of Claude's slop",
+    summary="ANTML <function_calls> invokes, with Claude-Code-style validation-gated repairs",
     wrap_output=True,
     policy=Policy.LENIENT,
     duplicates=DuplicateRule.LAST_WINS,
