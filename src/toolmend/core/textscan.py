@@ -91,14 +91,6 @@ class TextScanner:
         #: The marker found by the last `scan()` that returned a marker position.
         self.matched = ""
 
-    @property
-    def in_code(self) -> bool:
-        return self._mode == _FENCE
-
-    def reset_line_start(self) -> None:
-        """Tell the scanner that what follows starts a fresh line (e.g. after a block call)."""
-        self._line_start = True
-
     def scan(self, buf: str, pos: int, final: bool) -> tuple[int, int | None]:
         """Classify `buf[pos:]`. Returns `(end, marker_at)`.
 

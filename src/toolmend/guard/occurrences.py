@@ -21,7 +21,6 @@ import hashlib
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,7 +123,3 @@ class Ledger:
     def snapshot(self) -> dict[str, Any]:
         """The counts, for tests and debugging: scope -> (category, count)."""
         return {scope: (fp.category, n) for scope, (fp, n) in self._runs.items()}
-
-
-def arguments_mapping(arguments: object) -> Mapping[str, Any] | None:
-    return arguments if isinstance(arguments, Mapping) else None

@@ -54,6 +54,14 @@ class TextProtocol(ProtocolSyntax):
         return f"<protocol {self.id}>"
 
 
-def tools_as_json_lines(tools: Sequence[Tool]) -> str:
-    """One OpenAI-style function definition per line: the declaration most formats use."""
-    return "\n".join(json.dumps(t.to_openai(), ensure_ascii=False) for t in tools)
+def declare_tools(tools: Sequence[Tool], *, noun: str = "functions", wrap: bool = True) -> str:
+    """The opening of a tools prompt: a heading and one OpenAI-style JSON definition per line.
+
+    With `wrap` the declarations sit in `<tools></tools>` tags. The format's own instructions
+    follow it.
+    """
+    body = "\n".join(json.dumps(t.to_openai(), ensure_ascii=False) for t in tools)
+    if wrap:
+        body = f"<tools>\n{body}\n</tools>"
+    intro = f"You can call the {noun} declared below, one JSON definition per line:"
+    return f"# Tools\n\n{intro}\n{body}\n\n"

@@ -18,16 +18,13 @@ from toolmend.core.jsonscan import JsonScan, decode_string_piece
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol, tools_as_json_lines
+from toolmend.protocols.base import TextProtocol, declare_tools
 from toolmend.schema_gate import Policy
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 #: Keys models use for the arguments object (Hermes writes "arguments"; some "parameters").
 ARGUMENT_KEYS = ("arguments", "parameters")
-#: Inside a JSON string: plain characters and complete two-character escapes (not `\\u`, whose
-#: halves may straddle chunks; the scanner handles those).
-_PLAIN_STRING_RUN = re.compile(r'(?:[^"\\]+|\\[^u])+')
 #: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end).
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 #: A whole chunk of a string value for the parser's plain-text run: text with nothing to decode,
@@ -64,12 +61,8 @@ class HermesProtocol(TextProtocol):
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         return (
-            "# Tools\n\n"
-            "You may call one or more functions to assist with the user query.\n\n"
-            "The functions you can call are declared in <tools></tools> tags, one JSON "
-            "definition per line:\n"
-            f"<tools>\n{tools_as_json_lines(tools)}\n</tools>\n\n"
-            "To call a function, write one JSON object holding its name and its arguments "
+            declare_tools(tools)
+            + "To call a function, write one JSON object holding its name and its arguments "
             "inside <tool_call></tool_call> tags; write one block per call:\n"
             '<tool_call>\n{"name": "<function-name>", "arguments": {<arguments as JSON>}}\n'
             "</tool_call>"
@@ -317,20 +310,16 @@ class HermesReader(JsonScan, BlockReader):
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         if self.streaming and self.in_string:
-            # Hot path, once per delta inside a streamed string value: plain text and simple
-            # escapes go straight to the argument stream; the rest goes through the scanner.
-            m = _PLAIN_STRING_RUN.match(buf, pos, end)
-            run_end = m.end() if m is not None else pos
-            if run_end > pos:
-                raw = buf[pos:run_end]
-                text = raw if "\\" not in raw else decode_string_piece(raw)
-                if text is not None:
-                    self.consumed.append(raw)
-                    self.partial.append(text)
-                    self.ctx.args.string_chunk(text)
-                    pos = run_end
-                    if pos >= end:
-                        return pos
+            # A long string in one piece (a batch parse, a large chunk): the plain-text run's
+            # pattern takes its plain text and simple escapes in one go; the scanner the rest.
+            m = _PLAIN_TEXT.match(buf, pos, end)
+            if m is not None:
+                raw = m.group()
+                text = _decode_plain(raw)
+                self.consumed.append(raw)
+                self.partial.append(text)
+                self.ctx.args.string_chunk(text)
+                pos = m.end()
         pos, stop = self.scan(buf, pos, end, final)
         if self.not_a_call:
             # Not a call of a declared tool: the whole block stays text.

@@ -56,7 +56,7 @@ from toolmend.core.engine import (
 from toolmend.jsontext import json_type
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol, tools_as_json_lines
+from toolmend.protocols.base import TextProtocol, declare_tools
 from toolmend.protocols.xtml_markers import CLOSE, LEADS, OPEN, SEP, MarkerStatus, match_marker
 
 TOOLS_OPEN = f"{OPEN}tools{SEP}"
@@ -148,10 +148,8 @@ class KimiXtmlProtocol(TextProtocol):
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         return (
-            "# Tools\n\n"
-            "You can call the tools declared below, one JSON definition per line:\n"
-            f"{tools_as_json_lines(tools)}\n\n"
-            "To call tools, write one tools channel holding a call channel per call (the calls "
+            declare_tools(tools, noun="tools", wrap=False)
+            + "To call tools, write one tools channel holding a call channel per call (the calls "
             "of one tools channel run in parallel; number them with index):\n"
             f'{TOOLS_OPEN}{OPEN}call tool="TOOL_NAME" index="1"{SEP}'
             f'{OPEN}argument key="ARGUMENT_NAME" type="string"{SEP}VALUE{ARGUMENT_CLOSE}'

@@ -48,7 +48,7 @@ from toolmend.core.engine import (
 )
 from toolmend.core.textscan import partial_marker_start
 from toolmend.model import Tool, ToolCall
-from toolmend.protocols.base import tools_as_json_lines
+from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import (
     ToolTagReader,
     ToolTagSyntax,
@@ -353,10 +353,8 @@ class MorphXmlProtocol(ToolTagSyntax):
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         return (
-            "# Tools\n\n"
-            "You can call the functions declared below, one JSON definition per line:\n"
-            f"<tools>\n{tools_as_json_lines(tools)}\n</tools>\n\n"
-            "To call a function, write a tag named after it holding one tag per argument, "
+            declare_tools(tools)
+            + "To call a function, write a tag named after it holding one tag per argument, "
             "named after the argument:\n"
             "<get_weather>\n<city>Paris</city>\n<days>3</days>\n</get_weather>\n\n"
             "Write text arguments as they are, code included (no escaping). Write a list as "

@@ -27,7 +27,7 @@ import yaml
 
 from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict, PlainTextRun
 from toolmend.model import Tool, ToolCall
-from toolmend.protocols.base import tools_as_json_lines
+from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import (
     ToolTagReader,
     ToolTagSyntax,
@@ -148,10 +148,8 @@ class YamlXmlProtocol(ToolTagSyntax):
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         return (
-            "# Tools\n\n"
-            "You can call the functions declared below, one JSON definition per line:\n"
-            f"<tools>\n{tools_as_json_lines(tools)}\n</tools>\n\n"
-            "To call a function, write a tag named after it holding its arguments as a YAML "
+            declare_tools(tools)
+            + "To call a function, write a tag named after it holding its arguments as a YAML "
             "mapping, one `key: value` per line:\n"
             "<write_file>\npath: notes/todo.md\ncontent: |\n  # Todo\n  - buy milk\n"
             "</write_file>\n\n"
