@@ -25,6 +25,7 @@ from toolmend.events import (
     ToolCallStart,
     coalesce,
 )
+from toolmend.protocols.invoke_xml import PREFIX
 
 CORPUS_DIR = Path(__file__).parent / "corpus"
 
@@ -112,6 +113,16 @@ def check_all_invariants(protocol: str, text: str, tools: Any = None, **kw: Any)
     assert_conserved(text, char_events)
     assert_deltas_are_prefixes(char_events)
     assert_split_invariant(protocol, text, tools, **kw)
+
+
+def streamed_arguments(events: Iterable[Event]) -> str:
+    """Every argument delta of `events`, joined (the streamed prefix of the arguments JSON)."""
+    return "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+
+
+def ns(text: str) -> str:
+    """Invoke markup with `<@tag` / `</@tag` written in the exact `antml:` namespace."""
+    return text.replace("</@", "</" + PREFIX).replace("<@", "<" + PREFIX)
 
 
 def load_cases(name: str) -> list[dict[str, Any]]:

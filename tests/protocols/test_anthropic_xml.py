@@ -9,8 +9,8 @@ import json
 from typing import Any
 
 import toolmend
-from support import check_all_invariants, run_chunks
-from toolmend.events import ToolCallDelta, ToolCallEnd, ToolCallStart
+from support import check_all_invariants, ns, run_chunks, streamed_arguments
+from toolmend.events import ToolCallEnd, ToolCallStart
 from toolmend.protocols.invoke_xml import PREFIX
 
 PROTOCOL = "anthropic-xml"
@@ -46,11 +46,6 @@ WRITE = [
         },
     }
 ]
-
-
-def ns(text: str) -> str:
-    """`<@tag` / `</@tag` written with the exact namespace prefix."""
-    return text.replace("</@", "</" + PREFIX).replace("<@", "<" + PREFIX)
 
 
 def parse(text: str, tools: Any = WEATHER, **kw: Any) -> toolmend.ParseResult:
@@ -285,7 +280,7 @@ def test_a_string_value_streams_as_argument_deltas_before_the_call_closes() -> N
         '<parameter name="content">hello &amp; wor'
     )
     assert isinstance(events[0], ToolCallStart)
-    sent = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    sent = streamed_arguments(events)
     assert sent == '{"file_path": "a.txt", "content": "hello & wor'
     events += parser.feed("ld</parameter></invoke>") + parser.finish()
     [end] = [e for e in events if isinstance(e, ToolCallEnd)]
@@ -310,7 +305,7 @@ def test_a_long_value_with_markup_fed_in_five_character_chunks_arrives_whole() -
     events = run_chunks(PROTOCOL, chunks, WRITE)
     [end] = [e for e in events if isinstance(e, ToolCallEnd)]
     assert end.call.arguments["content"] == code.replace("&lt;", "<")
-    sent = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    sent = streamed_arguments(events)
     assert sent == end.call.arguments_json()
 
 

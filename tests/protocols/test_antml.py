@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import toolmend
-from support import check_all_invariants, run_chunks
+from support import check_all_invariants, ns, run_chunks
 from tool_fixtures import WEATHER
 from toolmend.events import ToolCallDelta, ToolCallEnd, ToolCallStart
-from toolmend.protocols.invoke_xml import PREFIX
 
 PROTOCOL = "antml"
 
@@ -57,11 +56,6 @@ TODO = [
         },
     }
 ]
-
-
-def ns(text: str) -> str:
-    """`<@tag` / `</@tag` written with the exact namespace prefix."""
-    return text.replace("</@", "</" + PREFIX).replace("<@", "<" + PREFIX)
 
 
 def parse(text: str, tools: Any = WEATHER, **kw: Any) -> toolmend.ParseResult:

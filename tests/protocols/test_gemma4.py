@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 
 import toolmend
-from support import check_all_invariants, load_cases, load_exceptions, run_chunks
+from support import (
+    check_all_invariants,
+    load_cases,
+    load_exceptions,
+    run_chunks,
+    streamed_arguments,
+)
 from tool_fixtures import WEATHER, WRITE
 from toolmend.events import Diagnostic, ToolCallDelta, ToolCallEnd
 from toolmend.protocols.gemma4_args import decode_arguments
@@ -196,7 +202,7 @@ def test_a_forgotten_closing_delimiter_ends_at_the_terminator() -> None:
 def test_a_forgotten_closing_delimiter_streams_no_brace() -> None:
     text = '<|tool_call>call:bash{command:<|"|>ls -la}<tool_call|>'
     events = run_chunks("gemma4", list(text), BASH)
-    streamed = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    streamed = streamed_arguments(events)
     assert streamed == '{"command": "ls -la"}'
 
 
@@ -204,9 +210,7 @@ def test_a_string_argument_streams_while_it_is_written() -> None:
     parser = toolmend.stream_parser("gemma4", WRITE)
     parser.feed('<|tool_call>call:write_file{file_path:<|"|>a.py<|"|>,content:<|"|>print(1)\n')
     events = parser.feed("print(2)")
-    assert "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta)) == (
-        "\\nprint(2)"
-    )
+    assert streamed_arguments(events) == ("\\nprint(2)")
 
 
 def test_a_trailing_brace_of_a_string_streams_once_it_is_text() -> None:
@@ -215,9 +219,7 @@ def test_a_trailing_brace_of_a_string_streams_once_it_is_text() -> None:
     later = parser.feed(" else")
     sent = [e.arguments_delta for e in first + later if isinstance(e, ToolCallDelta)]
     assert "".join(sent) == '{"content": "if x {} else'
-    assert not "".join(e.arguments_delta for e in first if isinstance(e, ToolCallDelta)).endswith(
-        "}"
-    )
+    assert not streamed_arguments(first).endswith("}")
 
 
 def test_arguments_without_a_terminator_end_at_the_closing_brace() -> None:

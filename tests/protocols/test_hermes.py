@@ -13,6 +13,7 @@ from support import (
     load_cases,
     load_exceptions,
     run_chunks,
+    streamed_arguments,
 )
 from tool_fixtures import WEATHER, WRITE
 from toolmend.events import Diagnostic, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
@@ -177,7 +178,7 @@ def test_string_arguments_stream_before_the_call_closes() -> None:
         '<tool_call>{"name": "write_file", "arguments": {"file_path": "a.py", "content": "print(1)'
     )
     assert isinstance(events[0], ToolCallStart)
-    sent = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    sent = streamed_arguments(events)
     assert sent == '{"file_path": "a.py", "content": "print(1)'
     rest = parser.feed('\\nprint(2)"}}</tool_call>') + parser.finish()
     [end] = [e for e in rest if isinstance(e, ToolCallEnd)]
@@ -191,7 +192,7 @@ def test_an_argument_the_gate_will_rename_is_not_streamed_early() -> None:
     )
     assert not [e for e in events if isinstance(e, ToolCallDelta)]
     events += parser.feed('"}}</tool_call>') + parser.finish()
-    sent = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    sent = streamed_arguments(events)
     assert sent == '{"file_path": "a.py", "content": "x"}'
 
 

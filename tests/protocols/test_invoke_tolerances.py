@@ -13,11 +13,10 @@ from typing import Any
 import pytest
 
 import toolmend
-from support import check_all_invariants, run_chunks, split_at
+from support import check_all_invariants, ns, run_chunks, split_at
 from toolmend.events import ToolCallEnd
 from toolmend.protocols.invoke_xml import (
     MAX_INTERSTITIAL_WHITESPACE,
-    PREFIX,
     STRAY_TRAILER,
     InvokeProtocol,
 )
@@ -34,11 +33,6 @@ TOOLS = [
     },
     {"name": "todo", "parameters": {"type": "object"}},
 ]
-
-
-def ns(text: str) -> str:
-    """`<@tag` / `</@tag` written with the exact namespace prefix."""
-    return text.replace("</@", "</" + PREFIX).replace("<@", "<" + PREFIX)
 
 
 #: The leaked-turn shape: the invoke's `<` is missing, the rest is exact.

@@ -21,6 +21,7 @@ from support import (
     check_all_invariants,
     comparable,
     run_chunks,
+    streamed_arguments,
 )
 from toolmend.events import Diagnostic, ToolCallDelta, ToolCallEnd
 
@@ -233,7 +234,7 @@ def test_a_string_value_streams_before_its_argument_closes() -> None:
     head = '<|open|>tools<|sep|><|open|>call tool="write_file"<|sep|>' + arg("path", "a.txt")
     parser = toolmend.stream_parser(P, TOOLS)
     events = parser.feed(head + '<|open|>argument key="content"<|sep|>hello wor')
-    sent = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    sent = streamed_arguments(events)
     assert sent == '{"path": "a.txt", "content": "hello wor'
 
 
@@ -243,7 +244,7 @@ def test_a_typed_value_is_sent_once_its_argument_closes() -> None:
     events = parser.feed(head + '<|open|>argument key="count" type="number"<|sep|>12')
     assert not [e for e in events if isinstance(e, ToolCallDelta)]
     events = parser.feed("<|close|>argument<|sep|>")
-    sent = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    sent = streamed_arguments(events)
     assert sent == '{"count": 12'
 
 

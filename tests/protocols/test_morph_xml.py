@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import toolmend
-from support import check_all_invariants, run_chunks
-from toolmend.events import Diagnostic, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from support import check_all_invariants, run_chunks, streamed_arguments
+from toolmend.events import Diagnostic, TextDelta, ToolCallEnd, ToolCallStart
 
 WRITE = {
     "name": "write_file",
@@ -235,7 +235,7 @@ def test_two_calls_in_a_row_are_two_calls() -> None:
 def test_a_string_parameter_streams_while_it_is_written() -> None:
     parser = toolmend.stream_parser("morph-xml", TOOLS, id_prefix="call_")
     events = parser.feed("<write_file><path>a.py</path><content>line one\nline")
-    deltas = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    deltas = streamed_arguments(events)
     assert isinstance(events[0], ToolCallStart)
     assert deltas == '{"path": "a.py", "content": "line one\\nline'
     events = parser.feed(" two\n</content></write_file>") + parser.finish()
@@ -246,7 +246,7 @@ def test_a_string_parameter_streams_while_it_is_written() -> None:
 def test_a_newline_before_the_closer_is_held_back_until_it_is_known_to_be_layout() -> None:
     parser = toolmend.stream_parser("morph-xml", TOOLS, id_prefix="call_")
     events = parser.feed("<write_file><path>a</path><content>x\n")
-    deltas = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    deltas = streamed_arguments(events)
     assert deltas.endswith('"content": "x')
 
 

@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 
 import toolmend
-from support import check_all_invariants, load_cases, load_exceptions, run_chunks
+from support import (
+    check_all_invariants,
+    load_cases,
+    load_exceptions,
+    run_chunks,
+    streamed_arguments,
+)
 from tool_fixtures import WEATHER, WRITE
 from toolmend.events import ToolCallDelta, ToolCallEnd, ToolCallStart
 from toolmend.protocols.qwen3_coder import parameter_value
@@ -282,7 +288,7 @@ def test_a_string_value_streams_before_its_closing_tag() -> None:
         "<parameter=content>\nprint(1)\nprint(2)\n"
     )
     assert isinstance(events[0], ToolCallStart)
-    sent = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    sent = streamed_arguments(events)
     # The final newline is held back: it is the template's if `</parameter>` follows.
     assert sent == '{"file_path": "a.py", "content": "print(1)\\nprint(2)'
     rest = parser.feed("</parameter>\n</function>\n</tool_call>") + parser.finish()
@@ -295,7 +301,7 @@ def test_a_typed_value_is_sent_only_once_it_is_complete() -> None:
     events = parser.feed("<function=get_weather>\n<parameter=days>\n1")
     assert not [e for e in events if isinstance(e, ToolCallDelta)]
     events += parser.feed("2\n</parameter>")
-    sent = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    sent = streamed_arguments(events)
     assert sent == '{"days": 12'
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import toolmend
-from support import check_all_invariants, run_chunks
+from support import check_all_invariants, run_chunks, streamed_arguments
 from toolmend.events import ToolCallDelta, ToolCallEnd
 
 WRITE = {
@@ -132,9 +132,7 @@ def test_arguments_are_emitted_only_when_the_body_closes() -> None:
     events = parser.feed("<get_weather>\ncity: Paris\n")
     assert not any(isinstance(e, ToolCallDelta) for e in events)
     events = parser.feed("</get_weather>") + parser.finish()
-    assert "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta)) == (
-        '{"city": "Paris"}'
-    )
+    assert streamed_arguments(events) == ('{"city": "Paris"}')
 
 
 def test_fifty_kilobytes_in_five_character_chunks_parse_to_the_whole_value() -> None:
