@@ -23,10 +23,21 @@ from toolmend.schema_gate import SchemaGate
 _encode_string = json.encoder.encode_basestring  # the C encoder json.dumps uses (no ASCII escapes)
 
 
+def json_string_text(text: str) -> str:
+    """`text` as the inside of its canonical JSON string (`canonical_json`'s encoding).
+
+    Most chunks are printable ASCII with no quote or backslash, their own encoding: C string
+    methods find that before the encoder runs.
+    """
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return text
+    return _encode_string(text if text.isascii() else normalize_text(text))[1:-1]
+
+
 class ArgumentStream:
     """Builds the streamed prefix of one call's arguments JSON; see the module docstring."""
 
-    __slots__ = ("_gate", "_halted", "_id", "_in_string", "_index", "_keys", "_out", "_sent")
+    __slots__ = ("_gate", "_halted", "_keys", "_out", "call_id", "in_string", "index", "pieces")
 
     def __init__(
         self,
@@ -39,20 +50,22 @@ class ArgumentStream:
     ) -> None:
         self._gate = gate
         self._out = out  # the parser's event list: deltas are appended in stream order
-        self._id = call_id
-        self._index = index
-        self._sent: list[str] = []
+        self.call_id = call_id
+        self.index = index
+        #: The streamed deltas so far. Public, like `in_string` (a string value's text streams
+        #: now), for the parser's per-delta hot path, which appends to it directly.
+        self.pieces: list[str] = []
         self._keys: set[str] = set()
         self._halted = not incremental
-        self._in_string = False
+        self.in_string = False
 
     @property
     def sent(self) -> str:
-        return "".join(self._sent)
+        return "".join(self.pieces)
 
     def _push(self, text: str) -> None:
-        self._sent.append(text)
-        self._out.append(ToolCallDelta(self._id, self._index, text))
+        self.pieces.append(text)
+        self._out.append(ToolCallDelta(self.call_id, self.index, text))
 
     def _open_pair(self, key: str) -> None:
         lead = "{" if not self._keys else ", "
@@ -67,25 +80,29 @@ class ArgumentStream:
         if self._streamable_key(key) and self._gate.streams_string_as_is(key):
             self._open_pair(key)
             self._push('"')
-            self._in_string = True
+            self.in_string = True
             return True
         self._halted = True
         return False
 
     def string_chunk(self, text: str) -> None:
         """More of the string value opened by `open_string` (only call when it returned True)."""
-        if self._in_string and text:
-            # Hot path (one call per streamed delta): _push inlined.
-            if not text.isascii():
-                text = normalize_text(text)
-            piece = _encode_string(text)[1:-1]
-            self._sent.append(piece)
-            self._out.append(ToolCallDelta(self._id, self._index, piece))
+        delta = self.string_delta(text)
+        if delta is not None:
+            self._out.append(delta)
+
+    def string_delta(self, text: str) -> ToolCallDelta | None:
+        """`string_chunk`, but the delta is returned to the caller instead of queued."""
+        if not (self.in_string and text):
+            return None
+        text = json_string_text(text)
+        self.pieces.append(text)
+        return ToolCallDelta(self.call_id, self.index, text)
 
     def close_string(self) -> None:
-        if self._in_string:
+        if self.in_string:
             self._push('"')
-            self._in_string = False
+            self.in_string = False
 
     def put(self, key: str, value: Any) -> None:
         """A complete value for `key`; streamed only when it is certainly final."""

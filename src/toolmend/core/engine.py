@@ -29,12 +29,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from toolmend.core.argstream import ArgumentStream
+from toolmend.core.argstream import ArgumentStream, json_string_text
 from toolmend.core.textscan import TextScanner
 from toolmend.events import (
     Diagnostic,
     Event,
     TextDelta,
+    ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
 )
@@ -88,6 +89,10 @@ class EofVerdict:
     name: str | None = None
 
 
+#: The `verbatim` test of a run that has none: it finds something in every chunk.
+_NOTHING_VERBATIM = re.compile("")
+
+
 @dataclass(slots=True)
 class PlainTextRun:
     """A reader's standing promise, while it streams a string value, that lets `feed()` skip it.
@@ -106,10 +111,14 @@ class PlainTextRun:
     character from the characters present (a prefix it matches is value text whatever follows):
     a lookahead may only accept what is itself value text.
 
-    With `hold`, the end of the decoded text that `hold.search` finds is kept back from the
+    With `hold`, the trailing run of `hold` characters of the decoded text is kept back from the
     argument stream (text that may still turn out to be structure) in `held`, and streamed
-    before the next text; the pattern must not match a text that `hold` would keep whole. The
+    before the next text; the pattern must not match a text made of `hold` characters only. The
     reader keeps its own held-back text in `held` too, so both paths share it.
+
+    `verbatim` (`verbatim_pattern`) is a cheaper test tried first: a chunk in which its search
+    finds nothing is plain and decodes to itself, so it goes to every sink as it is, with neither
+    `pattern` nor `decode` run.
     """
 
     pattern: re.Pattern[str]
@@ -119,11 +128,35 @@ class PlainTextRun:
     #: `decode` runs only on text holding this (a JSON backslash, an XML ampersand): most chunks
     #: hold no escape, and skipping the call is most of the hot path's saving.
     escape: str = ""
-    hold: re.Pattern[str] | None = None
+    hold: str = ""
     held: str = ""
     #: A rest the reader would only hold back (a possible start of a stop, an unfinished
     #: escape): kept unread after the plain part of a chunk instead of calling the reader.
     pending: re.Pattern[str] | None = None
+    verbatim: re.Pattern[str] = field(default_factory=lambda: _NOTHING_VERBATIM)
+    all_sinks: tuple[list[str], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.all_sinks = self.sinks + self.decoded_sinks
+
+
+@lru_cache(maxsize=256)
+def verbatim_pattern(
+    stops: tuple[str, ...], *, exclude: str = "", tail: str = "", hold: str = ""
+) -> re.Pattern[str]:
+    """The `PlainTextRun.verbatim` test of a run whose value ends at the literal `stops`.
+
+    It finds a stop's first character, an `exclude` character (one that begins an escape or is
+    never plain), a `tail` character at the end of the chunk (one the reader must see with what
+    follows) and a chunk made of `hold` characters only (the run's `hold`). A chunk it finds
+    nothing in must be one the run's `pattern` matches whole and its `decode` leaves as it is.
+    """
+    found = [f"[{re.escape(''.join(sorted({s[0] for s in stops} | set(exclude))))}]"]
+    if tail:
+        found.append(f"[{re.escape(tail)}]\\Z")
+    if hold:
+        found.append(f"\\A[{re.escape(hold)}]+\\Z")
+    return re.compile("|".join(found))
 
 
 @lru_cache(maxsize=256)
@@ -325,6 +358,7 @@ class StreamParser(BlockContext):
         self._reader: BlockReader | None = None
         self._marker = ""
         self._block_start = 0  # absolute offset where the current block's marker began
+        self._fragment_end = max_fragment  # the fragment cap's absolute offset for this block
         self._attributed = 0  # absolute offset up to which input is accounted for
         self._call: ToolCall | None = None
         self._call_index = -1
@@ -343,64 +377,81 @@ class StreamParser(BlockContext):
 
     def feed(self, chunk: str) -> list[Event]:
         """Consume `chunk`; return the events it completes."""
+        run = self._plain_run
+        if run is not None and not self._buf and chunk:
+            try:
+                verbatim = run.verbatim.search(chunk) is None
+            except TypeError:
+                verbatim = False  # not a str: refused below
+            if verbatim and self._base + len(chunk) <= self._fragment_end:
+                # The hot path, once per streamed delta of a long string value: the chunk is
+                # value text as it is, so neither the reader nor the run's pattern and decoder
+                # are called.
+                self._base += len(chunk)
+                for sink in run.all_sinks:
+                    sink.append(chunk)
+                if run.hold:  # a verbatim chunk is not all held characters
+                    kept = chunk.rstrip(run.hold)
+                    chunk, run.held = run.held + kept, chunk[len(kept) :]
+                args = self.args
+                if not (args.in_string and chunk):
+                    return []
+                # `ArgumentStream.string_delta` inlined, and the first test of `json_string_text`
+                # (a function call costs as much as the rest of this path).
+                if not (chunk.isascii() and chunk.isprintable()) or '"' in chunk or "\\" in chunk:
+                    chunk = json_string_text(chunk)
+                args.pieces.append(chunk)
+                return [ToolCallDelta(args.call_id, args.index, chunk)]
         if self._finished:
             raise RuntimeError("feed() after finish()")
         if not isinstance(chunk, str):
             raise TypeError(f"feed() takes str, got {type(chunk).__name__}")
         # What the reader would read next: the held-back rest, if any, then the chunk.
         text = self._buf + chunk if self._buf else chunk
-        run = self._plain_run
-        if (
-            run is not None
-            and chunk
-            and self._base + len(text) - self._block_start <= self.max_fragment
-        ):
+        if run is not None and chunk and self._base + len(text) <= self._fragment_end:
             m = run.pattern.match(text)
-            if (
-                m is not None
-                and run.hold is not None
-                and m.end() < len(text)
-                and run.hold.search(m.group()).start() == 0  # type: ignore[union-attr]
-            ):
-                # A prefix that is all held-back tail vouches for nothing: the text after it
-                # decides, so the reader reads the whole.
-                m = None
-            if m is None:
-                if len(text) <= MAX_PENDING and run.pending and run.pending.fullmatch(text):
-                    self._buf = text  # only what the reader would hold back: wait for more
-                    chunk = ""
-            else:
+            if m is not None and m.end() == len(text):
+                # All of it is value text (with escapes, or a held-back tail).
+                self._buf = ""
+                self._base += len(text)
+                delta = self._take_plain(run, text)
+                return [delta] if delta is not None else []
+            if m is not None and (not run.hold or m.group().rstrip(run.hold)):
+                # A prefix that is all held-back tail would vouch for nothing (the text after it
+                # decides), so only another prefix is taken.
                 plain = m.group()
-                text = text[len(plain) :]  # the rest, "" when all of it is plain
+                text = text[len(plain) :]
                 self._base += len(plain)
-                for sink in run.sinks:
-                    sink.append(plain)
-                if run.decode is not None and run.escape in plain:
-                    plain = run.decode(plain)
-                for sink in run.decoded_sinks:
-                    sink.append(plain)
-                if run.hold is not None:
-                    cut = run.hold.search(plain).start()  # type: ignore[union-attr]
-                    plain, run.held = run.held + plain[:cut], plain[cut:]
-                self.args.string_chunk(plain)
-                if not text or (
-                    len(text) <= MAX_PENDING and run.pending and run.pending.fullmatch(text)
-                ):
-                    # Nothing left, or only what the reader would hold back anyway.
-                    self._buf = text
-                    text = chunk = ""
+                delta = self._take_plain(run, plain)
+                if delta is not None:
+                    self._out.append(delta)
+            if len(text) <= MAX_PENDING and run.pending and run.pending.fullmatch(text):
+                # Only what the reader would hold back anyway: wait for more.
+                self._buf = text
+                return self._take()
+        self._buf = text
         if chunk:
-            self._buf = text
             self._run(final=False)
-        # _take() inlined: this runs once per streamed delta.
-        out = self._out[:]
-        self._out.clear()
-        return out
+        return self._take()
+
+    def _take_plain(self, run: PlainTextRun, plain: str) -> ToolCallDelta | None:
+        """Record `plain`, value text of `run` as written, as the reader would have."""
+        for sink in run.sinks:
+            sink.append(plain)
+        if run.decode is not None and run.escape in plain:
+            plain = run.decode(plain)
+        for sink in run.decoded_sinks:
+            sink.append(plain)
+        if run.hold:
+            kept = plain.rstrip(run.hold)
+            plain, run.held = run.held + kept, plain[len(kept) :]
+        return self.args.string_delta(plain)
 
     def finish(self) -> list[Event]:
         """The stream ended: flush text, settle an open block (R1–R4), return the last events."""
         if self._finished:
             return []
+        self._plain_run = None  # feed() after finish() must reach its check
         self._run(final=True)
         if self._mode == _BLOCK:
             self._settle_at_eof()
@@ -436,7 +487,7 @@ class StreamParser(BlockContext):
                 assert reader is not None
                 n = len(buf)
                 # The fragment cap: the reader never sees input past it.
-                end = min(n, self._block_start + self.max_fragment - self._base)
+                end = min(n, self._fragment_end - self._base)
                 new_pos = reader.step(buf, pos, end, final and end == n)
                 if self._revert is not None:
                     buf, pos = self._apply_revert(buf, new_pos)
@@ -463,6 +514,7 @@ class StreamParser(BlockContext):
     def _open_block(self, pos: int) -> None:
         self._marker = self._scanner.matched
         self._block_start = self._base + pos
+        self._fragment_end = self._block_start + self.max_fragment
         self._attributed = self._block_start
         self._mode = _BLOCK
         self.incremental_arguments = self.syntax.incremental_arguments

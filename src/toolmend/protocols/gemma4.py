@@ -34,6 +34,7 @@ from toolmend.core.engine import (
     PlainTextRun,
     pending_pattern,
     plain_text_pattern,
+    verbatim_pattern,
 )
 from toolmend.model import Tool, ToolCall
 from toolmend.names import ToolResolver
@@ -67,20 +68,19 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 _PAREN_SEARCH = re.compile(r"[()\[\]{}\"'\\]|" + "|".join(re.escape(t) for t in TERMINATORS))
 _BARE_KEY = re.compile(r"\w+")
 _NOISE = (*TERMINATORS, RESPONSE_OPEN)
-# What a string's streamed text holds back at its end: the repair of a forgotten `<|"|>` reads a
-# final `}` or `]` (and the whitespace after it) as structure.
-_HELD = frozenset(" \t\r\n}]")
-#: The end of a streamed string's text that is held back (what `on_string_text` keeps).
-_HELD_TAIL = re.compile(r"[}\]]?[ \t\r\n]*\Z")
+#: What a string's streamed text holds back at its end (the trailing run of these characters):
+#: the repair of a forgotten `<|"|>` reads a final `}` or `]`, and the whitespace around it, as
+#: structure.
+_HELD = "}] \t\r\n"
+_STOPS = (STRING_DELIMITER, *TERMINATORS)
 #: A whole chunk of a streamed string that is string text as written: neither the delimiter nor
 #: a terminator can begin in it, and it is not all held-back tail (so what it holds back is its
 #: own tail alone). The parser's plain-text run appends it without calling the reader.
-_PLAIN_STRING = re.compile(
-    r"(?![}\]]?[ \t\r\n]*\Z)" + plain_text_pattern((STRING_DELIMITER, *TERMINATORS)).pattern
-)
+_PLAIN_STRING = re.compile(r"(?![}\] \t\r\n]*\Z)" + plain_text_pattern(_STOPS).pattern)
 #: What may follow the plain part of a chunk and only waits for more: trailing structure or
 #: blanks, then the possible start of the string's end.
-_PENDING_STRING = pending_pattern((STRING_DELIMITER, *TERMINATORS), held="}] \t\r\n")
+_PENDING_STRING = pending_pattern(_STOPS, held=_HELD)
+_VERBATIM_STRING = verbatim_pattern(_STOPS, hold=_HELD)
 
 _HEADER_STATE, _ARGS, _PAREN, _AFTER, _AFTER_CLOSE = range(5)
 
@@ -117,14 +117,18 @@ class _CallArguments(GemmaArgScan):
         self.streaming = False
         # While a string streams: its plain-text run, which also keeps the string's trailing
         # `}`/`]`/whitespace that is not streamed yet (`held`).
-        self.run = PlainTextRun(_PLAIN_STRING, (), hold=_HELD_TAIL, pending=_PENDING_STRING)
+        self.run = PlainTextRun(_PLAIN_STRING, (), hold=_HELD, pending=_PENDING_STRING)
 
     def on_string_open(self, key: str) -> None:
         self.partial_key = key
         self.streaming = self.ctx.args.open_string(key)
         if self.streaming:
             self.run = PlainTextRun(
-                _PLAIN_STRING, (self.raw,), hold=_HELD_TAIL, pending=_PENDING_STRING
+                _PLAIN_STRING,
+                (self.raw,),
+                hold=_HELD,
+                pending=_PENDING_STRING,
+                verbatim=_VERBATIM_STRING,
             )
             self.ctx.set_plain_text_run(self.run)
 
@@ -132,20 +136,12 @@ class _CallArguments(GemmaArgScan):
         if not self.streaming:
             return
         run = self.run
-        if text[-1] not in _HELD:  # the hot path: nothing to hold back
-            self.ctx.args.string_chunk(run.held + text if run.held else text)
-            run.held = ""
-            return
-        if not text.strip(" \t\r\n"):
+        kept = text.rstrip(_HELD)
+        if kept:
+            self.ctx.args.string_chunk(run.held + kept)
+            run.held = text[len(kept) :]
+        else:
             run.held += text
-            return
-        cut = len(text)
-        while cut and text[cut - 1] in " \t\r\n":
-            cut -= 1
-        if text[cut - 1] in "}]":
-            cut -= 1
-        self.ctx.args.string_chunk(run.held + text[:cut])
-        run.held = text[cut:]
 
     def _stop_streaming(self) -> None:
         self.ctx.set_plain_text_run(None)

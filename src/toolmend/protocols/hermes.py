@@ -13,7 +13,13 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toolmend.core.engine import BlockContext, BlockReader, EofVerdict, PlainTextRun
+from toolmend.core.engine import (
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    PlainTextRun,
+    verbatim_pattern,
+)
 from toolmend.core.jsonscan import JsonScan, decode_string_piece
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -33,6 +39,7 @@ _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # 
 _PLAIN_TEXT = re.compile(r'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt])++|[^"\\]++')
 #: What may follow the plain part of a chunk and only waits for more: an unfinished escape.
 _PENDING = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
+_VERBATIM = verbatim_pattern(('"',), exclude="\\")
 
 
 def _decode_plain(raw: str) -> str:
@@ -156,6 +163,7 @@ class HermesReader(JsonScan, BlockReader):
                     decoded_sinks=(self.partial,),
                     escape="\\",
                     pending=_PENDING,
+                    verbatim=_VERBATIM,
                 )
                 self.ctx.set_plain_text_run(run)
 

@@ -57,6 +57,7 @@ from toolmend.core.engine import (
     PlainTextRun,
     pending_pattern,
     plain_text_pattern,
+    verbatim_pattern,
 )
 from toolmend.core.textscan import partial_marker_start
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -107,6 +108,10 @@ def _plain_value(prefix: str) -> re.Pattern[str]:
     return plain_text_pattern((f"</{prefix}parameter>", *starts, "&#"), allowed=_ENTITY.pattern)
 
 
+#: A value chunk that is plain text and needs no decoding: no `<`, no `&`.
+_VERBATIM_VALUE = verbatim_pattern(("</",), exclude="&")
+
+
 _PLAIN_VALUE = {prefix: _plain_value(prefix) for prefix in ("", PREFIX)}
 #: What may follow the plain part of a chunk and only waits for more: the start of the closer,
 #: or an unfinished entity.
@@ -144,7 +149,17 @@ def decode_entities(text: str) -> str:
     """Decode the XML entities and numeric references in `text`; anything else stays literal."""
     if "&" not in text:
         return text
-    return _ENTITY.sub(_entity, text)
+    if "&#" in text:
+        return _ENTITY.sub(_entity, text)
+    # The named entities alone (most text): the same result at a fraction of the cost. `&amp;`
+    # goes last, so no decoded `&` starts another entity.
+    return (
+        text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", '"')
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+    )
 
 
 def _entity(m: re.Match[str]) -> str:
@@ -490,6 +505,7 @@ class InvokeReader(BlockReader):
                 (self.pieces,),
                 escape="&",
                 pending=_PENDING_VALUE[self.prefix],
+                verbatim=_VERBATIM_VALUE,
             )
             self.ctx.set_plain_text_run(run)
         self.state = _VALUE

@@ -52,6 +52,7 @@ from toolmend.core.engine import (
     PlainTextRun,
     pending_pattern,
     plain_text_pattern,
+    verbatim_pattern,
 )
 from toolmend.jsontext import json_type
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -88,6 +89,7 @@ _WS_RUN = re.compile(r"[ \t\r\n]*")
 #: The parser's plain-text run appends such a chunk without calling the reader.
 _PLAIN_VALUE = plain_text_pattern(LEADS)
 _PENDING_VALUE = pending_pattern(LEADS)
+_VERBATIM_VALUE = verbatim_pattern(LEADS)
 _QUOTED_TOOL = re.compile(r'(?:^|[ \t\r\n])tool[ \t]*=[ \t]*"([^"]*)"')
 
 
@@ -479,7 +481,12 @@ class XtmlReader(BlockReader):
                 call.streaming = self.ctx.args.open_string(key)
                 if call.streaming:
                     self.ctx.set_plain_text_run(
-                        PlainTextRun(_PLAIN_VALUE, (call.pieces,), pending=_PENDING_VALUE)
+                        PlainTextRun(
+                            _PLAIN_VALUE,
+                            (call.pieces,),
+                            pending=_PENDING_VALUE,
+                            verbatim=_VERBATIM_VALUE,
+                        )
                     )
         return new, True
 

@@ -45,6 +45,7 @@ from toolmend.core.engine import (
     PlainTextRun,
     pending_pattern,
     plain_text_pattern,
+    verbatim_pattern,
 )
 from toolmend.core.textscan import partial_marker_start
 from toolmend.model import Tool, ToolCall
@@ -553,7 +554,10 @@ class MorphXmlReader(ToolTagReader):
             # newline can end it): the parser's plain-text run streams it directly.
             plain = plain_text_pattern((v.closer,), exclude="\r\n", allowed=_INNER_LINE_BREAK)
             pending = pending_pattern((v.closer,), held="\r\n \t")
-            self.ctx.set_plain_text_run(PlainTextRun(plain, (v.raw, v.sent), pending=pending))
+            verbatim = verbatim_pattern((v.closer,), exclude="\r\n")
+            self.ctx.set_plain_text_run(
+                PlainTextRun(plain, (v.raw, v.sent), pending=pending, verbatim=verbatim)
+            )
         return pos
 
     def _collect_step(self, v: _Value, buf: str, pos: int, end: int, final: bool) -> int:

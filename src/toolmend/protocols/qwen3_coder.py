@@ -39,6 +39,7 @@ from toolmend.core.engine import (
     PlainTextRun,
     pending_pattern,
     plain_text_pattern,
+    verbatim_pattern,
 )
 from toolmend.core.textscan import partial_marker_start
 from toolmend.jsontext import decode_json_object, json_type
@@ -75,6 +76,7 @@ _LONGEST_VALUE_END = max(map(len, _VALUE_END_MARKERS))
 #: parser's plain-text run appends such a chunk without calling the reader.
 _PLAIN_VALUE = plain_text_pattern(_VALUE_END_MARKERS, held="\n")
 _PENDING_VALUE = pending_pattern(_VALUE_END_MARKERS, held="\n")
+_VERBATIM_VALUE = verbatim_pattern(_VALUE_END_MARKERS, tail="\n")
 _BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
 _BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
 _JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
@@ -542,7 +544,12 @@ class Qwen3CoderReader(BlockReader):
                 pos += 1
             if self.streaming:
                 self.ctx.set_plain_text_run(
-                    PlainTextRun(_PLAIN_VALUE, (self.pieces,), pending=_PENDING_VALUE)
+                    PlainTextRun(
+                        _PLAIN_VALUE,
+                        (self.pieces,),
+                        pending=_PENDING_VALUE,
+                        verbatim=_VERBATIM_VALUE,
+                    )
                 )
         m = _VALUE_END.search(buf, pos, end)
         if m is None:

@@ -25,7 +25,16 @@ from typing import Any
 
 import yaml
 
-from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict, PlainTextRun
+from toolmend.core.engine import (
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    PlainTextRun,
+    pending_pattern,
+    plain_text_pattern,
+    verbatim_pattern,
+)
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import (
@@ -39,9 +48,6 @@ from toolmend.protocols.toolname_tags import (
 RENDER_WIDTH = 1 << 30
 #: Nesting depth a decoded body may have (deeper is refused: the walk and the gate recurse).
 MAX_DEPTH = 64
-#: A whole chunk of body text in which no closer can start: the parser's plain-text run keeps it
-#: without calling the reader (nothing streams: the argument stream ignores it).
-_PLAIN_BODY = re.compile(r"[^<]+")
 #: A `key:` on the opening tag's own line (`<tool>key: value`): the only text there that makes a
 #: call; anything else right after a tool-name tag is prose mentioning the tool.
 _INLINE_KEY = re.compile(r"[\w\"'][^:\n<>]{0,120}:[ \t\n]")
@@ -213,7 +219,16 @@ class YamlXmlReader(ToolTagReader):
             self.not_a_call()
             return pos
         if self.begin():
-            self.ctx.set_plain_text_run(PlainTextRun(_PLAIN_BODY, (self.body,)))
+            # Body text before the closer is kept without calling this reader (nothing streams:
+            # the argument stream ignores it).
+            stops = (self.closer,)
+            run = PlainTextRun(
+                plain_text_pattern(stops),
+                (self.body,),
+                pending=pending_pattern(stops),
+                verbatim=verbatim_pattern(stops),
+            )
+            self.ctx.set_plain_text_run(run)
         return pos
 
     def body_verdict(self) -> EofVerdict:
