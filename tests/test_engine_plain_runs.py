@@ -6,15 +6,25 @@ every run refused, and checks that the run was taken and that the events are the
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolmend
-from support import comparable
-from toolmend.core.engine import StreamParser, pending_pattern, plain_text_pattern
-from toolmend.events import Event, ToolCallDelta
+from support import comparable, streamed_arguments
+from toolmend.core.engine import (
+    PlainTextRun,
+    StreamParser,
+    pending_pattern,
+    plain_text_pattern,
+    verbatim_pattern,
+)
+from toolmend.events import Event, ToolCallDelta, ToolCallEnd
 from toolmend.model import ToolCall
+from toolmend.protocols.invoke_xml import _ENTITY, _entity, decode_entities
 
 WRITE = [
     {
@@ -218,3 +228,138 @@ def test_held_back_text_is_streamed_before_the_next_chunk_once_it_is_text() -> N
         seen.append(streamed)
     assert seen[-2].endswith('"abc')
     assert seen[-1].endswith('"abc  d')
+
+
+# ------------------------------------------------------------------ the verbatim test
+
+
+def _runs_of(protocol: str, monkeypatch: pytest.MonkeyPatch) -> list[PlainTextRun]:
+    """The plain-text runs the protocol's readers register while a call is streamed."""
+    runs: list[PlainTextRun] = []
+    original = StreamParser.set_plain_text_run
+
+    def recording(self: StreamParser, run: PlainTextRun | None) -> None:
+        if run is not None:
+            runs.append(run)
+        original(self, run)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(StreamParser, "set_plain_text_run", recording)
+        parser = toolmend.stream_parser(protocol, WRITE)
+        for char in _rendered(protocol, FILLER + "\n" + FILLER):
+            parser.feed(char)
+        parser.finish()
+    assert runs, protocol
+    return runs
+
+
+#: Characters that matter to some protocol's values (stops, escapes, held tails), and others.
+_ALPHABET = '<>/&;#lt"\\nu0{}[] \t\r\n|=xé\U0001f600'
+
+
+@pytest.mark.parametrize("protocol", toolmend.protocols())
+def test_a_chunk_the_verbatim_test_passes_is_whole_value_text_that_decodes_to_itself(
+    protocol: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = _runs_of(protocol, monkeypatch)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(alphabet=_ALPHABET, min_size=1, max_size=12))
+    def check(chunk: str) -> None:
+        for run in runs:
+            if run.verbatim.search(chunk) is None:
+                assert run.pattern.fullmatch(chunk), (protocol, chunk)
+                assert run.decode is None or run.decode(chunk) == chunk, (protocol, chunk)
+
+    check()
+
+
+class _CountingPattern:
+    """A run's pattern that counts its uses."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.uses = 0
+
+    def match(self, text: str) -> re.Match[str] | None:
+        self.uses += 1
+        return self.pattern.match(text)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "not_verbatim"),
+    [
+        ("hermes", 'a \\" b'),  # an escape: the pattern admits it, the decoder reads it
+        ("gemma4", "a < b"),  # `<` may begin a stop: the pattern decides
+        ("anthropic-xml", "a &lt; b"),
+        ("qwen3-coder", "a < b"),
+    ],
+)
+def test_a_verbatim_chunk_is_taken_without_the_pattern_and_a_chunk_with_a_stop_start_is_not(
+    protocol: str, not_verbatim: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    patterns: list[_CountingPattern] = []
+    original = StreamParser.set_plain_text_run
+
+    def counting(self: StreamParser, run: PlainTextRun | None) -> None:
+        if run is not None:
+            counter = _CountingPattern(run.pattern)
+            patterns.append(counter)
+            run.pattern = counter  # type: ignore[assignment]
+        original(self, run)
+
+    head = _rendered(protocol, FILLER + MARK).split(MARK)[0]
+    with monkeypatch.context() as patch:
+        patch.setattr(StreamParser, "set_plain_text_run", counting)
+        parser = toolmend.stream_parser(protocol, WRITE)
+        parser.feed(head)
+        uses = sum(p.uses for p in patterns)
+        deltas = parser.feed("plain value text ")
+        assert sum(p.uses for p in patterns) == uses
+        parser.feed(not_verbatim)
+        assert sum(p.uses for p in patterns) == uses + 1
+    assert [type(e) for e in deltas] == [ToolCallDelta]
+    assert deltas[0].arguments_delta.startswith("plain value text")
+
+
+def test_a_verbatim_test_finds_stop_starts_escapes_held_tails_and_all_held_text() -> None:
+    verbatim = verbatim_pattern(("</p>", "<q"), exclude="&", tail="\n", hold=" }")
+    assert verbatim.search("a b} c") is None
+    assert verbatim.search("ab }") is None  # a held tail after text: the run holds it back
+    for found in ("a<b", "a&b", "ab\n", " }", "}"):
+        assert verbatim.search(found), found
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="&#;ltgampquosx1Aé<", max_size=24))
+def test_named_entities_decode_as_the_entity_pattern_decodes_them(text: str) -> None:
+    assert decode_entities(text) == _ENTITY.sub(_entity, text)
+
+
+def test_a_gemma4_tail_of_several_brackets_is_held_until_text_follows() -> None:
+    parser = toolmend.stream_parser("gemma4", WRITE, id_prefix="call_")
+    seen = []
+    for chunk in ['<|tool_call>call:write_file{content:<|"|>', "ab}}", " ", "c", '<|"|>}']:
+        events = parser.feed(chunk)
+        seen.append(streamed_arguments(events))
+    assert seen[1:4] == ["ab", "", "}} c"]
+    (end,) = [e for e in parser.finish() if isinstance(e, ToolCallEnd)]
+    assert end.call.arguments == {"content": "ab}} c"}
+
+
+def test_a_stream_cut_inside_a_string_value_still_refuses_feeding_after_finish() -> None:
+    parser = toolmend.stream_parser("hermes", WRITE)
+    parser.feed('<tool_call>{"name": "write_file", "arguments": {"content": "abc')
+    parser.finish()
+    with pytest.raises(RuntimeError, match="finish"):
+        parser.feed("def")
+
+
+def test_bytes_fed_while_a_string_value_streams_are_a_caller_error() -> None:
+    parser = toolmend.stream_parser("hermes", WRITE)
+    parser.feed('<tool_call>{"name": "write_file", "arguments": {"content": "abc')
+    with pytest.raises(TypeError, match="str"):
+        parser.feed(b"def")  # type: ignore[arg-type]
+    parser.feed("d\\")  # a held-back escape start: the next chunk is read with it
+    with pytest.raises(TypeError, match="str"):
+        parser.feed(b"n")  # type: ignore[arg-type]

@@ -378,74 +378,82 @@ class StreamParser(BlockContext):
     def feed(self, chunk: str) -> list[Event]:
         """Consume `chunk`; return the events it completes."""
         run = self._plain_run
-        if run is not None and not self._buf and chunk:
+        if run is None or not chunk:
+            return self._feed_reader(chunk)
+        # A string value streams (`PlainTextRun`): value text is taken here, without its reader.
+        # This runs once per streamed delta, so it is written for speed.
+        rest = ""
+        if not self._buf:
             try:
                 verbatim = run.verbatim.search(chunk) is None
             except TypeError:
-                verbatim = False  # not a str: refused below
-            if verbatim and self._base + len(chunk) <= self._fragment_end:
-                # The hot path, once per streamed delta of a long string value: the chunk is
-                # value text as it is, so neither the reader nor the run's pattern and decoder
-                # are called.
-                self._base += len(chunk)
-                for sink in run.all_sinks:
-                    sink.append(chunk)
-                if run.hold:  # a verbatim chunk is not all held characters
-                    kept = chunk.rstrip(run.hold)
-                    chunk, run.held = run.held + kept, chunk[len(kept) :]
-                args = self.args
-                if not (args.in_string and chunk):
-                    return []
-                # `ArgumentStream.string_delta` inlined, and the first test of `json_string_text`
-                # (a function call costs as much as the rest of this path).
-                if not (chunk.isascii() and chunk.isprintable()) or '"' in chunk or "\\" in chunk:
-                    chunk = json_string_text(chunk)
-                args.pieces.append(chunk)
-                return [ToolCallDelta(args.call_id, args.index, chunk)]
+                return self._feed_reader(chunk)  # not a str: refused there
+        else:
+            verbatim = False
+        if verbatim:
+            # The hot path: the chunk is value text as it is (no pattern, no decoder).
+            if self._base + len(chunk) > self._fragment_end:
+                return self._feed_reader(chunk)
+            text = chunk
+            self._base += len(text)
+            for sink in run.all_sinks:
+                sink.append(text)
+        else:
+            if not isinstance(chunk, str):
+                return self._feed_reader(chunk)
+            text = self._buf + chunk
+            if self._base + len(text) > self._fragment_end:
+                return self._feed_reader(chunk)
+            m = run.pattern.match(text)
+            if m is None or (m.end() < len(text) and run.hold and not m.group().rstrip(run.hold)):
+                # No plain prefix (one that is all held-back tail vouches for nothing: the text
+                # after it decides).
+                return self._feed_rest(run, text)
+            if m.end() < len(text):
+                text, rest = m.group(), text[m.end() :]
+            self._base += len(text)
+            for sink in run.sinks:
+                sink.append(text)
+            if run.decode is not None and run.escape in text:
+                text = run.decode(text)
+            for sink in run.decoded_sinks:
+                sink.append(text)
+        self._buf = ""
+        if run.hold:  # the text is not all held characters
+            kept = text.rstrip(run.hold)
+            text, run.held = run.held + kept, text[len(kept) :]
+        args = self.args
+        if args.in_string and text:
+            # `ArgumentStream.string_delta` inlined, and the first test of `json_string_text`
+            # (a function call costs as much as the rest of this path).
+            if not (text.isascii() and text.isprintable()) or '"' in text or "\\" in text:
+                text = json_string_text(text)
+            args.pieces.append(text)
+            delta = ToolCallDelta(args.call_id, args.index, text)
+            if not rest:
+                return [delta]
+            self._out.append(delta)
+        return self._feed_rest(run, rest) if rest else []
+
+    def _feed_rest(self, run: PlainTextRun, text: str) -> list[Event]:
+        """`text` is unread and not value text of `run`: it waits when `run.pending` says the
+        reader would only hold it back; else the reader reads it."""
+        self._buf = text
+        if not (len(text) <= MAX_PENDING and run.pending and run.pending.fullmatch(text)):
+            self._run(final=False)
+        return self._take()
+
+    def _feed_reader(self, chunk: str) -> list[Event]:
+        """`feed()` when no plain-text run takes the chunk: the reader (or the text scanner)
+        reads it."""
         if self._finished:
             raise RuntimeError("feed() after finish()")
         if not isinstance(chunk, str):
             raise TypeError(f"feed() takes str, got {type(chunk).__name__}")
-        # What the reader would read next: the held-back rest, if any, then the chunk.
-        text = self._buf + chunk if self._buf else chunk
-        if run is not None and chunk and self._base + len(text) <= self._fragment_end:
-            m = run.pattern.match(text)
-            if m is not None and m.end() == len(text):
-                # All of it is value text (with escapes, or a held-back tail).
-                self._buf = ""
-                self._base += len(text)
-                delta = self._take_plain(run, text)
-                return [delta] if delta is not None else []
-            if m is not None and (not run.hold or m.group().rstrip(run.hold)):
-                # A prefix that is all held-back tail would vouch for nothing (the text after it
-                # decides), so only another prefix is taken.
-                plain = m.group()
-                text = text[len(plain) :]
-                self._base += len(plain)
-                delta = self._take_plain(run, plain)
-                if delta is not None:
-                    self._out.append(delta)
-            if len(text) <= MAX_PENDING and run.pending and run.pending.fullmatch(text):
-                # Only what the reader would hold back anyway: wait for more.
-                self._buf = text
-                return self._take()
-        self._buf = text
         if chunk:
+            self._buf += chunk
             self._run(final=False)
         return self._take()
-
-    def _take_plain(self, run: PlainTextRun, plain: str) -> ToolCallDelta | None:
-        """Record `plain`, value text of `run` as written, as the reader would have."""
-        for sink in run.sinks:
-            sink.append(plain)
-        if run.decode is not None and run.escape in plain:
-            plain = run.decode(plain)
-        for sink in run.decoded_sinks:
-            sink.append(plain)
-        if run.hold:
-            kept = plain.rstrip(run.hold)
-            plain, run.held = run.held + kept, plain[len(kept) :]
-        return self.args.string_delta(plain)
 
     def finish(self) -> list[Event]:
         """The stream ended: flush text, settle an open block (R1–R4), return the last events."""
