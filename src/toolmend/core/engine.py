@@ -169,7 +169,8 @@ def plain_text_pattern(
     proper prefix of one, so a stop's first character is plain only where what follows it inside
     the chunk rules out every stop. `exclude` characters are never plain by themselves;
     `allowed` is a regex of sequences that are plain anyway, tried first (complete escapes or
-    entities, which the run's `decode` reads). The chunk does not end in a character of `held`
+    entities, which the run's `decode` reads); it should have no capturing group, which would
+    double the cost of every match. The chunk does not end in a character of `held`
     (text the reader holds back, such as a newline it may trim).
     """
     firsts = sorted({s[0] for s in stops})
@@ -392,10 +393,11 @@ class StreamParser(BlockContext):
             verbatim = False
         if verbatim:
             # The hot path: the chunk is value text as it is (no pattern, no decoder).
-            if self._base + len(chunk) > self._fragment_end:
+            base = self._base + len(chunk)
+            if base > self._fragment_end:
                 return self._feed_reader(chunk)
+            self._base = base
             text = chunk
-            self._base += len(text)
             for sink in run.all_sinks:
                 sink.append(text)
         else:
@@ -420,8 +422,11 @@ class StreamParser(BlockContext):
                 sink.append(text)
         self._buf = ""
         if run.hold:  # the text is not all held characters
-            kept = text.rstrip(run.hold)
-            text, run.held = run.held + kept, text[len(kept) :]
+            if text[-1] in run.hold:
+                kept = text.rstrip(run.hold)
+                text, run.held = run.held + kept, text[len(kept) :]
+            elif run.held:
+                text, run.held = run.held + text, ""
         args = self.args
         if args.in_string and text:
             # `ArgumentStream.string_delta` inlined, and the first test of `json_string_text`
