@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 import toolmend
 from toolmend.events import TextDelta, ToolCallDelta, ToolCallStart, coalesce
@@ -25,6 +27,36 @@ def test_a_tool_is_built_from_a_bare_definition_and_defaults_to_any_object() -> 
 def test_an_invalid_schema_raises_an_error_naming_the_tool() -> None:
     with pytest.raises(ToolSchemaError, match=r"tool 'broken'.*properties/q"):
         Tool.from_dict({"name": "broken", "parameters": {"properties": {"q": {"type": 7}}}})
+
+
+def test_an_invalid_schema_is_refused_again_when_its_check_comes_from_the_cache() -> None:
+    broken = {"name": "again", "parameters": {"properties": {"q": {"type": 8}}}}
+    for _ in range(2):
+        with pytest.raises(ToolSchemaError, match=r"tool 'again'.*properties/q"):
+            Tool.from_dict(broken)
+
+
+def test_a_schema_is_checked_against_the_meta_schema_once_per_distinct_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checks = []
+    original = Draft202012Validator.check_schema
+
+    def counting(schema: Any) -> None:
+        checks.append(schema)
+        original(schema)
+
+    monkeypatch.setattr(Draft202012Validator, "check_schema", counting)
+    schema = {"type": "object", "properties": {"cached_once": {"type": "integer"}}}
+    for name in ("a", "b", "c"):
+        Tool(name, parameters=dict(schema))
+    Tool("d", parameters={**schema, "required": ["cached_once"]})
+    assert checks == [schema, {**schema, "required": ["cached_once"]}]
+
+
+def test_a_schema_that_is_not_json_raises_an_error_naming_the_tool() -> None:
+    with pytest.raises(ToolSchemaError, match=r"tool 'odd'.*not JSON"):
+        Tool("odd", parameters={"type": "object", "enum": {1, 2}})
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import random
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
@@ -41,6 +42,21 @@ class UnknownProtocolError(ToolmendError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+@lru_cache(maxsize=1024)
+def _schema_problem(schema_json: str) -> str | None:
+    """Why a parameters schema (given as JSON) is not a valid JSON Schema, or None.
+
+    Cached by the schema's text: an agent sends the same tools with every request, and checking
+    a schema against the meta-schema costs milliseconds, more than parsing a long reply.
+    """
+    try:
+        Draft202012Validator.check_schema(json.loads(schema_json))
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        return f"invalid parameters schema at {where}: {exc.message}"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Tool:
     """One callable tool: a name, a description and a JSON Schema for its arguments."""
@@ -58,12 +74,14 @@ class Tool:
                 f"got {type(self.parameters).__name__}"
             )
         try:
-            Draft202012Validator.check_schema(self.parameters)
-        except SchemaError as exc:
-            where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+            schema_json = json.dumps(self.parameters, sort_keys=True)
+        except (TypeError, ValueError) as exc:
             raise ToolSchemaError(
-                f"tool {self.name!r}: invalid parameters schema at {where}: {exc.message}"
+                f"tool {self.name!r}: the parameters schema is not JSON ({exc})"
             ) from None
+        problem = _schema_problem(schema_json)
+        if problem is not None:
+            raise ToolSchemaError(f"tool {self.name!r}: {problem}")
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any]) -> Tool:
