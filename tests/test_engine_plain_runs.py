@@ -254,7 +254,7 @@ def _runs_of(protocol: str, monkeypatch: pytest.MonkeyPatch) -> list[PlainTextRu
 
 
 #: Characters that matter to some protocol's values (stops, escapes, held tails), and others.
-_ALPHABET = '<>/&;#lt"\\nu0{}[] \t\r\n|=xé\U0001f600'
+_ALPHABET = '<>/&;#"\\ {}[]|=\t\r\n' + "ltgampquosx0u" + "parmetfuncio_" + "é\U0001f600"
 
 
 @pytest.mark.parametrize("protocol", toolmend.protocols())
@@ -290,9 +290,9 @@ class _CountingPattern:
     ("protocol", "not_verbatim"),
     [
         ("hermes", 'a \\" b'),  # an escape: the pattern admits it, the decoder reads it
-        ("gemma4", "a < b"),  # `<` may begin a stop: the pattern decides
+        ("gemma4", "a <t b"),  # `<t` may begin a stop (`<tool_call|>`): the pattern decides
         ("anthropic-xml", "a &lt; b"),
-        ("qwen3-coder", "a < b"),
+        ("qwen3-coder", "a </b"),
     ],
 )
 def test_a_verbatim_chunk_is_taken_without_the_pattern_and_a_chunk_with_a_stop_start_is_not(
@@ -323,10 +323,11 @@ def test_a_verbatim_chunk_is_taken_without_the_pattern_and_a_chunk_with_a_stop_s
 
 
 def test_a_verbatim_test_finds_stop_starts_escapes_held_tails_and_all_held_text() -> None:
-    verbatim = verbatim_pattern(("</p>", "<q"), exclude="&", tail="\n", hold=" }")
+    verbatim = verbatim_pattern(("</p>", "<q", '"'), exclude="&", tail="\n", hold=" }")
     assert verbatim.search("a b} c") is None
     assert verbatim.search("ab }") is None  # a held tail after text: the run holds it back
-    for found in ("a<b", "a&b", "ab\n", " }", "}"):
+    assert verbatim.search("a < b <x>") is None  # no stop begins with "< " or "<x"
+    for found in ("a</", "a<q", "ab<", 'a"b', "a&b", "ab\n", " }", "}"):
         assert verbatim.search(found), found
 
 

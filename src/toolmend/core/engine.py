@@ -146,12 +146,20 @@ def verbatim_pattern(
 ) -> re.Pattern[str]:
     """The `PlainTextRun.verbatim` test of a run whose value ends at the literal `stops`.
 
-    It finds a stop's first character, an `exclude` character (one that begins an escape or is
+    It finds where a stop may begin (its first character followed by the second character of
+    one, or at the end of the chunk), an `exclude` character (one that begins an escape or is
     never plain), a `tail` character at the end of the chunk (one the reader must see with what
     follows) and a chunk made of `hold` characters only (the run's `hold`). A chunk it finds
     nothing in must be one the run's `pattern` matches whole and its `decode` leaves as it is.
     """
-    found = [f"[{re.escape(''.join(sorted({s[0] for s in stops} | set(exclude))))}]"]
+    seconds: dict[str, set[str]] = {}
+    for stop in stops:
+        seconds.setdefault(stop[0], set()).add(stop[1:2])
+    always = set(exclude) | {first for first, after in seconds.items() if "" in after}
+    found = [f"[{re.escape(''.join(sorted(always)))}]"] if always else []
+    for first, after in sorted(seconds.items()):
+        if first not in always:
+            found.append(f"{re.escape(first)}(?=[{re.escape(''.join(sorted(after)))}]|\\Z)")
     if tail:
         found.append(f"[{re.escape(tail)}]\\Z")
     if hold:
@@ -383,29 +391,22 @@ class StreamParser(BlockContext):
             return self._feed_reader(chunk)
         # A string value streams (`PlainTextRun`): value text is taken here, without its reader.
         # This runs once per streamed delta, so it is written for speed.
+        try:
+            # What the reader would read next: the held-back rest, if any, then the chunk.
+            text = self._buf + chunk if self._buf else chunk
+            verbatim = run.verbatim.search(text) is None
+        except TypeError:
+            return self._feed_reader(chunk)  # not a str: refused there
+        base = self._base + len(text)
+        if base > self._fragment_end:
+            return self._feed_reader(chunk)
         rest = ""
-        if not self._buf:
-            try:
-                verbatim = run.verbatim.search(chunk) is None
-            except TypeError:
-                return self._feed_reader(chunk)  # not a str: refused there
-        else:
-            verbatim = False
         if verbatim:
-            # The hot path: the chunk is value text as it is (no pattern, no decoder).
-            base = self._base + len(chunk)
-            if base > self._fragment_end:
-                return self._feed_reader(chunk)
+            # The hot path: the text is value text as it is (no pattern, no decoder).
             self._base = base
-            text = chunk
             for sink in run.all_sinks:
                 sink.append(text)
         else:
-            if not isinstance(chunk, str):
-                return self._feed_reader(chunk)
-            text = self._buf + chunk
-            if self._base + len(text) > self._fragment_end:
-                return self._feed_reader(chunk)
             m = run.pattern.match(text)
             if m is None or (m.end() < len(text) and run.hold and not m.group().rstrip(run.hold)):
                 # No plain prefix (one that is all held-back tail vouches for nothing: the text
