@@ -400,29 +400,28 @@ class StreamParser(BlockContext):
         base = self._base + len(text)
         if base > self._fragment_end:
             return self._feed_reader(chunk)
-        rest = ""
         if verbatim:
             # The hot path: the text is value text as it is (no pattern, no decoder).
             self._base = base
+            rest = ""
             for sink in run.all_sinks:
                 sink.append(text)
         else:
             m = run.pattern.match(text)
-            if m is None or (m.end() < len(text) and run.hold and not m.group().rstrip(run.hold)):
-                # No plain prefix (one that is all held-back tail vouches for nothing: the text
-                # after it decides).
-                return self._feed_rest(run, text)
-            if m.end() < len(text):
-                text, rest = m.group(), text[m.end() :]
-            self._base += len(text)
-            for sink in run.sinks:
-                sink.append(text)
-            if run.decode is not None and run.escape in text:
-                text = run.decode(text)
-            for sink in run.decoded_sinks:
-                sink.append(text)
-        self._buf = ""
-        if run.hold:  # the text is not all held characters
+            cut = 0 if m is None else m.end()
+            if cut < len(text) and run.hold and not text[:cut].rstrip(run.hold):
+                cut = 0  # a prefix that is all held-back tail vouches for nothing
+            text, rest = text[:cut], text[cut:]
+            if text:
+                self._base += cut
+                for sink in run.sinks:
+                    sink.append(text)
+                if run.decode is not None and run.escape in text:
+                    text = run.decode(text)
+                for sink in run.decoded_sinks:
+                    sink.append(text)
+        self._buf = rest
+        if run.hold and text:  # the text is not all held characters
             if text[-1] in run.hold:
                 kept = text.rstrip(run.hold)
                 text, run.held = run.held + kept, text[len(kept) :]
@@ -435,19 +434,15 @@ class StreamParser(BlockContext):
             if not (text.isascii() and text.isprintable()) or '"' in text or "\\" in text:
                 text = json_string_text(text)
             args.pieces.append(text)
-            delta = ToolCallDelta(args.call_id, args.index, text)
-            if not rest:
-                return [delta]
-            self._out.append(delta)
-        return self._feed_rest(run, rest) if rest else []
-
-    def _feed_rest(self, run: PlainTextRun, text: str) -> list[Event]:
-        """`text` is unread and not value text of `run`: it waits when `run.pending` says the
-        reader would only hold it back; else the reader reads it."""
-        self._buf = text
-        if not (len(text) <= MAX_PENDING and run.pending and run.pending.fullmatch(text)):
+            events: list[Event] = [ToolCallDelta(args.call_id, args.index, text)]
+        else:
+            events = []
+        if rest and not (len(rest) <= MAX_PENDING and run.pending and run.pending.fullmatch(rest)):
+            # Not only what the reader would hold back anyway (that waits for more): read it.
+            self._out += events
             self._run(final=False)
-        return self._take()
+            return self._take()
+        return events
 
     def _feed_reader(self, chunk: str) -> list[Event]:
         """`feed()` when no plain-text run takes the chunk: the reader (or the text scanner)
