@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -199,3 +200,13 @@ def test_unclassified_errors_pass_through_unchanged() -> None:
     g = Interceptor().on_error({"name": "x"}, text)
     assert g.category == "UNCLASSIFIED" and g.disposition == "pass_through"
     assert g.render() == text
+
+
+@pytest.mark.parametrize(
+    ("cwd", "named"), [({"path": "src"}, "object"), (["src"], "array"), (3, "integer")]
+)
+def test_a_cwd_that_is_not_a_string_is_named_by_its_json_type(cwd: object, named: str) -> None:
+    g = Interceptor().preflight(
+        {"name": "execute_command", "arguments": {"command": "ls", "cwd": cwd}}
+    )
+    assert g is not None and f"passed `cwd` as a JSON {named}," in g.render()

@@ -339,7 +339,7 @@ def _fields(cls: Classification, ctx: GuidanceContext) -> _Fields:
         suggestion=suggestion,
         tool_or_requested=f"`{requested}`" if requested else "you called",
         match=match,
-        got=ctx.got_type or "a non-string value",
+        got=ctx.got_type or "value that is not a string",
     )
 
 

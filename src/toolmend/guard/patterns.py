@@ -217,7 +217,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="CWD_OBJECT_MISUSE",
         priority=92,
         flags=frozenset({Flag.CWD_OBJECT}),
-        what="The {tool} call passed `cwd` as {got}, but `cwd` must be a string.",
+        what="The {tool} call passed `cwd` as a JSON {got}, but `cwd` must be a string.",
         why="`cwd` is the working directory path only; the command belongs in its own parameter.",
         next=(
             "Pass `cwd` as a plain string path, or leave it out to use the default directory.",

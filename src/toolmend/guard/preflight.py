@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator
 
 from toolmend.guard.classify import safe_identifier
 from toolmend.guard.patterns import Flag
+from toolmend.jsontext import json_type, split_concatenated
 from toolmend.model import Tool, ToolCall
 
 #: Nested-call walk bounds: deep enough for `{"args": {"calls": [{...}]}}`, small enough that a
@@ -113,28 +114,15 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, Finding | None]:
 
 
 def _json_failure(text: str, exc: json.JSONDecodeError) -> Flag:
-    try:
-        _, end = json.JSONDecoder().raw_decode(text)
-    except json.JSONDecodeError as first:
-        if first.pos >= len(text) - 1 or first.msg.startswith("Unterminated string"):
-            return Flag.TRUNCATED_JSON
-        return Flag.INVALID_JSON
-    if text[end:].lstrip().startswith(("{", "[")):
+    """Why `text` is not one JSON value (`exc` is what `json.loads` said): glued objects, a
+    value cut off, or otherwise broken."""
+    if split_concatenated(text) is not None:
         return Flag.CONCATENATED_JSON
-    del exc
+    if exc.msg == "Extra data":  # one whole value, then something that is not another object
+        return Flag.INVALID_JSON
+    if exc.pos >= len(text) - 1 or exc.msg.startswith("Unterminated string"):
+        return Flag.TRUNCATED_JSON
     return Flag.INVALID_JSON
-
-
-def _json_type(value: object) -> str:
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "a non-string value"
 
 
 def _declares_object(schema: object) -> bool:
@@ -189,7 +177,7 @@ class PreflightChecker:
         props = _properties(tool)
         cwd = args.get("cwd")
         if cwd is not None and not isinstance(cwd, str) and not _declares_object(props.get("cwd")):
-            return Finding(Flag.CWD_OBJECT, "cwd", _json_type(args["cwd"])), args
+            return Finding(Flag.CWD_OBJECT, "cwd", json_type(args["cwd"])), args
         nested = self._nested(args, props)
         if nested:
             return Finding(Flag.NESTED_TOOL_CALL, safe_identifier(nested)), args
