@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolmend.core.textscan import TextScanner, partial_marker_start
+from toolmend.core.textscan import TextScanner, is_proper_prefix, partial_marker_start
 
 MARKER = "<tool_call>"
 
@@ -76,3 +76,10 @@ def test_a_marker_that_begins_a_longer_one_waits_for_the_longer_at_a_chunk_bound
     assert scanner.matched == "</f>\n</t>"
     assert scanner.scan("x</f>\nzz", 0, final=False) == (1, 1)
     assert scanner.matched == "</f>"
+
+
+def test_a_proper_prefix_of_a_literal_may_still_grow_into_it() -> None:
+    assert is_proper_prefix("</par", ("</parameter>", "<x>"))
+    assert is_proper_prefix("", ("<x>",))
+    assert not is_proper_prefix("<x>", ("<x>",))  # whole, not a proper prefix
+    assert not is_proper_prefix("</q", ("</parameter>", "<x>"))

@@ -28,6 +28,11 @@ MAX_FENCE_LINE_LOOKAHEAD = 512
 _NORMAL, _FENCE = 0, 1
 
 
+def is_proper_prefix(text: str, literals: Sequence[str]) -> bool:
+    """`text` is a proper prefix of one of `literals`: more input may still complete it."""
+    return any(len(x) > len(text) and x.startswith(text) for x in literals)
+
+
 def partial_marker_start(
     buf: str, start: int, end: int, markers: Sequence[str], first_chars: str
 ) -> int:
@@ -40,10 +45,8 @@ def partial_marker_start(
         return end
     longest = max(len(m) for m in markers)
     for j in range(max(start, end - longest + 1), end):
-        if buf[j] in first_chars:
-            suffix = buf[j:end]
-            if any(len(m) > len(suffix) and m.startswith(suffix) for m in markers):
-                return j
+        if buf[j] in first_chars and is_proper_prefix(buf[j:end], markers):
+            return j
     return end
 
 
@@ -131,11 +134,7 @@ class TextScanner:
                 i = end
                 continue
             longer = self._longer.get(tok)
-            if (
-                longer
-                and not final
-                and any(len(m) > n - start and m.startswith(buf[start:]) for m in longer)
-            ):
+            if longer and not final and is_proper_prefix(buf[start:], longer):
                 return start, None  # a longer marker may still complete here
             self._line_start = False
             self.matched = tok

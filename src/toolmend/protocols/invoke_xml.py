@@ -59,7 +59,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -299,7 +299,7 @@ def _literal(buf: str, i: int, end: int, lit: str) -> int:
     """Does `buf[i:end]` start with `lit` (_OK), could it still (_NEED), or not (_BAD)?"""
     if buf.startswith(lit, i, end):
         return _OK
-    if end - i < len(lit) and lit.startswith(buf[i:end]):
+    if is_proper_prefix(buf[i:end], (lit,)):
         return _NEED
     return _BAD
 

@@ -54,6 +54,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.textscan import is_proper_prefix
 from toolmend.jsontext import json_type
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -320,7 +321,7 @@ class XtmlReader(BlockReader):
 
     def _tools(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         j = self._advance(buf, pos, _skip_ws(buf, pos, end))
-        if j == end or (final and _is_proper_prefix(buf[j:end], (CALL_OPEN,))):
+        if j == end or (final and is_proper_prefix(buf[j:end], (CALL_OPEN,))):
             return j, False  # at the end: cut before a call's name (the engine drops it)
         if buf[j] != "<":
             return self._leave(j)
@@ -386,9 +387,9 @@ class XtmlReader(BlockReader):
         j = self._advance(buf, pos, _skip_ws(buf, pos, end))
         if j == end:
             return j, False
-        if final and _is_proper_prefix(buf[j:end], (CALL_CLOSE, SEP)):
+        if final and is_proper_prefix(buf[j:end], (CALL_CLOSE, SEP)):
             return j, False  # R3: only (a proper prefix of) the closer is missing
-        if final and _is_proper_prefix(buf[j:end], (ARGUMENT_OPEN,)):
+        if final and is_proper_prefix(buf[j:end], (ARGUMENT_OPEN,)):
             self.tail_ok = False  # cut inside an argument header
             return j, False
         m = match_marker(buf, j, end, final)
@@ -559,10 +560,6 @@ class XtmlReader(BlockReader):
 def _skip_ws(buf: str, pos: int, end: int) -> int:
     m = _WS_RUN.match(buf, pos, end)
     return pos if m is None else m.end()
-
-
-def _is_proper_prefix(rest: str, literals: tuple[str, ...]) -> bool:
-    return any(len(rest) < len(x) and x.startswith(rest) for x in literals)
 
 
 PROTOCOL = KimiXtmlProtocol()

@@ -47,7 +47,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import (
@@ -539,7 +539,7 @@ class MorphXmlReader(ToolTagReader):
         if lead == 0 and end - pos == 1 and buf[pos] == "\r" and not final:
             return pos  # "\r\n" or not: undecided
         rest = buf[pos + lead : pos + lead + len(CDATA_OPEN)]
-        if len(rest) < len(CDATA_OPEN) and CDATA_OPEN.startswith(rest) and not final:
+        if is_proper_prefix(rest, (CDATA_OPEN,)) and not final:
             return pos  # a CDATA section may begin
         v.raw.append(buf[pos : pos + lead])
         pos += lead

@@ -41,7 +41,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.jsontext import decode_json_object, json_type
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -419,7 +419,7 @@ class Qwen3CoderReader(BlockReader):
         if buf.startswith(CLOSE, k, end):
             self._finish_block(k + len(CLOSE))  # an empty wrapper: markup, no call
             return None
-        if not final and _is_partial(buf, k, end, (FUNCTION, CLOSE)):
+        if not final and is_proper_prefix(buf[k:end], (FUNCTION, CLOSE)):
             return pos
         self._revert("", True, pos)  # not a call: the marker is text, the rest is scanned
         return None
@@ -477,7 +477,7 @@ class Qwen3CoderReader(BlockReader):
             self._end_call(k)
             self._finish_block(k)  # the next call is scanned as a block of its own
             return None
-        if _is_partial(buf, k, end, _BODY_MARKERS):
+        if is_proper_prefix(buf[k:end], _BODY_MARKERS):
             if final:
                 self.tail = buf[k:end]
                 return end
@@ -644,7 +644,7 @@ class Qwen3CoderReader(BlockReader):
             if self.wrapped:  # the wrapper's closer is missing: only whitespace was left (R3)
                 self._finish_block(end)
                 return None
-        if m is not None and _is_partial(buf, m.start(), end, (CLOSE,)):
+        if m is not None and is_proper_prefix(buf[m.start() : end], (CLOSE,)):
             if not final:
                 return pos
             self._finish_block(end)  # a closer cut off by the end of the stream
@@ -676,7 +676,7 @@ class Qwen3CoderReader(BlockReader):
         if state == _JSON_BODY:
             text = self.tail
             cut = text.rfind("<")
-            if cut >= 0 and _is_closer_prefix(text[cut:], (FUNCTION_END, CLOSE)):
+            if cut >= 0 and _is_closer_rest(text[cut:]):
                 text = text[:cut]
             decoded = decode_json_object(text, allow_repair=False)
             if decoded.error is None and len(decoded.objects) == 1:
@@ -685,9 +685,7 @@ class Qwen3CoderReader(BlockReader):
         if state == _BODY:
             tail = self.tail.strip()
             # `<` may as well open another parameter: only a tail no parameter starts with.
-            clean = _is_closer_prefix(tail, (FUNCTION_END, CLOSE)) and not (
-                tail and PARAMETER.startswith(tail)
-            )
+            clean = _is_closer_rest(tail) and not (tail and PARAMETER.startswith(tail))
             return self._verdict(clean)
         return self._verdict(False)  # inside a parameter tag
 
@@ -716,15 +714,9 @@ class Qwen3CoderReader(BlockReader):
         return EofVerdict(recoverable=False, arguments=args)
 
 
-def _is_partial(buf: str, k: int, end: int, markers: Sequence[str]) -> bool:
-    """`buf[k:end]` is a proper prefix of one of `markers` (more input may complete it)."""
-    text = buf[k:end]
-    return any(len(m) > len(text) and m.startswith(text) for m in markers)
-
-
-def _is_closer_prefix(text: str, markers: Sequence[str]) -> bool:
+def _is_closer_rest(text: str) -> bool:
     """Empty, or a proper prefix of a closer: a block complete but for its closing tags (R3)."""
-    return not text or any(len(m) > len(text) and m.startswith(text) for m in markers)
+    return not text or is_proper_prefix(text, (FUNCTION_END, CLOSE))
 
 
 def _closer_prefix_start(tail: str, marker: str) -> int | None:

@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from toolmend.core.textscan import is_proper_prefix
+
 OPEN = "<|open|>"
 CLOSE = "<|close|>"
 SEP = "<|sep|>"
@@ -89,10 +91,6 @@ PARTIAL = MarkerMatch(MarkerStatus.PARTIAL)
 NOT_A_MARKER = MarkerMatch(MarkerStatus.NONE)
 
 
-def _proper_prefix_of(fragment: str, literal: str) -> bool:
-    return len(fragment) < len(literal) and literal.startswith(fragment)
-
-
 def match_marker(
     buf: str, pos: int, end: int | None = None, final: bool = False, *, lead: str | None = None
 ) -> MarkerMatch:
@@ -107,8 +105,7 @@ def match_marker(
     if lead is None:
         m = XTML_MARKER_PATTERN.match(buf, pos, end)
         if m is None:
-            fragment = buf[pos:end]
-            if not final and any(_proper_prefix_of(fragment, x) for x in LEADS):
+            if not final and is_proper_prefix(buf[pos:end], LEADS):
                 return PARTIAL
             return NOT_A_MARKER
         kind = m.group("kind") or "sep"
@@ -126,6 +123,6 @@ def match_marker(
     has_sep = m.group("sep") is not None
     stop = m.end()
     # Sep-less and at the end of what is there: the name may grow, or a `<|sep|>` may arrive.
-    if not final and not has_sep and end - stop < len(SEP) and SEP.startswith(buf[stop:end]):
+    if not final and not has_sep and is_proper_prefix(buf[stop:end], (SEP,)):
         return PARTIAL
     return MarkerMatch(MarkerStatus.COMPLETE, kind, m.group("channel"), has_sep, stop)
