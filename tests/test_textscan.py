@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolmend.core.textscan import TextScanner, is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import TextScanner, is_proper_prefix, partial_marker_start, skip_blanks
 
 MARKER = "<tool_call>"
 
@@ -83,3 +83,9 @@ def test_a_proper_prefix_of_a_literal_may_still_grow_into_it() -> None:
     assert is_proper_prefix("", ("<x>",))
     assert not is_proper_prefix("<x>", ("<x>",))  # whole, not a proper prefix
     assert not is_proper_prefix("</q", ("</parameter>", "<x>"))
+
+
+def test_blanks_are_skipped_only_within_the_window() -> None:
+    assert skip_blanks("a \t\r\n b", 1, 7) == 6
+    assert skip_blanks("a   b", 1, 2) == 2  # never past `end`
+    assert skip_blanks("ab", 1, 2) == 1

@@ -28,6 +28,14 @@ MAX_FENCE_LINE_LOOKAHEAD = 512
 _NORMAL, _FENCE = 0, 1
 
 
+_BLANKS = re.compile(r"[ \t\r\n]*")
+
+
+def skip_blanks(buf: str, pos: int, end: int) -> int:
+    """The position after the spaces, tabs and line breaks at `buf[pos:end]`."""
+    return _BLANKS.match(buf, pos, end).end()  # type: ignore[union-attr]  # it matches ""
+
+
 def is_proper_prefix(text: str, literals: Sequence[str]) -> bool:
     """`text` is a proper prefix of one of `literals`: more input may still complete it."""
     return any(len(x) > len(text) and x.startswith(text) for x in literals)

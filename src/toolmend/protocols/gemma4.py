@@ -36,6 +36,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -64,7 +65,6 @@ _NAME = r"[^\s{}()\[\],<>\"'|:]+"
 _HEADER = re.compile(rf"[ \t\r\n]*call:[ \t]*({_NAME})[ \t]*([{{(])")
 _HEADER_PREFIX = re.compile(rf"[ \t\r\n]*(?:c|ca|cal|call|call:[ \t]*(?:{_NAME}[ \t]*)?)?")
 _HEADER_NAME = re.compile(rf"[ \t\r\n]*call:[ \t]*({_NAME})")
-_SPACE = re.compile(r"[ \t\r\n]*")
 _PAREN_SEARCH = re.compile(r"[()\[\]{}\"'\\]|" + "|".join(re.escape(t) for t in TERMINATORS))
 _BARE_KEY = re.compile(r"\w+")
 _NOISE = (*TERMINATORS, RESPONSE_OPEN)
@@ -372,7 +372,7 @@ class Gemma4Reader(BlockReader):
     def _after(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """After a call: its terminator, post-call noise, another `call:`, or the block's end."""
         closed = self.state == _AFTER_CLOSE
-        i = _SPACE.match(buf, pos, end).end()  # type: ignore[union-attr]
+        i = skip_blanks(buf, pos, end)
         if i - pos > MAX_GAP:
             return self._end(pos)
         rest = buf[i : min(end, i + len(RESPONSE_OPEN))]

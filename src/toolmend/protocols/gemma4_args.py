@@ -31,7 +31,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.textscan import partial_marker_start, skip_blanks
 
 STRING_DELIMITER = '<|"|>'
 CALL_CLOSE = "<tool_call|>"
@@ -51,7 +51,6 @@ _QUOTED_SEARCH = re.compile(r'["\\]|' + "|".join(re.escape(m) for m in TERMINATO
 _SINGLE_SEARCH = re.compile(r"['\\]|" + "|".join(re.escape(m) for m in TERMINATORS))
 _BARE_SEARCH = re.compile(r"[,}\]<]")
 _KEY_SEARCH = re.compile(r"[:,{}\[\]\"<]")
-_SPACE = re.compile(r"[ \t\r\n]*")
 
 # Scanner modes.
 _STRUCT, _GEMMA, _QUOTED, _SINGLE, _AFTER_SINGLE, _BARE, _KEY = range(7)
@@ -212,7 +211,7 @@ class GemmaArgScan:
 
         Returns `(pos, terminator, needs_more_input)`.
         """
-        i = _SPACE.match(buf, pos, end).end()  # type: ignore[union-attr]
+        i = skip_blanks(buf, pos, end)
         self._take(buf[pos:i])
         if i >= end:
             return i, None, True

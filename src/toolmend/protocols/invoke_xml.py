@@ -59,7 +59,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -82,7 +82,6 @@ MAX_INTERSTITIAL_WHITESPACE = 127
 MAX_ENTITY_LENGTH = 10
 
 _WS = " \t\r\n"
-_WS_RUN = re.compile(r"[ \t\r\n]*")
 _ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 #: `_ENTITY` without its groups, for the plain-value pattern: groups double a match's cost.
@@ -335,11 +334,6 @@ def _tag_rest(buf: str, i: int, end: int, tail: bool) -> tuple[int, int, str | N
     return _NEED, i, decode_entities(m.group(1)) if m else None
 
 
-def _skip_ws(buf: str, i: int, end: int) -> int:
-    m = _WS_RUN.match(buf, i, end)
-    return m.end() if m else i
-
-
 @dataclass(slots=True)
 class _Opening:
     """An invoke opening read ahead without consuming it."""
@@ -395,7 +389,7 @@ class InvokeReader(BlockReader):
         i = pos
         prefix = self.prefix
         if needs_tag:
-            j = _skip_ws(buf, i, end)
+            j = skip_blanks(buf, i, end)
             if j - i > MAX_INTERSTITIAL_WHITESPACE:
                 return _Opening(_BAD)
             if j == end:
@@ -408,7 +402,7 @@ class InvokeReader(BlockReader):
         status, header_end, name = _tag_rest(buf, i, end, tail=self.missing_angle and i == pos)
         if status != _OK:
             return _Opening(status, prefix, name)
-        j = _skip_ws(buf, header_end, end)
+        j = skip_blanks(buf, header_end, end)
         if j - header_end > MAX_INTERSTITIAL_WHITESPACE:
             return _Opening(_BAD)
         if j == end:
@@ -466,7 +460,7 @@ class InvokeReader(BlockReader):
 
     def _body(self, buf: str, pos: int, end: int) -> tuple[int, bool]:
         """Between parameters: whitespace, then `<parameter name="...">` or `</invoke>`."""
-        pos = _skip_ws(buf, pos, end)
+        pos = skip_blanks(buf, pos, end)
         if pos == end:
             self.tail_closes = True
             return pos, False
@@ -589,7 +583,7 @@ class InvokeReader(BlockReader):
         if not self.wrapped and not self.missing_angle:
             self.ctx.end_block(pos)
             return pos, False
-        j = _skip_ws(buf, pos, end)
+        j = skip_blanks(buf, pos, end)
         if j - pos > MAX_INTERSTITIAL_WHITESPACE:
             self.ctx.end_block(pos)
             return pos, False

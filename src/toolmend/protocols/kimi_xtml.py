@@ -54,7 +54,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
-from toolmend.core.textscan import is_proper_prefix
+from toolmend.core.textscan import is_proper_prefix, skip_blanks
 from toolmend.jsontext import json_type
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -85,7 +85,6 @@ ARGUMENT_TYPES: dict[str, str] = {
 }
 
 _ATTRIBUTE = re.compile(r'[ \t\r\n]*([A-Za-z_][\w.:-]*)[ \t]*=[ \t]*"([^"]*)"')
-_WS_RUN = re.compile(r"[ \t\r\n]*")
 #: A whole chunk of a string value that is value text as written: no marker can begin in it.
 #: The parser's plain-text run appends such a chunk without calling the reader.
 _PLAIN_VALUE = plain_text_pattern(LEADS)
@@ -320,7 +319,7 @@ class XtmlReader(BlockReader):
         return self._end_block(m.end)
 
     def _tools(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
-        j = self._advance(buf, pos, _skip_ws(buf, pos, end))
+        j = self._advance(buf, pos, skip_blanks(buf, pos, end))
         if j == end or (final and is_proper_prefix(buf[j:end], (CALL_OPEN,))):
             return j, False  # at the end: cut before a call's name (the engine drops it)
         if buf[j] != "<":
@@ -384,7 +383,7 @@ class XtmlReader(BlockReader):
     def _body(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         call = self.call
         assert call is not None
-        j = self._advance(buf, pos, _skip_ws(buf, pos, end))
+        j = self._advance(buf, pos, skip_blanks(buf, pos, end))
         if j == end:
             return j, False
         if final and is_proper_prefix(buf[j:end], (CALL_CLOSE, SEP)):
@@ -555,11 +554,6 @@ class XtmlReader(BlockReader):
             return
         call.arguments[key] = value
         self.ctx.args.put(key, value)
-
-
-def _skip_ws(buf: str, pos: int, end: int) -> int:
-    m = _WS_RUN.match(buf, pos, end)
-    return pos if m is None else m.end()
 
 
 PROTOCOL = KimiXtmlProtocol()

@@ -35,6 +35,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import (
@@ -200,8 +201,7 @@ class YamlXmlReader(ToolTagReader):
         """Begin the call once the body shows one: its first text on a later line than the tag,
         or a `key:` right after it. Other text on the tag's line means prose: revert."""
         start = pos
-        while pos < end and buf[pos] in " \t\r\n":
-            pos += 1
+        pos = skip_blanks(buf, pos, end)
         if pos > start:
             self.consumed.append(buf[start:pos])
             self.body.append(buf[start:pos])
