@@ -11,8 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolmend.jsontext import (
+    MAX_LITERAL_EVAL_INPUT,
+    MAX_NESTING,
     MAX_REPAIR_INPUT,
+    as_json_data,
     decode_json_object,
+    literal_as_json_data,
+    loads_json_data,
     normalize_text,
     normalize_value,
     repair_unicode_escapes,
@@ -228,3 +233,46 @@ def test_json_repair_is_not_called_above_the_bound(monkeypatch: pytest.MonkeyPat
     assert decoded.error is not None
     assert "too large to repair" in decoded.error
     assert len(decoded.error) < 300
+
+
+@pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"a": -Infinity}', "1e999", "[" * 5000])
+def test_json_data_refuses_what_json_cannot_carry_and_nesting_too_deep_to_decode(
+    text: str,
+) -> None:
+    with pytest.raises(ValueError):
+        loads_json_data(text)
+
+
+def test_json_data_reads_strict_json() -> None:
+    assert loads_json_data('{"a": [1, 2.5, true, null]}') == {"a": [1, 2.5, True, None]}
+
+
+def test_a_python_literal_becomes_json_data_with_tuples_as_lists() -> None:
+    assert literal_as_json_data("{'a': (1, 2), 'b': None, 'c': True}") == {
+        "a": [1, 2],
+        "b": None,
+        "c": True,
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{1, 2}",
+        "{1: 'a'}",
+        "b'x'",
+        "float('inf')",
+        "1e999",
+        "[" * (MAX_NESTING + 2) + "]" * (MAX_NESTING + 2),
+        "f(x)",
+    ],
+)
+def test_a_literal_json_cannot_carry_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        literal_as_json_data(text)
+
+
+def test_a_literal_longer_than_the_bound_is_not_evaluated() -> None:
+    with pytest.raises(ValueError, match="too long"):
+        literal_as_json_data("[" + "1, " * MAX_LITERAL_EVAL_INPUT + "]")
+    assert as_json_data((1, [2, (3,)])) == [1, [2, [3]]]

@@ -10,7 +10,9 @@ decoded arguments mean.
 
 from __future__ import annotations
 
+import ast
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,17 +23,23 @@ import json_repair
 #: (super-linear on pathological input) and lossy, so a huge broken argument body must fail with
 #: a clear error instead of stalling a stream or being silently reshaped.
 MAX_REPAIR_INPUT = 256 * 1024
+#: `ast.literal_eval` builds a whole syntax tree and recurses: it only sees text this small.
+MAX_LITERAL_EVAL_INPUT = 64 * 1024
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _WHITESPACE = " \t\r\n"
 
 __all__ = [
+    "MAX_LITERAL_EVAL_INPUT",
     "MAX_NESTING",
     "MAX_REPAIR_INPUT",
     "DecodedArguments",
+    "as_json_data",
     "decode_json_object",
     "json_type",
+    "literal_as_json_data",
+    "loads_json_data",
     "nesting_exceeds",
     "normalize_text",
     "normalize_value",
@@ -221,6 +229,63 @@ def _object_result(value: Any, repairs: list[str], allow_repair: bool) -> Decode
             return DecodedArguments([inner], [*repairs, "parse-json-string"])
     kind = json_type(value, integers=False)
     return DecodedArguments([], repairs, f"arguments must be a JSON object, got {kind}")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON data")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} does not fit a finite number")
+    return value
+
+
+def loads_json_data(text: str) -> Any:
+    """Strict JSON text as data: `NaN`, `Infinity` and numbers beyond a float's range are
+    refused, as JSON cannot carry them. Raises ValueError (also for nesting too deep to decode).
+    """
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def as_json_data(value: Any, depth: int = 0) -> Any:
+    """A Python value (what `ast.literal_eval` returns) as JSON data: tuples become lists.
+
+    Raises ValueError for what JSON cannot carry: a set, bytes, a non-string key, a non-finite
+    float, nesting deeper than `MAX_NESTING`.
+    """
+    if depth > MAX_NESTING:
+        raise ValueError("nested too deeply")
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("not a finite number")
+        return value
+    if isinstance(value, (list, tuple)):
+        return [as_json_data(item, depth + 1) for item in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: as_json_data(v, depth + 1) for k, v in value.items()}
+    raise ValueError(f"{type(value).__name__} is not JSON data")
+
+
+def literal_as_json_data(text: str) -> Any:
+    """A Python literal (`{'a': (1, 2)}`, `True`, `None`) written as text, as JSON data.
+
+    Raises ValueError when the text is longer than `MAX_LITERAL_EVAL_INPUT`, is not a literal,
+    or holds what JSON cannot carry (see `as_json_data`).
+    """
+    if len(text) > MAX_LITERAL_EVAL_INPUT:
+        raise ValueError("too long to read as a Python literal")
+    try:
+        value = ast.literal_eval(text)
+    except (TypeError, SyntaxError, RecursionError, MemoryError) as exc:
+        raise ValueError(f"not a Python literal ({type(exc).__name__})") from None
+    return as_json_data(value)
 
 
 def json_type(value: Any, *, integers: bool = True) -> str:

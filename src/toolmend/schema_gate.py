@@ -14,7 +14,6 @@ executes anything, and never puts the argument body into an error message.
 
 from __future__ import annotations
 
-import ast
 import json
 import math
 import re
@@ -33,6 +32,7 @@ from toolmend.jsontext import (
     MAX_REPAIR_INPUT,
     DecodedArguments,
     json_type,
+    literal_as_json_data,
     nesting_exceeds,
     normalize_text,
     normalize_value,
@@ -52,8 +52,6 @@ MAX_SUBSCHEMA_VALIDATORS = 1024
 MAX_ERROR_CHARS = 300
 #: How much of an offending value an error message may quote.
 MAX_VALUE_PREVIEW = 40
-#: `ast.literal_eval` builds a whole syntax tree and recurses; it only sees strings this small.
-MAX_LITERAL_EVAL_INPUT = 64 * 1024
 #: Nesting depth the repair walk descends; deeper values are validated but never repaired, so a
 #: hostile deeply nested value cannot exhaust the stack.
 MAX_REPAIR_DEPTH = 64
@@ -239,25 +237,6 @@ def _text_to_boolean(text: str) -> bool | None:
     return None
 
 
-def _json_compatible(value: Any, depth: int = 0) -> Any:
-    """A Python literal as JSON data (tuples become lists); raises ValueError if impossible."""
-    if depth > MAX_REPAIR_DEPTH:
-        raise ValueError("too deep")
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError("not finite")
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_json_compatible(v, depth + 1) for v in value]
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            raise ValueError("non-string key")
-        return {k: _json_compatible(v, depth + 1) for k, v in value.items()}
-    raise ValueError(type(value).__name__)
-
-
 def _parse_container(text: str) -> tuple[Any, str] | None:
     """A JSON object/array written as a string: (value, how) or None. Only containers count."""
     t = text.strip()
@@ -270,13 +249,12 @@ def _parse_container(text: str) -> tuple[Any, str] | None:
             continue
         if isinstance(value, (dict, list)):
             return value, "parse-json"
-    if len(t) <= MAX_LITERAL_EVAL_INPUT:
-        try:
-            value = _json_compatible(ast.literal_eval(t))
-        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-            value = None
-        if isinstance(value, (dict, list)):
-            return value, "parse-literal"
+    try:
+        value = literal_as_json_data(t)
+    except ValueError:
+        value = None
+    if isinstance(value, (dict, list)):
+        return value, "parse-literal"
     if len(t) <= MAX_REPAIR_INPUT and t[0] != "(":
         try:
             value = json_repair.loads(t)

@@ -24,6 +24,7 @@ from support import (
     streamed_arguments,
 )
 from toolmend.events import Diagnostic, ToolCallDelta, ToolCallEnd
+from toolmend.protocols.kimi_xtml import decode_typed
 
 P = "kimi-xtml"
 
@@ -558,3 +559,9 @@ def test_any_mix_of_markers_calls_and_text_keeps_the_invariants(parts: list[str]
     one_char = run_chunks(P, list(text), TOOLS)
     assert_conserved(text, one_char)
     assert comparable(one_char) == comparable(whole)
+
+
+@pytest.mark.parametrize("raw", ["1e999", "NaN", "-Infinity"])
+def test_a_number_json_cannot_carry_is_not_a_number_argument(raw: str) -> None:
+    value, error = decode_typed(raw, "number")
+    assert value is None and error == "is not valid JSON for type number"

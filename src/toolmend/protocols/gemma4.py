@@ -37,6 +37,7 @@ from toolmend.core.engine import (
     verbatim_pattern,
 )
 from toolmend.core.textscan import skip_blanks
+from toolmend.jsontext import as_json_data
 from toolmend.model import Tool, ToolCall
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -190,8 +191,7 @@ def decode_python_arguments(inner: str) -> tuple[dict[str, Any] | None, str | No
     out: dict[str, Any] = {}
     for keyword in call.keywords:
         try:
-            value = ast.literal_eval(keyword.value)
-            out[str(keyword.arg)] = json.loads(json.dumps(value, allow_nan=False))
+            out[str(keyword.arg)] = as_json_data(ast.literal_eval(keyword.value))
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             return None, f"argument {keyword.arg!r} is not a literal value"
     return out, None

@@ -42,7 +42,6 @@ run, so re-reading it on the next feed keeps the total cost linear.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,6 +59,7 @@ from toolmend.core.engine import (
     verbatim_pattern,
 )
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
+from toolmend.jsontext import loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -192,17 +192,6 @@ def render_invoke(call: ToolCall) -> str:
     return "\n".join(lines)
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError("not a finite number")
-    return value
-
-
-def _reject_constant(text: str) -> Any:
-    raise ValueError(f"{text} is not JSON")
-
-
 def typed_value(gate: SchemaGate, key: str, text: str) -> Any:
     """The value a parameter's text stands for, by the schema's declared type of `key`.
 
@@ -213,8 +202,8 @@ def typed_value(gate: SchemaGate, key: str, text: str) -> Any:
     if not gate.declares(key) or gate.value_as_is(key, text):
         return text
     try:
-        value = json.loads(text, parse_float=_finite_float, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
+        value = loads_json_data(text)
+    except ValueError:
         return text
     return text if isinstance(value, str) else value
 

@@ -38,7 +38,6 @@ or repairs arguments against a schema (the schema gate).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -55,7 +54,7 @@ from toolmend.core.engine import (
     verbatim_pattern,
 )
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
-from toolmend.jsontext import json_type
+from toolmend.jsontext import json_type, loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, declare_tools
@@ -109,15 +108,11 @@ def parse_attributes(text: str) -> dict[str, str] | None:
     return attrs
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def decode_typed(raw: str, kind: str) -> tuple[Any, str | None]:
     """A non-string value: strict JSON of `kind` (surrounding whitespace allowed), or an error."""
     try:
-        value = json.loads(raw.strip(" \t\r\n"), parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
+        value = loads_json_data(raw.strip(" \t\r\n"))
+    except ValueError:
         return None, f"is not valid JSON for type {kind}"
     if kind == "number":
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -24,7 +24,6 @@ It never scans text for markers itself (the engine's `TextScanner` does), never 
 
 from __future__ import annotations
 
-import ast
 import json
 import math
 import re
@@ -42,7 +41,7 @@ from toolmend.core.engine import (
     verbatim_pattern,
 )
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
-from toolmend.jsontext import decode_json_object, json_type
+from toolmend.jsontext import decode_json_object, json_type, literal_as_json_data, loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -56,8 +55,6 @@ FUNCTION_END = "</function>"
 PARAMETER = "<parameter="
 PARAMETER_END = "</parameter>"
 
-#: `ast.literal_eval` builds a whole syntax tree and recurses: it only sees values this small.
-MAX_LITERAL_EVAL_INPUT = 64 * 1024
 #: Nesting depth accepted when turning a Python literal into JSON data, and when following
 #: anyOf/oneOf to find a parameter's declared types (a hostile schema cannot exhaust the stack).
 MAX_TYPE_DEPTH = 32
@@ -172,27 +169,13 @@ def typed_value(text: str, types: frozenset[str] | None) -> Any:
 _STRING = frozenset(("string",))
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON data")
-
-
-def _loads(text: str) -> Any:
-    """`json.loads` without NaN/Infinity; raises ValueError (also for too-deep nesting)."""
-    try:
-        return json.loads(text, parse_constant=_no_constant)
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
-
-
 def _json_non_string(text: str) -> Any:
     word = text.strip()
     if not word or word[0] not in _JSON_START or word[0] == '"':
         return text
     try:
-        value = _loads(word)
+        value = loads_json_data(word)
     except ValueError:
-        return text
-    if isinstance(value, float) and not math.isfinite(value):
         return text
     return text if isinstance(value, str) else value
 
@@ -210,31 +193,12 @@ def _container(word: str) -> Any:
     """A JSON array/object, or the same written as a Python literal; None when neither."""
     if not word or word[0] not in "[{":
         return None
-    try:
-        return _loads(word)
-    except ValueError:
-        pass
-    if len(word) > MAX_LITERAL_EVAL_INPUT:
-        return None
-    try:
-        return _as_json_data(ast.literal_eval(word), 0)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        return None
-
-
-def _as_json_data(value: Any, depth: int) -> Any:
-    """A Python literal as JSON data (tuples become lists); raises ValueError when it is not."""
-    if depth > MAX_TYPE_DEPTH:
-        raise ValueError("nested too deeply")
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float) and math.isfinite(value):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_as_json_data(item, depth + 1) for item in value]
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {k: _as_json_data(v, depth + 1) for k, v in value.items()}
-    raise ValueError(f"{type(value).__name__} is not JSON data")
+    for read in (loads_json_data, literal_as_json_data):
+        try:
+            return read(word)
+        except ValueError:
+            pass
+    return None
 
 
 def _unquoted(name: str) -> str | None:
