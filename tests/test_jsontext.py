@@ -20,6 +20,7 @@ from toolmend.jsontext import (
     loads_json_data,
     normalize_text,
     normalize_value,
+    number_from_text,
     repair_unicode_escapes,
     split_concatenated,
 )
@@ -276,3 +277,17 @@ def test_a_literal_longer_than_the_bound_is_not_evaluated() -> None:
     with pytest.raises(ValueError, match="too long"):
         literal_as_json_data("[" + "1, " * MAX_LITERAL_EVAL_INPUT + "]")
     assert as_json_data((1, [2, (3,)])) == [1, [2, [3]]]
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("42", 42), ("-7", -7), ("+3", 3), ("2.5", 2.5), (".5", 0.5), ("1e3", 1000.0), ("3.", 3.0)],
+)
+def test_a_decimal_literal_is_the_number_it_writes(text: str, number: float) -> None:
+    value = number_from_text(text)
+    assert value == number and type(value) is type(number)
+
+
+@pytest.mark.parametrize("text", ["", "1e999", "0x10", "1_000", "NaN", "1" * 301, "4 2", "e5"])
+def test_what_is_no_finite_decimal_literal_is_no_number(text: str) -> None:
+    assert number_from_text(text) is None

@@ -26,6 +26,14 @@ MAX_REPAIR_INPUT = 256 * 1024
 #: `ast.literal_eval` builds a whole syntax tree and recurses: it only sees text this small.
 MAX_LITERAL_EVAL_INPUT = 64 * 1024
 
+#: Digits a number written as text may have (Python refuses to convert more than 4300, and a
+#: longer run is no number a tool means).
+MAX_NUMBER_DIGITS = 300
+_INTEGER_TEXT = re.compile(rf"[+-]?\d{{1,{MAX_NUMBER_DIGITS}}}")
+_DECIMAL_TEXT = re.compile(
+    rf"[+-]?(?:\d{{1,{MAX_NUMBER_DIGITS}}}\.?\d{{0,{MAX_NUMBER_DIGITS}}}|\.\d{{1,{MAX_NUMBER_DIGITS}}})"
+    r"(?:[eE][+-]?\d{1,4})?"
+)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _WHITESPACE = " \t\r\n"
@@ -33,6 +41,7 @@ _WHITESPACE = " \t\r\n"
 __all__ = [
     "MAX_LITERAL_EVAL_INPUT",
     "MAX_NESTING",
+    "MAX_NUMBER_DIGITS",
     "MAX_REPAIR_INPUT",
     "DecodedArguments",
     "as_json_data",
@@ -43,6 +52,7 @@ __all__ = [
     "nesting_exceeds",
     "normalize_text",
     "normalize_value",
+    "number_from_text",
     "repair_unicode_escapes",
     "split_concatenated",
 ]
@@ -286,6 +296,17 @@ def literal_as_json_data(text: str) -> Any:
     except (TypeError, SyntaxError, RecursionError, MemoryError) as exc:
         raise ValueError(f"not a Python literal ({type(exc).__name__})") from None
     return as_json_data(value)
+
+
+def number_from_text(text: str) -> int | float | None:
+    """The number a decimal literal stands for (`42`, `-3.5`, `1e3`, `.5`): an int when written
+    without a point or exponent; None when the text is no such literal or not a finite number."""
+    if _INTEGER_TEXT.fullmatch(text):
+        return int(text)
+    if _DECIMAL_TEXT.fullmatch(text):
+        value = float(text)
+        return value if math.isfinite(value) else None
+    return None
 
 
 def json_type(value: Any, *, integers: bool = True) -> str:

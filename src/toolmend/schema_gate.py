@@ -36,6 +36,7 @@ from toolmend.jsontext import (
     nesting_exceeds,
     normalize_text,
     normalize_value,
+    number_from_text,
     repair_unicode_escapes,
 )
 from toolmend.jsontext import decode_json_object as _decode_json_object
@@ -66,8 +67,6 @@ ALIAS_GROUPS: tuple[frozenset[str], ...] = (
 )
 
 _SEPARATORS = re.compile(r"[_\- ]")
-_INT_TEXT = re.compile(r"[+-]?\d{1,300}")
-_FLOAT_TEXT = re.compile(r"[+-]?(?:\d{1,300}\.?\d{0,300}|\.\d{1,300})(?:[eE][+-]?\d{1,4})?")
 _QUOTES = "\"'`"
 # Keywords that make a string subschema do more than "is a string": a value may be rewritten.
 _NOT_PLAIN_STRING = frozenset(
@@ -208,24 +207,14 @@ def _unquote(text: str) -> str:
 
 
 def _text_to_integer(text: str) -> int | None:
-    t = _unquote(text)
-    if _INT_TEXT.fullmatch(t):
-        return int(t)
-    if _FLOAT_TEXT.fullmatch(t):
-        f = float(t)
-        if math.isfinite(f) and f.is_integer():
-            return int(f)
-    return None
+    number = number_from_text(_unquote(text))
+    if isinstance(number, float) and number.is_integer():
+        return int(number)
+    return number if isinstance(number, int) else None
 
 
 def _text_to_number(text: str) -> int | float | None:
-    t = _unquote(text)
-    if _INT_TEXT.fullmatch(t):
-        return int(t)
-    if _FLOAT_TEXT.fullmatch(t):
-        f = float(t)
-        return f if math.isfinite(f) else None
-    return None
+    return number_from_text(_unquote(text))
 
 
 def _text_to_boolean(text: str) -> bool | None:

@@ -32,7 +32,6 @@ tag (`</param>`) ends that tag early; `render_call` cannot write such a nested s
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -48,6 +47,7 @@ from toolmend.core.engine import (
     verbatim_pattern,
 )
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
+from toolmend.jsontext import number_from_text
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import (
@@ -71,8 +71,6 @@ ITEM = "item"
 _PARAM_TAG = re.compile(r"<([A-Za-z_][\w.:-]*)[ \t]*(/?)>")
 _CLOSE_TAG = re.compile(r"</([A-Za-z_][\w.:-]*)[ \t]*>")
 _TRAILING_LAYOUT = re.compile(rf"\r?\n[ \t]{{0,{MAX_LAYOUT_INDENT}}}\Z")
-_INT = re.compile(r"[+-]?\d{1,300}")
-_FLOAT = re.compile(r"[+-]?(?:\d{1,300}\.?\d{0,300}|\.\d{1,300})(?:[eE][+-]?\d{1,4})?")
 _WS = " \t\r\n"
 #: In a chunk of a raw string value, a line break that cannot be layout before the closer:
 #: value text (not indentation, not a `<` that might open the closer) follows it inside the
@@ -189,14 +187,11 @@ def split_elements(text: str, is_raw: Callable[[str], bool]) -> list[tuple[str, 
 def _scalar(text: str, types: set[str]) -> Any:
     """A number, boolean or null written as tag text; the trimmed text when none fits."""
     s = text.strip(_WS)
-    if "integer" in types and _INT.fullmatch(s):
-        return int(s)
-    if "number" in types and _INT.fullmatch(s):
-        return int(s)
-    if "number" in types and _FLOAT.fullmatch(s):
-        f = float(s)
-        if math.isfinite(f):
-            return f
+    number = number_from_text(s)
+    if ("integer" in types and isinstance(number, int)) or (
+        "number" in types and number is not None
+    ):
+        return number
     if "boolean" in types and s.lower() in ("true", "false"):
         return s.lower() == "true"
     if "null" in types and s in ("null", ""):

@@ -25,7 +25,6 @@ It never scans text for markers itself (the engine's `TextScanner` does), never 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -41,7 +40,13 @@ from toolmend.core.engine import (
     verbatim_pattern,
 )
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
-from toolmend.jsontext import decode_json_object, json_type, literal_as_json_data, loads_json_data
+from toolmend.jsontext import (
+    decode_json_object,
+    json_type,
+    literal_as_json_data,
+    loads_json_data,
+    number_from_text,
+)
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -58,8 +63,6 @@ PARAMETER_END = "</parameter>"
 #: Nesting depth accepted when turning a Python literal into JSON data, and when following
 #: anyOf/oneOf to find a parameter's declared types (a hostile schema cannot exhaust the stack).
 MAX_TYPE_DEPTH = 32
-#: Digits accepted for an integer or a number (Python refuses to convert more than 4300).
-MAX_NUMBER_DIGITS = 300
 #: At the end of the stream a value followed by a proper prefix of its closer is complete (R3)
 #: only when that prefix is at least this long: `<`, `</`, `</p`, `</f` are ordinary in code and
 #: HTML, so a value cut just there may be unfinished and must not be executed.
@@ -78,11 +81,6 @@ _BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
 _BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
 _JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
 _NOT_SPACE = re.compile(r"\S")
-_INTEGER = re.compile(rf"[+-]?\d{{1,{MAX_NUMBER_DIGITS}}}")
-_NUMBER = re.compile(
-    rf"[+-]?(?:\d{{1,{MAX_NUMBER_DIGITS}}}\.?\d{{0,{MAX_NUMBER_DIGITS}}}|\.\d{{1,{MAX_NUMBER_DIGITS}}})"
-    r"(?:[eE][+-]?\d{1,4})?"
-)
 _JSON_START = frozenset('-0123456789tfn[{"')
 
 _QUOTES = "\"'"
@@ -151,12 +149,11 @@ def typed_value(text: str, types: frozenset[str] | None) -> Any:
         return None
     if "boolean" in types and lowered in ("true", "false"):
         return lowered == "true"
-    if "integer" in types and _INTEGER.fullmatch(word):
-        return int(word)
-    if "number" in types:
-        number = _number(word)
-        if number is not None:
-            return number
+    number = number_from_text(word)
+    if ("integer" in types and isinstance(number, int)) or (
+        "number" in types and number is not None
+    ):
+        return number
     if "array" in types or "object" in types:
         container = _container(word)
         if (isinstance(container, list) and "array" in types) or (
@@ -178,15 +175,6 @@ def _json_non_string(text: str) -> Any:
     except ValueError:
         return text
     return text if isinstance(value, str) else value
-
-
-def _number(word: str) -> int | float | None:
-    if _INTEGER.fullmatch(word):
-        return int(word)
-    if _NUMBER.fullmatch(word):
-        value = float(word)
-        return value if math.isfinite(value) else None
-    return None
 
 
 def _container(word: str) -> Any:
