@@ -288,6 +288,6 @@ def test_a_decimal_literal_is_the_number_it_writes(text: str, number: float) -> 
     assert value == number and type(value) is type(number)
 
 
-@pytest.mark.parametrize("text", ["", "1e999", "0x10", "1_000", "NaN", "1" * 301, "4 2", "e5"])
+@pytest.mark.parametrize("text", ["", "1e999", "0x10", "1_000", "NaN", "1" * 601, "4 2", "e5"])
 def test_what_is_no_finite_decimal_literal_is_no_number(text: str) -> None:
     assert number_from_text(text) is None
