@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from toolmend import schema_gate
 from toolmend.jsontext import MAX_REPAIR_INPUT
 from toolmend.model import Tool
-from toolmend.schema_gate import GateResult, Policy, SchemaGate
+from toolmend.schema_gate import GateResult, Policy, SchemaGate, declared_types, schema_types
 
 
 def gate(properties: dict[str, Any], policy: Policy = Policy.LENIENT, **schema: Any) -> SchemaGate:
@@ -529,3 +529,21 @@ def test_valid_arguments_are_returned_unchanged_with_no_repairs(arguments: dict[
     assert result.arguments == arguments
     assert list(result.arguments) == list(arguments)
     assert all(g.value_as_is(k, v) for k, v in arguments.items())
+
+
+def test_the_types_a_subschema_asks_for_are_named_or_inferred_from_its_keywords() -> None:
+    assert schema_types({"type": ["string", "null"]}) == {"string", "null"}
+    assert schema_types({"required": ["a"]}) == {"object"}
+    assert schema_types({"prefixItems": [{}]}) == {"array"}
+    assert schema_types({"enum": ["a", 1]}) == {"string", "integer"}
+    assert schema_types(["not", "a", "schema"]) == set()
+
+
+def test_declared_types_follow_branches_and_members_and_know_when_they_cannot_tell() -> None:
+    either = {"anyOf": [{"type": "integer"}, {"enum": ["auto"]}]}
+    assert declared_types(either) == {"integer", "string"}
+    assert declared_types({"anyOf": [{"type": "integer"}, {}]}) is None  # `{}` allows anything
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(500):
+        deep = {"anyOf": [deep]}
+    assert declared_types(deep) is None  # bounded, not a RecursionError

@@ -170,8 +170,11 @@ def _compiled_for(tool: Tool) -> _Compiled:
 # small value helpers
 
 
-def _types_of(schema: dict[str, Any]) -> set[str]:
-    """The JSON types a subschema asks for, inferred from its keywords when "type" is absent."""
+def schema_types(schema: Any) -> set[str]:
+    """The JSON types a subschema asks for, inferred from its keywords when "type" is absent
+    (empty when it is not a schema or names none)."""
+    if not isinstance(schema, dict):
+        return set()
     declared = schema.get("type")
     if isinstance(declared, str):
         return {declared}
@@ -188,6 +191,34 @@ def _types_of(schema: dict[str, Any]) -> set[str]:
     if members is not None:
         types.update(json_type(m) for m in members)
     return types
+
+
+def declared_types(schema: Any, depth: int = 0) -> frozenset[str] | None:
+    """The JSON types a parameter's schema declares, or None when it declares none we can read.
+
+    Reads `type` (a name or a list), the branches of `anyOf`/`oneOf`, and `enum`/`const` members.
+    """
+    if not isinstance(schema, dict) or depth > MAX_REPAIR_DEPTH:
+        return None
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return frozenset((declared,))
+    if isinstance(declared, list):
+        names = frozenset(t for t in declared if isinstance(t, str))
+        return names or None
+    types: set[str] = set()
+    for keyword in ("anyOf", "oneOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            for branch in branches:
+                sub = declared_types(branch, depth + 1)
+                if sub is None:
+                    return None
+                types |= sub
+    members = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if isinstance(members, list):
+        types.update(json_type(m) for m in members)
+    return frozenset(types) or None
 
 
 def _enum_members(schema: dict[str, Any]) -> list[Any] | None:
@@ -357,7 +388,7 @@ class _Repairer:
         target = self._local_ref(schema)
         if target is not None:
             return self.repair(value, target, path, depth + 1)
-        return self._coerce(value, schema, _types_of(schema), path, depth)
+        return self._coerce(value, schema, schema_types(schema), path, depth)
 
     def _local_ref(self, schema: dict[str, Any]) -> Any:
         """The target of a bare local "$ref" ("#/$defs/x"), or None; other refs are not repaired."""

@@ -49,6 +49,7 @@ from toolmend.protocols.gemma4_args import (
     GemmaArgScan,
     decode_arguments,
 )
+from toolmend.schema_gate import declared_types
 
 OPEN = "<|tool_call>"
 RESPONSE_OPEN = "<|tool_response>"
@@ -86,25 +87,12 @@ _VERBATIM_STRING = verbatim_pattern(_STOPS, hold=_HELD)
 _HEADER_STATE, _ARGS, _PAREN, _AFTER, _AFTER_CLOSE = range(5)
 
 
-def _accepts_string(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    declared = schema.get("type")
-    if declared == "string" or (isinstance(declared, list) and "string" in declared):
-        return True
-    return any(
-        _accepts_string(branch)
-        for keyword in ("anyOf", "oneOf")
-        for branch in schema.get(keyword) or ()
-    )
-
-
 def _property_names(tool: Tool | None) -> tuple[list[str], list[str]]:
     """(string-typed top-level properties, all top-level properties) of a tool's schema."""
     props = tool.parameters.get("properties") if tool is not None else None
     if not isinstance(props, dict):
         return [], []
-    return [k for k, v in props.items() if _accepts_string(v)], list(props)
+    return [k for k, v in props.items() if "string" in (declared_types(v) or ())], list(props)
 
 
 class _CallArguments(GemmaArgScan):

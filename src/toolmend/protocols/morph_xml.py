@@ -56,6 +56,7 @@ from toolmend.protocols.toolname_tags import (
     find_closer,
     render_tag_result,
 )
+from toolmend.schema_gate import schema_types
 
 #: Spaces or tabs before a closer on its own line that count as layout (the closer's indent).
 #: Bounds what a streaming string holds back while it cannot tell layout from value.
@@ -80,23 +81,6 @@ _INNER_LINE_BREAK = r"\r?\n[ \t]*(?=[^ \t\r\n<])"
 
 
 # ------------------------------------------------------------------------- value decoding
-
-
-def schema_types(schema: Any) -> set[str]:
-    """The JSON types a (sub)schema names; empty when it names none (or is not a schema)."""
-    if not isinstance(schema, dict):
-        return set()
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        return {declared}
-    if isinstance(declared, list):
-        return {t for t in declared if isinstance(t, str)}
-    types = set()
-    if "properties" in schema:
-        types.add("object")
-    if "items" in schema:
-        types.add("array")
-    return types
 
 
 def is_raw_string(schema: Any) -> bool:

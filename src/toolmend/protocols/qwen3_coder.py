@@ -42,7 +42,6 @@ from toolmend.core.engine import (
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.jsontext import (
     decode_json_object,
-    json_type,
     literal_as_json_data,
     loads_json_data,
     number_from_text,
@@ -51,7 +50,7 @@ from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
 from toolmend.protocols.hermes import HermesReader
-from toolmend.schema_gate import Policy
+from toolmend.schema_gate import Policy, declared_types
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
@@ -60,9 +59,6 @@ FUNCTION_END = "</function>"
 PARAMETER = "<parameter="
 PARAMETER_END = "</parameter>"
 
-#: Nesting depth accepted when turning a Python literal into JSON data, and when following
-#: anyOf/oneOf to find a parameter's declared types (a hostile schema cannot exhaust the stack).
-MAX_TYPE_DEPTH = 32
 #: At the end of the stream a value followed by a proper prefix of its closer is complete (R3)
 #: only when that prefix is at least this long: `<`, `</`, `</p`, `</f` are ordinary in code and
 #: HTML, so a value cut just there may be unfinished and must not be executed.
@@ -96,34 +92,6 @@ def trim_value(body: str) -> str:
     if body.endswith("\n"):
         body = body[:-1]
     return body
-
-
-def declared_types(schema: Any, depth: int = 0) -> frozenset[str] | None:
-    """The JSON types a parameter's schema declares, or None when it declares none we can read.
-
-    Reads `type` (a name or a list), the branches of `anyOf`/`oneOf`, and `enum`/`const` members.
-    """
-    if not isinstance(schema, dict) or depth > MAX_TYPE_DEPTH:
-        return None
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        return frozenset((declared,))
-    if isinstance(declared, list):
-        names = frozenset(t for t in declared if isinstance(t, str))
-        return names or None
-    types: set[str] = set()
-    for keyword in ("anyOf", "oneOf"):
-        branches = schema.get(keyword)
-        if isinstance(branches, list):
-            for branch in branches:
-                sub = declared_types(branch, depth + 1)
-                if sub is None:
-                    return None
-                types |= sub
-    members = schema.get("enum", [schema["const"]] if "const" in schema else None)
-    if isinstance(members, list):
-        types.update(json_type(m) for m in members)
-    return frozenset(types) or None
 
 
 def parameter_value(body: str, schema: Any) -> Any:
