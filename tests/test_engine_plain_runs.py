@@ -110,6 +110,12 @@ def test_a_held_character_cannot_end_a_plain_chunk() -> None:
     assert not pattern.fullmatch("a\n")
 
 
+def test_a_chunk_of_hold_characters_only_is_not_plain_but_may_end_in_them() -> None:
+    pattern = plain_text_pattern(("</p>",), hold=" }")
+    assert pattern.fullmatch("a }")
+    assert not pattern.fullmatch(" } ")
+
+
 def test_allowed_sequences_are_plain_and_excluded_characters_are_not() -> None:
     pattern = plain_text_pattern(("&amp",), allowed="&amp;", exclude="\r")
     assert pattern.fullmatch("a &amp; b & c")
@@ -323,7 +329,7 @@ def test_a_verbatim_chunk_is_taken_without_the_pattern_and_a_chunk_with_a_stop_s
 
 
 def test_a_verbatim_test_finds_stop_starts_escapes_held_tails_and_all_held_text() -> None:
-    verbatim = verbatim_pattern(("</p>", "<q", '"'), exclude="&", tail="\n", hold=" }")
+    verbatim = verbatim_pattern(("</p>", "<q", '"'), exclude="&", held="\n", hold=" }")
     assert verbatim.search("a b} c") is None
     assert verbatim.search("ab }") is None  # a held tail after text: the run holds it back
     assert verbatim.search("a < b <x>") is None  # no stop begins with "< " or "<x"

@@ -142,14 +142,15 @@ class PlainTextRun:
 
 @lru_cache(maxsize=256)
 def verbatim_pattern(
-    stops: tuple[str, ...], *, exclude: str = "", tail: str = "", hold: str = ""
+    stops: tuple[str, ...], *, exclude: str = "", held: str = "", hold: str = ""
 ) -> re.Pattern[str]:
     """The `PlainTextRun.verbatim` test of a run whose value ends at the literal `stops`.
 
     It finds where a stop may begin (its first character followed by the second character of
     one, or at the end of the chunk), an `exclude` character (one that begins an escape or is
-    never plain), a `tail` character at the end of the chunk (one the reader must see with what
-    follows) and a chunk made of `hold` characters only (the run's `hold`). A chunk it finds
+    never plain), a `held` character at the end of the chunk (one the reader must see with what
+    follows) and a chunk made of `hold` characters only (the run's `hold`): the arguments mean
+    what they mean to `plain_text_pattern`. A chunk it finds
     nothing in must be one the run's `pattern` matches whole and its `decode` leaves as it is.
     """
     seconds: dict[str, set[str]] = {}
@@ -160,8 +161,8 @@ def verbatim_pattern(
     for first, after in sorted(seconds.items()):
         if first not in always:
             found.append(f"{re.escape(first)}(?=[{re.escape(''.join(sorted(after)))}]|\\Z)")
-    if tail:
-        found.append(f"[{re.escape(tail)}]\\Z")
+    if held:
+        found.append(f"[{re.escape(held)}]\\Z")
     if hold:
         found.append(f"\\A[{re.escape(hold)}]+\\Z")
     return re.compile("|".join(found))
@@ -169,7 +170,7 @@ def verbatim_pattern(
 
 @lru_cache(maxsize=256)
 def plain_text_pattern(
-    stops: tuple[str, ...], *, held: str = "", allowed: str = "", exclude: str = ""
+    stops: tuple[str, ...], *, held: str = "", allowed: str = "", exclude: str = "", hold: str = ""
 ) -> re.Pattern[str]:
     """The pattern of a whole chunk that a reader would take as value text, as written.
 
@@ -179,7 +180,8 @@ def plain_text_pattern(
     `allowed` is a regex of sequences that are plain anyway, tried first (complete escapes or
     entities, which the run's `decode` reads); it should have no capturing group, which would
     double the cost of every match. The chunk does not end in a character of `held`
-    (text the reader holds back, such as a newline it may trim).
+    (text the reader holds back, such as a newline it may trim), and is not made of `hold`
+    characters only (the run's `hold`).
     """
     firsts = sorted({s[0] for s in stops})
     alternatives = [allowed] if allowed else []
@@ -196,10 +198,11 @@ def plain_text_pattern(
         inside = "|".join(map(re.escape, rests))
         at_end = "|".join(map(re.escape, starts))
         alternatives.append(f"{re.escape(first)}(?!{inside}|(?:{at_end})\\Z)")
+    head = f"(?![{re.escape(hold)}]*\\Z)" if hold else ""
     tail = f"(?<![{re.escape(held)}])" if held else ""
     # Each alternative is possessive or fixed-width, so a failed match backtracks linearly. The
     # outer repeat is not possessive: CPython 3.11 mistracks groups of `allowed` inside one.
-    return re.compile(f"(?:{'|'.join(alternatives)})+{tail}")
+    return re.compile(f"{head}(?:{'|'.join(alternatives)})+{tail}")
 
 
 @lru_cache(maxsize=256)

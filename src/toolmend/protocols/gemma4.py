@@ -78,7 +78,7 @@ _STOPS = (STRING_DELIMITER, *TERMINATORS)
 #: A whole chunk of a streamed string that is string text as written: neither the delimiter nor
 #: a terminator can begin in it, and it is not all held-back tail (so what it holds back is its
 #: own tail alone). The parser's plain-text run appends it without calling the reader.
-_PLAIN_STRING = re.compile(r"(?![}\] \t\r\n]*\Z)" + plain_text_pattern(_STOPS).pattern)
+_PLAIN_STRING = plain_text_pattern(_STOPS, hold=_HELD)
 #: What may follow the plain part of a chunk and only waits for more: trailing structure or
 #: blanks, then the possible start of the string's end.
 _PENDING_STRING = pending_pattern(_STOPS, held=_HELD)

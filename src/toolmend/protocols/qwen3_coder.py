@@ -72,7 +72,7 @@ _LONGEST_VALUE_END = max(map(len, _VALUE_END_MARKERS))
 #: parser's plain-text run appends such a chunk without calling the reader.
 _PLAIN_VALUE = plain_text_pattern(_VALUE_END_MARKERS, held="\n")
 _PENDING_VALUE = pending_pattern(_VALUE_END_MARKERS, held="\n")
-_VERBATIM_VALUE = verbatim_pattern(_VALUE_END_MARKERS, tail="\n")
+_VERBATIM_VALUE = verbatim_pattern(_VALUE_END_MARKERS, held="\n")
 _BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
 _BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
 _JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
