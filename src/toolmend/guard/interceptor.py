@@ -283,10 +283,6 @@ class Interceptor:
             self._tasks.popitem(last=False)
         return state
 
-    def new_session(self) -> GuardSession:
-        """A fresh, unregistered session (what `guard_history` replays through)."""
-        return GuardSession(self._checker, self.config)
-
     def preflight(
         self, call: object, *, text: object = None, task: Hashable = DEFAULT_TASK
     ) -> Guidance | None:
