@@ -134,6 +134,7 @@ class PlainTextRun:
     #: escape): kept unread after the plain part of a chunk instead of calling the reader.
     pending: re.Pattern[str] | None = None
     verbatim: re.Pattern[str] = field(default_factory=lambda: _NOTHING_VERBATIM)
+    #: `sinks` then `decoded_sinks`: where a verbatim chunk (its own decoding) goes.
     all_sinks: tuple[list[str], ...] = field(init=False)
 
     def __post_init__(self) -> None:
