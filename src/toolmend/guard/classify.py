@@ -1,10 +1,13 @@
 """`classify_error`: which known pattern a tool error is.
 
-This module owns the matching order: structure before text, then priority, then pattern id, so
-the same input always gives the same answer. It never builds guidance, never counts and never
-changes the error; anything it does not recognise is UNCLASSIFIED (the caller passes it through
-unchanged). Names captured from error text are kept only when they are safe identifiers, so an
-error message cannot smuggle text into the guidance.
+This module owns the matching order, so the same input always gives the same answer:
+structural flags from toolmend's own checks first; then what the error's envelope says
+structurally (a validation list naming the field, a machine error type such as `unknown_tool`
+or `context_length_exceeded`); then the wording families, innermost message first, by pattern
+priority; then the envelope's coarse status (HTTP status, exit code). It never builds guidance,
+never counts and never changes the error; anything it does not recognise is UNCLASSIFIED (the
+caller passes it through unchanged). Names captured from error text are kept only when they are
+safe identifiers, so an error message cannot smuggle text into the guidance.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolmend.guard.envelope import Envelope, Issue, unwrap
 from toolmend.guard.patterns import (
     PATTERNS,
     UNCLASSIFIED_PATTERN,
@@ -22,6 +26,7 @@ from toolmend.guard.patterns import (
     Flag,
     Pattern,
 )
+from toolmend.guard.wordings import Wording
 from toolmend.model import Tool
 
 #: Text heuristics read at most this many leading characters, plus the tail below: error texts
@@ -49,8 +54,9 @@ class Classification:
     """What `classify_error` found.
 
     `confidence` is 1.0 for a structural match, the pattern's text confidence (0 < c < 1) for
-    a text match, and 0.0 for UNCLASSIFIED. `param` and `requested_tool` are names captured
-    from the error, present only when they are safe identifiers.
+    a text match, and 0.0 for UNCLASSIFIED. `param`, `requested_tool` (a tool that does not
+    exist), `failed_tool` (the tool the error names) and `available_tools` (the names an
+    error lists) are taken from the error, and only when they are safe identifiers.
     """
 
     category: Category
@@ -59,6 +65,8 @@ class Classification:
     variant: str = "generic"
     param: str | None = None
     requested_tool: str | None = None
+    failed_tool: str | None = None
+    available_tools: tuple[str, ...] = ()
 
     @property
     def pattern(self) -> Pattern:
@@ -78,6 +86,7 @@ class Classification:
 UNCLASSIFIED = Classification(Category.UNCLASSIFIED, UNCLASSIFIED_PATTERN.id, 0.0)
 
 _BY_PRIORITY: tuple[Pattern, ...] = tuple(sorted(PATTERNS, key=lambda p: (-p.priority, p.id)))
+_BY_ID: dict[str, Pattern] = {p.id: p for p in PATTERNS}
 
 
 def error_text(error: object) -> str:
@@ -122,60 +131,200 @@ def _tool_name(tool: Tool | str | None) -> str | None:
     return tool if isinstance(tool, str) else None
 
 
+#: Confidence of a match on what the envelope says structurally (validation list, error type).
+ENVELOPE_CONFIDENCE = 0.95
+#: Confidence of a match on the envelope's coarse status only (HTTP status, exit code).
+STATUS_CONFIDENCE = 0.6
+
+#: A validation issue's kind -> the pattern it is.
+_ISSUE_PATTERNS = {
+    "missing": "EI/PARAM_MISSING/001",
+    "type": "EI/PARAM_TYPE_MISMATCH/001",
+    "value": "EI/PARAM_INVALID_VALUE/001",
+    "json": "EI/INVALID_JSON_ARGUMENTS/003",
+}
+
+#: Machine error types in JSON bodies (OpenAI, Anthropic, llama.cpp, Roo/Kilo) -> pattern.
+_CODE_PATTERNS = {
+    "unknown_tool": "EI/TOOL_NOT_FOUND/001",
+    "tool_not_found": "EI/TOOL_NOT_FOUND/001",
+    "unknown_server": "EI/MCP_TOOL_MISSING/001",
+    "access_denied": "EI/PERMISSION_DENIED/003",
+    "permission_denied": "EI/PERMISSION_DENIED/001",
+    "denied": "EI/PERMISSION_DENIED/002",
+    "rate_limit_exceeded": "EI/RATE_LIMITED/001",
+    "rate_limit_error": "EI/RATE_LIMITED/001",
+    "insufficient_quota": "EI/RATE_LIMITED/001",
+    "overloaded_error": "EI/RATE_LIMITED/001",
+    "context_length_exceeded": "EI/CONTEXT_OVERFLOW/001",
+    "exceed_context_size_error": "EI/CONTEXT_OVERFLOW/001",
+    "request_too_large": "EI/CONTEXT_OVERFLOW/002",
+    "timeout": "EI/TIMEOUT/001",
+}
+
+
+def _status_pattern(env: Envelope) -> str | None:
+    """The coarse reading of an HTTP status or exit code, used only when no wording matched."""
+    status = env.status
+    if status == 429:
+        return "EI/RATE_LIMITED/001"
+    if status in (401, 403):
+        return "EI/PERMISSION_DENIED/001"
+    if status in (408, 504):
+        return "EI/TIMEOUT/001"
+    if status == 413:
+        return "EI/CONTEXT_OVERFLOW/002"
+    if status is not None and (status == 404 or status >= 500):
+        return "EI/NETWORK_ERROR/001"
+    if env.exit_code not in (None, 0):
+        return "EI/COMMAND_FAILED/001"
+    return None
+
+
+class Classifier:
+    """The matching engine over the pattern database.
+
+    `exclude_origins` switches off every wording whose origins all lie in that set: the
+    accuracy test scores a source with the wordings written from it alone left out.
+    """
+
+    def __init__(self, exclude_origins: Iterable[str] = ()) -> None:
+        excluded = frozenset(exclude_origins)
+        self._wordings: tuple[tuple[Pattern, tuple[Wording, ...]], ...] = tuple(
+            (p, tuple(w for w in p.text if not w.origins <= excluded))
+            for p in _BY_PRIORITY
+            if p.text
+        )
+
+    def classify(
+        self,
+        text: object,
+        tool: Tool | str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Classification:
+        """See `classify_error`."""
+        flags = _flags_of(metadata)
+        meta_param = safe_identifier(metadata.get("param")) if metadata else None
+        meta_tool = safe_identifier(metadata.get("requested_tool")) if metadata else None
+        if flags:
+            for pattern in _BY_PRIORITY:
+                if pattern.flags & flags:
+                    return Classification(
+                        pattern.category,
+                        pattern.id,
+                        STRUCTURAL_CONFIDENCE,
+                        pattern.variant,
+                        param=meta_param,
+                        requested_tool=meta_tool,
+                    )
+        if isinstance(text, str) and not text.strip():
+            return UNCLASSIFIED
+        env = unwrap(_bounded(text))
+        texts = [_scan_window(t) for t in env.texts()]
+        if not texts:
+            return UNCLASSIFIED
+        found = self._structural(env)
+        if found is None:
+            found = self._worded(texts)
+        if found is None:
+            status = _status_pattern(env)
+            found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
+        if found is None:
+            return UNCLASSIFIED
+        pattern, groups, confidence = found
+        return _finish(pattern, groups, confidence, env, tool, meta_param, meta_tool)
+
+    def _structural(self, env: Envelope) -> tuple[Pattern, dict[str, str], float] | None:
+        issue: Issue | None = env.issues[0] if env.issues else None
+        if issue is not None:
+            groups = {"param": issue.param} if issue.param else {}
+            return _BY_ID[_ISSUE_PATTERNS[issue.kind]], groups, ENVELOPE_CONFIDENCE
+        code = (env.code or "").lower()
+        pattern_id = _CODE_PATTERNS.get(code)
+        if pattern_id is not None:
+            groups = {"tool": env.tool} if env.tool else {}
+            return _BY_ID[pattern_id], groups, ENVELOPE_CONFIDENCE
+        return None
+
+    def _worded(self, texts: list[str]) -> tuple[Pattern, dict[str, str], float] | None:
+        for body in texts:
+            for pattern, family in self._wordings:
+                for wording in family:
+                    match = wording.search(body)
+                    if match is not None:
+                        groups = {k: v for k, v in match.groupdict().items() if v}
+                        return pattern, groups, pattern.text_confidence
+        return None
+
+
+def _bounded(text: object) -> object:
+    if isinstance(text, str):
+        return _scan_window(text)
+    if isinstance(text, BaseException | bytes):
+        return _scan_window(error_text(text))
+    return text
+
+
+def _finish(
+    pattern: Pattern,
+    groups: Mapping[str, str],
+    confidence: float,
+    env: Envelope,
+    tool: Tool | str | None,
+    meta_param: str | None,
+    meta_tool: str | None,
+) -> Classification:
+    failed_tool = safe_identifier(env.tool)
+    requested = safe_identifier(groups.get("tool")) or meta_tool
+    if pattern.category is Category.TOOL_NOT_FOUND:
+        requested = requested or failed_tool
+        if (
+            env.mcp
+            or env.server
+            or _is_mcp_name(requested)
+            or _is_mcp_name(_tool_name(tool))
+            or _is_mcp_name(failed_tool)
+        ):
+            pattern = _MCP_PATTERN
+    if pattern.category is Category.NETWORK_ERROR and env.mcp_protocol_error:
+        pattern = _BY_ID["EI/MCP_TOOL_MISSING/002"]
+    available = tuple(n for n in env.available_tools if safe_identifier(n))
+    return Classification(
+        pattern.category,
+        pattern.id,
+        confidence,
+        pattern.variant,
+        param=safe_identifier(groups.get("param")) or safe_identifier(env.param) or meta_param,
+        requested_tool=requested,
+        failed_tool=failed_tool,
+        available_tools=available,
+    )
+
+
+#: The engine `classify_error` uses: every wording on.
+DEFAULT_CLASSIFIER = Classifier()
+
+
 def classify_error(
     text: object,
     tool: Tool | str | None = None,
     metadata: Mapping[str, Any] | None = None,
 ) -> Classification:
-    """Classify one tool error: structural flags in `metadata` first, then the error text.
+    """Classify one tool error: structural flags in `metadata` first, then the error itself.
 
+    `text` is the error as the tool or agent produced it: a string (plain, JSON, tagged or
+    prefixed), a decoded JSON value (an MCP result, an error body) or an exception.
     `metadata` may carry `flag` / `flags` (see `Flag`), `param` and `tool` from preflight or the
     argument parser. `tool` is the called tool (a name or `Tool`); it does not change the
     category, only fills in names. Unknown input gives `UNCLASSIFIED` (confidence 0.0).
     """
-    flags = _flags_of(metadata)
-    meta_param = safe_identifier(metadata.get("param")) if metadata else None
-    meta_tool = safe_identifier(metadata.get("requested_tool")) if metadata else None
-    if flags:
-        for pattern in _BY_PRIORITY:
-            if pattern.flags & flags:
-                return Classification(
-                    pattern.category,
-                    pattern.id,
-                    STRUCTURAL_CONFIDENCE,
-                    pattern.variant,
-                    param=meta_param,
-                    requested_tool=meta_tool,
-                )
-    body = _scan_window(error_text(text))
-    if not body.strip():
-        return UNCLASSIFIED
-    for pattern in _BY_PRIORITY:
-        for regex in pattern.text:
-            match = regex.search(body)
-            if match is None:
-                continue
-            groups = match.groupdict()
-            requested = safe_identifier(groups.get("tool")) or meta_tool
-            if pattern.category is Category.TOOL_NOT_FOUND and (
-                _is_mcp_name(requested) or _is_mcp_name(_tool_name(tool))
-            ):
-                pattern = _MCP_PATTERN
-            return Classification(
-                pattern.category,
-                pattern.id,
-                pattern.text_confidence,
-                pattern.variant,
-                param=safe_identifier(groups.get("param")) or meta_param,
-                requested_tool=requested,
-            )
-    return UNCLASSIFIED
+    return DEFAULT_CLASSIFIER.classify(text, tool, metadata)
 
 
 #: Tool names that route through an MCP server (Claude Code `mcp__server__tool`, Roo/Cline
 #: `use_mcp_tool`): a "tool not found" for these is a missing MCP tool.
 _MCP_CALLER_TOOLS = frozenset({"use_mcp_tool", "access_mcp_resource"})
-_MCP_PATTERN = next(p for p in PATTERNS if p.category is Category.MCP_TOOL_MISSING)
+_MCP_PATTERN = next(p for p in PATTERNS if p.id == "EI/MCP_TOOL_MISSING/001")
 
 
 def _is_mcp_name(name: str | None) -> bool:

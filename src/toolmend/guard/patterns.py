@@ -5,10 +5,9 @@ heuristics, disposition and the WHAT / WHY / NEXT templates) and nothing else. I
 anything itself (that is `classify`), never renders guidance (that is `guidance`) and never
 counts (that is `occurrences`).
 
-Text heuristics are conservative on purpose: each one is the wording a real agent, server or JSON
-parser produces (opencode, Roo/Cline/Kilo, Claude Code, OpenAI Agents SDK, pydantic-ai,
-LangGraph, vLLM, Ollama, llama.cpp, the JSON parsers of Python, V8, Go and nlohmann C++), never a
-bare keyword such as "error" or "json". Unknown text stays UNCLASSIFIED.
+The wordings each pattern matches live in `wordings` (families of real agent, SDK, server and
+parser wordings, tagged with the sources they came from); a pattern picks the families of its
+category and variant. Unknown text stays UNCLASSIFIED.
 """
 
 from __future__ import annotations
@@ -16,6 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+
+from toolmend.guard import wordings as w
+from toolmend.guard.wordings import Wording
 
 
 class Category(StrEnum):
@@ -34,6 +36,11 @@ class Category(StrEnum):
     MCP_TOOL_MISSING = "MCP_TOOL_MISSING"
     CONTEXT_OVERFLOW = "CONTEXT_OVERFLOW"
     TIMEOUT = "TIMEOUT"
+    PARAM_INVALID_VALUE = "PARAM_INVALID_VALUE"
+    FILE_EXISTS = "FILE_EXISTS"
+    COMMAND_FAILED = "COMMAND_FAILED"
+    NETWORK_ERROR = "NETWORK_ERROR"
+    RATE_LIMITED = "RATE_LIMITED"
     MODEL_STUCK_LOOP = "MODEL_STUCK_LOOP"
     UNCLASSIFIED = "UNCLASSIFIED"
 
@@ -73,8 +80,9 @@ class Pattern:
     """One known error pattern.
 
     `flags`: the structural match; the pattern matches metadata whose `flag` is one of these.
-    `text`: conservative regexes over the error text; named groups `param` and `tool` may
-    capture a parameter or tool name (used only after the safe-identifier check).
+    `text`: the wording families (`wordings`) matched against the error text; named groups
+    `param` and `tool` may capture a parameter or tool name (used only after the
+    safe-identifier check).
     Templates may name `{tool}`, `{param}`, `{required}`, `{example}`, `{tools}`,
     `{suggestion}` and `{match}`; the guidance builder fills them with safe values only.
     """
@@ -89,77 +97,8 @@ class Pattern:
     disposition: Disposition = Disposition.CORRECT_ONCE
     retryable: bool = True
     flags: frozenset[Flag] = frozenset()
-    text: tuple[re.Pattern[str], ...] = ()
+    text: tuple[Wording, ...] = ()
     text_confidence: float = 0.8
-
-
-_I = re.IGNORECASE
-_IM = re.IGNORECASE | re.MULTILINE
-
-#: A tool or parameter name inside an error message (quotes and backticks stripped).
-_NAME = r"[`'\"]?(?P<{group}>[A-Za-z_][\w.\-]{{0,63}})[`'\"]?"
-
-
-def _name(group: str) -> str:
-    return _NAME.format(group=group)
-
-
-def _rx(*sources: str, flags: int = _I) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(s, flags) for s in sources)
-
-
-# --- JSON parser wordings, shared by the classifier and the JSON-error reminder -------------
-
-#: Several JSON values where one was expected: the model batched calls into one arguments string.
-JSON_CONCATENATED = _rx(
-    r"Unexpected non-whitespace character after JSON at position \d+",  # V8
-    r"Extra data: line \d+ column \d+",  # Python json
-    r"invalid character '.{1,4}' after top-level value",  # Go encoding/json
-    r"unexpected '[{\[]'; expected end of input",  # nlohmann
-    r"trailing characters at line \d+ column \d+",  # Rust serde_json
-)
-
-#: The JSON text ends early: the call was cut off (streaming loss or max_tokens).
-JSON_TRUNCATED = _rx(
-    r"Unexpected end of JSON input",  # V8, Go
-    r"Unterminated string (?:starting at: line \d+|in JSON at position \d+)",  # Python, V8
-    r"syntax error while parsing \w+ - unexpected end of input",  # nlohmann
-    r"EOF while parsing (?:an? )?(?:object|string|value|list)",  # Rust serde_json
-    r"JSON Parse error: Unexpected EOF",  # JavaScriptCore / Bun
-    r"unexpected EOF while parsing JSON",
-)
-
-#: Any other JSON syntax error, by parser.
-JSON_SYNTAX = _rx(
-    r"Expecting (?:value|',' delimiter|':' delimiter|property name enclosed in double quotes)"
-    r": line \d+ column \d+",  # Python json
-    r"Invalid (?:control character|\\escape) at: line \d+ column \d+",
-    r"Invalid \\escape: line \d+ column \d+",
-    r"Unexpected token .{1,12} in JSON at position \d+",  # V8 (old)
-    r"Unexpected token '.{1,4}', .{0,60} is not valid JSON",  # V8 (new)
-    r"Expected [^\n]{1,60} in JSON at position \d+",  # V8: ',' or '}' after property value, ...
-    r"Bad control character in string literal in JSON at position \d+",
-    r"Bad escaped character in JSON at position \d+",
-    r"invalid character '.{1,4}' (?:looking for beginning of (?:value|object key string)"
-    r"|after object key(?::value pair)?|after array element|in string literal"
-    r"|in string escape code)",  # Go
-    r"\[json\.exception\.parse_error\.\d+\] parse error",  # nlohmann
-    r"JSON Parse error: [A-Z]",  # JavaScriptCore / Bun
-    r"json\.decoder\.JSONDecodeError",
-)
-
-#: Agent wordings that say the arguments did not parse, without naming the parser's reason.
-JSON_ARGUMENT_CONTEXT = _rx(
-    r"Invalid JSON input for tool",  # OpenAI Agents SDK
-    r"error parsing tool call",  # Ollama
-    r"Failed to parse (?:tool(?: call)? )?arguments",
-    r"(?:tool call )?arguments (?:are|were|is) not valid JSON",
-    r"invalid JSON in (?:tool(?: call)? )?arguments",
-)
-
-ALL_JSON_ERRORS: tuple[re.Pattern[str], ...] = (
-    JSON_CONCATENATED + JSON_TRUNCATED + JSON_SYNTAX + JSON_ARGUMENT_CONTEXT
-)
 
 
 _JSON_NEXT_CONCAT = (
@@ -174,10 +113,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=100,
         flags=frozenset({Flag.DUPLICATE_CALL}),
-        text=_rx(
-            r"appears to be stuck in a loop, attempting the same action",  # Roo/Kilo
-            r"identical tool call (?:was )?(?:repeated|already (?:made|executed))",
-        ),
+        text=w.DUPLICATE,
         disposition=Disposition.DISCARD_DUPLICATE,
         retryable=False,
         what="This {tool} call is identical to the previous one, so it was not executed again.",
@@ -194,11 +130,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=95,
         flags=frozenset({Flag.STUCK_LOOP}),
-        text=_rx(
-            r"You seem to be having trouble proceeding",  # Cline / Roo mistake limit
-            r"\bdoom[_ ]loop\b",  # opencode
-            r"consecutive mistake limit",
-        ),
+        text=w.STUCK,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="[MODEL_STUCK_LOOP] The same {failed} failure has now happened {count} times in a "
@@ -243,19 +175,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=90,
         flags=frozenset({Flag.CONTEXT_OVERFLOW}),
-        text=_rx(
-            r"context_length_exceeded",  # OpenAI error code
-            r"maximum context length is \d+",  # OpenAI, vLLM
-            r"exceeds? the available context size",  # llama.cpp
-            r"exceed_context_size_error",  # llama.cpp error type
-            r"prompt is too long: \d+ tokens? > \d+",  # Anthropic
-            r"input token count .{0,40}exceeds the maximum",  # Gemini
-            r"input length exceeds the (?:maximum )?context length",  # Ollama
-            r"exceeds? (?:the )?(?:model'?s? )?context window",
-            r"context window (?:is )?(?:full|exceeded)",
-            r"reduce the length of the messages",
-            r"Input is too long for (?:the )?requested model",  # Anthropic
-        ),
+        text=w.CONTEXT,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The conversation no longer fits the model's context window.",
         why="The history plus the last tool output is larger than the model can read at once.",
@@ -266,18 +186,39 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/RATE_LIMITED/001",
+        category=Category.RATE_LIMITED,
+        variant="generic",
+        priority=89,
+        text=w.RATE,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The {tool} call was refused by a rate limit or quota.",
+        why="The service accepts only so many requests or tokens per minute; retrying at once "
+        "fails the same way.",
+        next=(
+            "Do not repeat the call immediately; continue with work that does not need it.",
+            "Make fewer, smaller requests (batch the work, request less output).",
+        ),
+    ),
+    Pattern(
+        id="EI/CONTEXT_OVERFLOW/002",
+        category=Category.CONTEXT_OVERFLOW,
+        variant="output_too_large",
+        priority=88,
+        text=w.TOO_LARGE,
+        what="The {tool} output is larger than the tool allows.",
+        why="The file or output exceeds the size limit for one tool result.",
+        next=(
+            "Read a part: use offset / limit or a line range, or search for the lines you need.",
+            "Filter command output (head, tail, grep) instead of printing all of it.",
+        ),
+    ),
+    Pattern(
         id="EI/PERMISSION_DENIED/002",
         category=Category.PERMISSION_DENIED,
         variant="user_denied",
         priority=85,
-        text=_rx(
-            r"user (?:has )?(?:denied|rejected|declined) (?:this|the) (?:operation|tool|request"
-            r"|command|action)",
-            r"user doesn't want to proceed with this tool use",  # Claude Code
-            r"rejected permission to use this",  # opencode
-            r"(?:denied|rejected) by (?:the )?user",
-            r"Permission to use \S+ (?:has been|was) denied",
-        ),
+        text=w.USER_DENIED,
         disposition=Disposition.AWAIT_USER,
         retryable=False,
         text_confidence=0.9,
@@ -289,19 +230,26 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/MCP_TOOL_MISSING/002",
+        category=Category.MCP_TOOL_MISSING,
+        variant="server_unavailable",
+        priority=82,
+        text=w.MCP_DOWN,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The MCP server behind {tool_or_requested} is not connected.",
+        why="The server closed its connection or is not running; its tools cannot be called now.",
+        next=(
+            "Do not call this server's tools again in this task.",
+            "Use other available tools: {tools}.",
+        ),
+    ),
+    Pattern(
         id="EI/MCP_TOOL_MISSING/001",
         category=Category.MCP_TOOL_MISSING,
         variant="generic",
         priority=80,
         flags=frozenset({Flag.MCP_TOOL_MISSING}),
-        text=_rx(
-            r"MCP error -32602: (?:Unknown tool|Tool \S+ not found)",
-            r"Tool " + _name("tool") + r" does not exist on server",  # Roo / Cline
-            r"(?:MCP )?server [`'\"]?[\w.\-]+[`'\"]? (?:is )?not (?:found|connected)",
-            r"No connection found for server",  # Roo / Cline
-            r"Unknown MCP (?:tool|server)",
-        ),
-        retryable=True,
+        text=w.MCP_MISSING,
         what="The MCP tool {tool_or_requested} is not available on the connected servers.",
         why="The server or tool name does not match one that is connected right now.",
         next=(
@@ -315,20 +263,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=78,
         flags=frozenset({Flag.UNKNOWN_TOOL}),
-        text=_rx(
-            _name("tool") + r" is not a valid tool, try one of",  # LangGraph
-            r"Unknown tool name: " + _name("tool"),  # pydantic-ai
-            r"No such tool available: " + _name("tool"),  # Claude Code
-            r"unavailable tool " + _name("tool"),  # opencode
-            r"\bTool " + _name("tool") + r" not found",  # OpenAI Agents SDK, generic
-            r"(?:^|error: )unknown tool:?\s+" + _name("tool"),
-            r"(?:^|error: )unknown tool\b",
-            r"\b(?:function|tool) " + _name("tool") + r" (?:is not defined|does not exist"
-            r"|is not registered)",
-            r"\btool_not_found\b",
-            flags=_IM,
-        ),
-        retryable=True,
+        text=w.UNKNOWN_TOOL,
         what="There is no tool named {tool_or_requested}.",
         why="Only the declared tools can be called, under their exact names.",
         next=(
@@ -337,85 +272,11 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
-        id="EI/PARAM_MISSING/001",
-        category=Category.PARAM_MISSING,
-        variant="generic",
-        priority=76,
-        flags=frozenset({Flag.MISSING_PARAM}),
-        text=_rx(
-            r"Missing value for required parameter " + _name("param"),  # Roo / Cline
-            r"without value for required parameter " + _name("param"),  # Roo
-            r"required parameter `(?P<param>[A-Za-z_][\w.\-]{0,63})` is missing",  # Claude Code
-            r"^(?P<param>[A-Za-z_][\w.\-]{0,63})\s*\n\s+Field required",  # pydantic v2
-            r"Field required \[type=missing",  # pydantic v2
-            r"'(?P<param>[A-Za-z_][\w.\-]{0,63})' is a required property",  # jsonschema
-            r"missing (?:\d+ )?required (?:positional |keyword-only )?arguments?: '"
-            r"(?P<param>[A-Za-z_][\w.\-]{0,63})'",  # Python TypeError
-            r"Missing required (?:parameter|argument|field|property)s?:? " + _name("param"),
-            r"\"received\":\s*\"undefined\",\s*\"path\":\s*\[\s*\""
-            r"(?P<param>[A-Za-z_][\w.\-]{0,63})\"",  # zod v3
-            r"\"path\":\s*\[\s*\"(?P<param>[A-Za-z_][\w.\-]{0,63})\"\s*\],\s*\"message\":\s*"
-            r"\"Invalid input: expected \w+, received undefined",  # zod v4
-            r"expected \w+, received undefined",  # zod v4
-            flags=_IM,
-        ),
-        what="The {tool} call is missing the required parameter {param_or_required}.",
-        why="The tool cannot run without every required parameter.",
-        next=(
-            "Required parameters: {required}.",
-            "Retry with all of them, for example: {example}",
-        ),
-    ),
-    Pattern(
-        id="EI/DIFF_MATCH_FAILED/001",
-        category=Category.DIFF_MATCH_FAILED,
-        variant="no_match",
-        priority=74,
-        text=_rx(
-            r"String to replace not found in file",  # Claude Code
-            r"old_?string not found",  # opencode
-            r"old_str .{0,200}did not appear verbatim",  # Anthropic text editor tool
-            r"No sufficiently similar match found",  # Roo / Kilo apply_diff
-            r"does not match anything in the file",  # Cline SEARCH block
-            r"SearchReplaceNoExactMatch",  # aider
-            r"search (?:block|text|string) .{0,40}not found",
-        ),
-        text_confidence=0.9,
-        what="The {tool} edit failed: the text to replace does not match the file.",
-        why="The search text must match the current file exactly, whitespace included. {match}",
-        next=(
-            "Read the exact lines again and copy them unchanged into the search text.",
-            "Keep the search text short and unique; edit one region per call.",
-        ),
-    ),
-    Pattern(
-        id="EI/DIFF_MATCH_FAILED/002",
-        category=Category.DIFF_MATCH_FAILED,
-        variant="ambiguous",
-        priority=73,
-        text=_rx(
-            r"Found \d+ matches of the string to replace",  # Claude Code
-            r"Found multiple matches for old_?string",  # opencode
-            r"Multiple occurrences of old_str",  # Anthropic text editor tool
-        ),
-        text_confidence=0.9,
-        what="The {tool} edit failed: the text to replace occurs more than once.",
-        why="An edit must identify exactly one place in the file.",
-        next=(
-            "Include more surrounding lines so the search text is unique.",
-            "Or ask the tool to replace all occurrences if that is what you mean.",
-        ),
-    ),
-    Pattern(
         id="EI/DIFF_MATCH_FAILED/003",
         category=Category.DIFF_MATCH_FAILED,
         variant="stale_read",
-        priority=72,
-        text=_rx(
-            r"File has not been read yet",  # Claude Code
-            r"File has been (?:unexpectedly )?modified(?: since (?:it was )?(?:last )?read)?",
-            r"You must read (?:the )?file .{0,80}before (?:overwriting|editing|writing)",
-        ),
+        priority=77,
+        text=w.DIFF_STALE,
         text_confidence=0.9,
         what="The {tool} edit was refused: the file was not read, or changed since it was read.",
         why="Edits are only accepted against the file content you have actually seen.",
@@ -425,17 +286,82 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/PARAM_MISSING/001",
+        category=Category.PARAM_MISSING,
+        variant="generic",
+        priority=76,
+        flags=frozenset({Flag.MISSING_PARAM}),
+        text=w.PARAM_MISSING,
+        what="The {tool} call is missing the required parameter {param_or_required}.",
+        why="The tool cannot run without every required parameter.",
+        next=(
+            "Required parameters: {required}.",
+            "Retry with all of them, for example: {example}",
+        ),
+    ),
+    Pattern(
+        id="EI/DIFF_MATCH_FAILED/004",
+        category=Category.DIFF_MATCH_FAILED,
+        variant="no_change",
+        priority=75,
+        text=w.DIFF_IDENTICAL,
+        text_confidence=0.9,
+        what="The {tool} edit changes nothing: the search and replacement text are the same.",
+        why="An edit must replace the text with something different.",
+        next=(
+            "If the file already has the wanted content, move on to the next step.",
+            "Otherwise put the changed text in the replacement.",
+        ),
+    ),
+    Pattern(
+        id="EI/DIFF_MATCH_FAILED/005",
+        category=Category.DIFF_MATCH_FAILED,
+        variant="malformed_edit",
+        priority=74,
+        text=w.DIFF_MALFORMED,
+        text_confidence=0.9,
+        what="The {tool} edit could not be read: the diff or patch is not in the expected format.",
+        why="Markers, headers and line prefixes must be exactly as the tool describes them.",
+        next=(
+            "Rewrite the edit in the tool's exact format (markers on their own lines, no extra "
+            "characters).",
+            "Send one small, well-formed block; a non-empty search text for every block.",
+        ),
+    ),
+    Pattern(
+        id="EI/DIFF_MATCH_FAILED/002",
+        category=Category.DIFF_MATCH_FAILED,
+        variant="ambiguous",
+        priority=73,
+        text=w.DIFF_AMBIGUOUS,
+        text_confidence=0.9,
+        what="The {tool} edit failed: the text to replace occurs more than once.",
+        why="An edit must identify exactly one place in the file.",
+        next=(
+            "Include more surrounding lines so the search text is unique.",
+            "Or ask the tool to replace all occurrences if that is what you mean.",
+        ),
+    ),
+    Pattern(
+        id="EI/DIFF_MATCH_FAILED/001",
+        category=Category.DIFF_MATCH_FAILED,
+        variant="no_match",
+        priority=72,
+        text=w.DIFF_NO_MATCH,
+        text_confidence=0.9,
+        what="The {tool} edit failed: the text to replace does not match the file.",
+        why="The search text must match the current file exactly, whitespace included. {match}",
+        next=(
+            "Read the exact lines again and copy them unchanged into the search text.",
+            "Keep the search text short and unique; edit one region per call.",
+        ),
+    ),
+    Pattern(
         id="EI/SHELL_INTEGRATION/001",
         category=Category.SHELL_INTEGRATION,
         variant="generic",
         priority=70,
-        text=_rx(
-            r"shell integration (?:is )?(?:unavailable|not available|failed|error)",
-            r"output could not be captured",
-            r"won't be able to view the command's output",  # Cline
-            r"(?:may have|having) trouble viewing the command's output",  # Cline
-            r"terminal shell integration",
-        ),
+        text=w.SHELL,
         disposition=Disposition.CHANGE_STRATEGY,
         text_confidence=0.9,
         what="The terminal could not run the command or capture its output.",
@@ -452,23 +378,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=68,
         flags=frozenset({Flag.TYPE_MISMATCH}),
-        text=_rx(
-            r"^(?P<param>[A-Za-z_][\w.\-]{0,63})\s*\n\s+Input should be a valid",  # pydantic
-            r"^\s*(?P<param>[A-Za-z_][\w.\-]{0,63}): Input should be a valid",  # LangChain
-            r"\"received\":\s*\"(?!undefined)\w+\",\s*\"path\":\s*\[\s*\""
-            r"(?P<param>[A-Za-z_][\w.\-]{0,63})\"",  # zod v3
-            r"\"path\":\s*\[\s*\"(?P<param>[A-Za-z_][\w.\-]{0,63})\"\s*\],\s*\"message\":\s*"
-            r"\"Invalid input: expected \w+, received (?!undefined)\w+",  # zod v4
-            r"Input should be a valid (?:integer|string|number|boolean|list|dictionary|array"
-            r"|object|float)",  # pydantic v2
-            r"is not of type '(?:string|integer|number|boolean|array|object|null)'",  # jsonschema
-            r"The parameter `(?P<param>[A-Za-z_][\w.\-]{0,63})` type is expected as",  # Claude
-            r"[Ee]xpected (?:string|number|integer|boolean|array|object), received "
-            r"(?:string|number|integer|boolean|array|object|null)",  # zod
-            r"cannot unmarshal \w+ into Go (?:struct field|value of type)",  # Go
-            r"value is not a valid (?:integer|float|dict|list|boolean)",  # pydantic v1
-            flags=_IM,
-        ),
+        text=w.PARAM_TYPE,
         what="The {tool} call passed parameter {param_or_a} with the wrong type.",
         why="Each parameter must have the JSON type its schema declares.",
         next=(
@@ -478,12 +388,49 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/INVALID_TOOL_PROTOCOL/005",
+        category=Category.INVALID_TOOL_PROTOCOL,
+        variant="one_tool_per_message",
+        priority=66,
+        text=w.ONE_TOOL,
+        what="Only the first tool call of your message was run; {tool} was not executed.",
+        why="This agent runs one tool per message and waits for its result.",
+        next=("Read the first call's result, then issue the next call in its own message.",),
+    ),
+    Pattern(
+        id="EI/INVALID_TOOL_PROTOCOL/003",
+        category=Category.INVALID_TOOL_PROTOCOL,
+        variant="no_tool_call",
+        priority=65,
+        text=w.NO_TOOL_CALL,
+        what="Your last message contained no tool call the agent could run.",
+        why="In this agent every step must be a tool call in the required format.",
+        next=(
+            "Continue with exactly one tool call in the required format.",
+            "If the task is finished, call the tool that completes it.",
+        ),
+    ),
+    Pattern(
+        id="EI/INVALID_TOOL_PROTOCOL/004",
+        category=Category.INVALID_TOOL_PROTOCOL,
+        variant="malformed_call",
+        priority=64,
+        text=w.MALFORMED_CALL,
+        what="Your tool call could not be read: its name or markup is malformed.",
+        why="A call needs a declared tool name and one well-formed argument object, in the "
+        "native tool-calling format.",
+        next=(
+            "Use the native tool-calling interface; do not write tool markup as text.",
+            "Give the call a declared tool name and complete arguments.",
+        ),
+    ),
+    Pattern(
         id="EI/INVALID_JSON_ARGUMENTS/001",
         category=Category.INVALID_JSON_ARGUMENTS,
         variant="concatenated",
         priority=63,
         flags=frozenset({Flag.CONCATENATED_JSON}),
-        text=JSON_CONCATENATED,
+        text=w.JSON_CONCATENATED,
         what="Tool call arguments could not be parsed as JSON.",
         why="Several JSON objects were concatenated into one arguments string; each tool call "
         "must contain exactly one JSON object.",
@@ -495,7 +442,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="truncated",
         priority=62,
         flags=frozenset({Flag.TRUNCATED_JSON}),
-        text=JSON_TRUNCATED,
+        text=w.JSON_TRUNCATED,
         what="Tool call arguments ended before the JSON was complete.",
         why="The arguments were cut off, usually because the call was too long.",
         next=(
@@ -509,7 +456,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="syntax",
         priority=61,
         flags=frozenset({Flag.INVALID_JSON}),
-        text=JSON_SYNTAX + JSON_ARGUMENT_CONTEXT,
+        text=w.JSON_SYNTAX + w.JSON_ARGUMENT_CONTEXT,
         text_confidence=0.7,
         what="Tool call arguments are not valid JSON.",
         why="The arguments must be one JSON object: double-quoted keys and strings, escaped "
@@ -540,19 +487,27 @@ PATTERNS: tuple[Pattern, ...] = (
         next=("Use the native tool-calling interface for every call.",),
     ),
     Pattern(
+        id="EI/PERMISSION_DENIED/003",
+        category=Category.PERMISSION_DENIED,
+        variant="policy_denied",
+        priority=58,
+        text=w.POLICY_DENIED,
+        disposition=Disposition.CHANGE_STRATEGY,
+        retryable=False,
+        what="The {tool} call was blocked by the agent's access rules (workspace, ignore "
+        "file, allow list or sandbox).",
+        why="The target is outside what this agent may touch; the same call will be blocked again.",
+        next=(
+            "Do not retry this target or command.",
+            "Stay inside the workspace and allowed commands, or continue without this file.",
+        ),
+    ),
+    Pattern(
         id="EI/PERMISSION_DENIED/001",
         category=Category.PERMISSION_DENIED,
         variant="os_denied",
         priority=55,
-        text=_rx(
-            r"\bEACCES\b",
-            r"\bEPERM\b",
-            r"Permission denied",
-            r"PermissionError",
-            r"Operation not permitted",
-            r"Access (?:is )?denied",
-            r"\b403 Forbidden\b",
-        ),
+        text=w.OS_DENIED,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was refused by the operating system or server: permission denied.",
@@ -563,21 +518,25 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/FILE_NOT_FOUND/002",
+        category=Category.FILE_NOT_FOUND,
+        variant="wrong_kind",
+        priority=52,
+        text=w.FILE_WRONG_KIND,
+        what="The {tool} call named a directory where a file is needed, or a file where a "
+        "directory is needed.",
+        why="Reading and editing take a file path; listing takes a directory path.",
+        next=(
+            "List the directory to see which entries are files and which are directories.",
+            "Retry with the path of the right kind.",
+        ),
+    ),
+    Pattern(
         id="EI/FILE_NOT_FOUND/001",
         category=Category.FILE_NOT_FOUND,
         variant="generic",
         priority=50,
-        text=_rx(
-            r"\bENOENT\b",
-            r"No such file or directory",
-            r"FileNotFoundError",
-            r"File does not exist",  # Claude Code
-            r"(?:^|error: )File not found\b",
-            r"The system cannot find the (?:file|path) specified",
-            r"\b(?:path|directory|file) (?:does not|doesn't) exist",
-            r"Could not find file\b",
-            flags=_IM,
-        ),
+        text=w.FILE_MISSING,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -586,28 +545,74 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/FILE_EXISTS/001",
+        category=Category.FILE_EXISTS,
+        variant="generic",
+        priority=49,
+        text=w.FILE_EXISTS,
+        what="The {tool} call would create a file or directory that already exists.",
+        why="This tool creates new files only and does not overwrite.",
+        next=(
+            "Edit the existing file with the edit tool instead (read it first).",
+            "Or choose a path that does not exist yet.",
+        ),
+    ),
+    Pattern(
+        id="EI/PARAM_INVALID_VALUE/001",
+        category=Category.PARAM_INVALID_VALUE,
+        variant="generic",
+        priority=48,
+        text=w.PARAM_VALUE,
+        what="The {tool} call passed parameter {param_or_a} with a value the tool does not accept.",
+        why="The value has the right type but is outside what the schema allows (allowed "
+        "values, range, format, or a parameter the tool does not have).",
+        next=(
+            "Use only the parameters the schema declares, with allowed values (enums, ranges, "
+            "formats).",
+            "Retry with a corrected value, for example: {example}",
+        ),
+    ),
+    Pattern(
         id="EI/TIMEOUT/001",
         category=Category.TIMEOUT,
         variant="generic",
         priority=45,
         flags=frozenset({Flag.TIMEOUT}),
-        text=_rx(
-            r"\btimed out after\b",
-            r"(?:^|error: )command timed out",
-            r"\bETIMEDOUT\b",
-            r"context deadline exceeded",  # Go
-            r"\bTimeoutError\b",
-            r"Request timed out",
-            r"tool (?:execution|call) timed out",
-            r"operation timed out",
-            r"timeout of \d+ ?ms exceeded",  # axios
-            flags=_IM,
-        ),
+        text=w.TIMEOUT,
         what="The {tool} call did not finish in time.",
         why="The operation took longer than the allowed time.",
         next=(
             "Retry with a smaller scope, or run long commands in the background.",
             "Do not repeat the identical long-running call.",
+        ),
+    ),
+    Pattern(
+        id="EI/NETWORK_ERROR/001",
+        category=Category.NETWORK_ERROR,
+        variant="generic",
+        priority=44,
+        text=w.NETWORK,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The {tool} call could not reach the server or URL, or the server answered with "
+        "an error status.",
+        why="The address does not resolve, refuses the connection, or the page does not "
+        "exist; the same request will fail the same way.",
+        next=(
+            "Check the URL or host for typos; do not retry the identical request.",
+            "Use another source, or continue without this resource.",
+        ),
+    ),
+    Pattern(
+        id="EI/COMMAND_FAILED/001",
+        category=Category.COMMAND_FAILED,
+        variant="generic",
+        priority=42,
+        text=w.COMMAND,
+        what="The command run by {tool} failed (non-zero exit status).",
+        why="The command ran but reported an error; its output says why.",
+        next=(
+            "Read the error lines of the output and fix their cause before running it again.",
+            "If a program is missing (command not found), use one that is installed.",
         ),
     ),
 )

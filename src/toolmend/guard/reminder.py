@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from toolmend.guard.patterns import ALL_JSON_ERRORS
 from toolmend.guard.results import DEFAULT_CONTENT_TOOLS
+from toolmend.guard.wordings import ALL_JSON_ERRORS
 from toolmend.model import Tool
 
 #: The marker that makes the reminder idempotent.

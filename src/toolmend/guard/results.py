@@ -149,6 +149,25 @@ def _tool_name(tool: Tool | str | None) -> str:
     return tool if isinstance(tool, str) else ""
 
 
+#: Namespace prefixes agents put before a tool's own name: Continue `builtin_read_file`,
+#: Gemini `default_api.read_file`, Claude Code `mcp__github__get_file`, goose `developer__shell`.
+_TOOL_PREFIX = re.compile(r"^(?:builtin_|default_api\.|functions\.|mcp__[\w\-]+?__|[a-z0-9]+__)")
+
+
+def tool_family(name: str) -> str:
+    """The tool's own name, lower-cased, without the agent's namespace prefix.
+
+    `Bash`, `builtin_read_file` and `mcp__fs__read_file` belong to the same families as `bash`
+    and `read_file`, so per-tool rules (content tools, problem reporters) hold for them too.
+    """
+    return _TOOL_PREFIX.sub("", name.strip().lower())
+
+
+def _in_family(name: str, names: Iterable[str]) -> bool:
+    folded = {n.lower() for n in names}
+    return name.lower() in folded or tool_family(name) in folded
+
+
 def _first_line(text: str) -> str:
     stripped = text.lstrip()
     end = stripped.find("\n")
@@ -195,6 +214,49 @@ _ERROR_ENVELOPE_KEYS = frozenset(
 )
 
 
+#: Keys of a content part or result envelope; a mapping with other keys inside a list is a
+#: record (a search result with `content`, a row with `status`), not an envelope.
+_ENVELOPE_SHAPE_KEYS = frozenset(
+    {
+        "type",
+        "text",
+        "content",
+        "result",
+        "error",
+        "iserror",
+        "status",
+        "message",
+        "stdout",
+        "stderr",
+        "exitcode",
+        "returncode",
+        "output",
+        "metadata",
+        "annotations",
+        "structuredcontent",
+        "meta",
+        "success",
+        "ok",
+        "code",
+        "statuscode",
+        "details",
+        "errors",
+        "tooluseid",
+        "toolcallid",
+        "id",
+        "name",
+        "mimetype",
+        "data",
+        "source",
+    }
+)
+
+
+def _envelope_shaped(obj: Mapping[Any, Any]) -> bool:
+    keys = {fold_key(k) for k in obj}
+    return "type" in keys or keys <= _ENVELOPE_SHAPE_KEYS
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -212,6 +274,8 @@ class _Walker:
             if id(value) in self.seen:
                 return None
             self.seen.add(id(value))
+            if any(fold_key(k) == "iserror" and v is False for k, v in value.items()):
+                return None  # the runtime's own flag says success
             signal = _structured_signal(value)
             if signal:
                 return f"{signal} at {where or 'result'}"
@@ -228,6 +292,8 @@ class _Walker:
                 return None
             self.seen.add(id(value))
             for index, item in enumerate(value[:MAX_LIST_ITEMS]):
+                if isinstance(item, Mapping) and not _envelope_shaped(item):
+                    continue  # a record in a list (a search hit, a row) is data
                 found = self.walk(item, field, f"{where}[{index}]", depth + 1)
                 if found:
                     return found
@@ -244,7 +310,7 @@ class _Walker:
             return f"permission denial at {label}"
         if field in JSON_ENVELOPE_FIELDS and field not in TEXT_ONLY_FIELDS:
             decoded = _decode_envelope(text)
-            if decoded is not None:
+            if isinstance(decoded, Mapping):  # a list decoded from text is data (rows, hits)
                 return self.walk(decoded, "", label, depth + 1)
         return None
 
@@ -271,19 +337,23 @@ def classify_result(
     """Classify one tool result as confirmed failure, suspected failure, or success.
 
     `is_error` is the runtime's flag when it is kept beside the result (Anthropic
-    `tool_result.is_error`); a flag on the result itself counts the same. `tool` selects the
-    per-tool rules: problem-reporting tools' payloads are data, and content tools' bare
-    strings are content.
+    `tool_result.is_error`); a flag on the result itself counts the same (an Anthropic
+    `tool_result` block, an MCP `isError`), and an explicit `false` is taken as success. `tool`
+    selects the per-tool rules, by the tool's family name (`Bash`, `builtin_read_file` and
+    `mcp__fs__read_file` count as `bash` and `read_file`): problem-reporting tools' payloads
+    are data, and content tools' bare strings are content.
     """
     if is_error is True:
         return ResultVerdict(True, "confirmed", "runtime error flag")
+    if is_error is False:
+        return SUCCESS  # the runtime says it succeeded: its word is structure, not wording
     flag = _runtime_flag(result)
     if flag:
         return ResultVerdict(True, "confirmed", f"runtime {flag}")
     name = _tool_name(tool)
-    if name and name in frozenset(problem_reporting_tools):
+    if name and _in_family(name, problem_reporting_tools):
         return SUCCESS
-    if isinstance(result, str) and name and name in frozenset(content_tools):
+    if isinstance(result, str) and name and _in_family(name, content_tools):
         if _HARNESS_PREFIX.match(_first_line(result)):
             return ResultVerdict(True, "suspect", "harness failure text at result")
         if _FAILURE_PREFIX.match(_first_line(result)) and classify_error(result[:4096]).known:

@@ -1,0 +1,433 @@
+"""Envelopes: the wrappers agents, SDKs and servers put around a tool error, taken apart.
+
+This module owns the structural reading of an error before any wording is matched: JSON error
+bodies (`{"error": {...}}`, `{"status": "error", ...}`, OpenAI/vLLM `{"object": "error"}`), MCP
+results (`{"content": [...], "isError": true}`), XML-like tags (`<tool_use_error>`, `<error>`,
+`<error_details>`, `<exception>`, `<returncode>`), agent prefixes ("Error executing tool X:",
+"Invalid input for tool X:", "MCP error -32602:", ...), validation lists (zod issues, pydantic
+error lists and their text form, AJV and LangChain lines) and HTTP status or exit codes. The
+result is an `Envelope`: the inner messages (innermost first) and what the structure said (tool,
+server, field, status, exit code, machine error type, validation issues, available tools).
+
+It never classifies (that is `classify`) and never raises: text it cannot take apart is one
+message. Every walk is bounded (depth, items, decoded size, candidates), so hostile nesting or a
+huge log costs little.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+#: Layers peeled from one text (prefix, tag, JSON body, ...): deep enough for
+#: `{"content": [{"text": "MCP error -32602: Input validation error: ... [zod issues]"}]}`.
+MAX_LAYERS = 10
+#: Nesting walked inside one decoded JSON value.
+MAX_JSON_DEPTH = 8
+#: List items read per list.
+MAX_ITEMS = 32
+#: Longest text decoded as JSON; longer bodies are payload, not envelope.
+MAX_DECODE_CHARS = 131_072
+#: Embedded JSON values tried per text ("Value: {...}. Error message: [...]").
+MAX_EMBEDDED_CANDIDATES = 12
+#: Names kept from an "Available tools: ..." list.
+MAX_AVAILABLE = 256
+
+IssueKind = Literal["missing", "type", "value", "json"]
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One entry of a validation list: the field, what was wrong, and its message."""
+
+    param: str | None
+    kind: IssueKind
+    message: str = ""
+
+
+@dataclass(slots=True)
+class Envelope:
+    """What the wrappers around an error said.
+
+    `messages` holds every layer's text, outermost first (`texts()` gives them innermost
+    first); `mcp` is set by an MCP result shape or error, `mcp_protocol_error` only by an
+    "MCP error -NNNNN" raised by the client or server itself (not a tool's own failure).
+    """
+
+    messages: list[str] = field(default_factory=list)
+    tool: str | None = None
+    server: str | None = None
+    param: str | None = None
+    status: int | None = None
+    exit_code: int | None = None
+    code: str | None = None
+    issues: list[Issue] = field(default_factory=list)
+    available_tools: list[str] = field(default_factory=list)
+    mcp: bool = False
+    mcp_protocol_error: bool = False
+
+    def texts(self) -> list[str]:
+        """The messages, innermost (most specific) first, without repeats."""
+        seen: set[str] = set()
+        out: list[str] = []
+        for text in reversed(self.messages):
+            key = text.strip()
+            if key and key not in seen:
+                seen.add(key)
+                out.append(key)
+        return out
+
+
+# --- prefixes and tags ----------------------------------------------------------------------
+
+_TOOL = r"[`'\"]?(?P<tool>[A-Za-z_][\w.\-]{0,63})[`'\"]?"
+
+#: Agent prefixes in front of the real message: (regex, what the match says structurally).
+_PREFIXES: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.IGNORECASE | re.DOTALL)
+    for p in (
+        r"^\s*(?:API )?Error(?: code)?:? (?P<status>[45]\d\d)\b\s*[-:]?\s*",
+        r"^\s*MCP error (?P<mcp>-?\d+):\s*",
+        r"^\s*Input validation error:\s*(?:Invalid arguments for tool " + _TOOL + r":\s*)?",
+        r"^\s*Invalid (?:input|arguments) for (?:tool )?" + _TOOL + r":\s*",
+        r"^\s*The (?:" + _TOOL + r" )?tool was called with invalid arguments:\s*",
+        r"^\s*The arguments provided to the tool are invalid:\s*",
+        r"^\s*Error (?:executing|invoking|calling|running) (?:tool |request to team member )?"
+        + _TOOL
+        + r"(?: with (?:arguments|kwargs) \{.*?\})?(?: with error)?:\s*",
+        r"^\s*An error occurred while (?:running the tool|parsing tool arguments)\.?"
+        r"(?: Please try again(?: with valid JSON)?\.)?\s*(?:Error:\s*)?",
+        r"^\s*The tool execution failed(?: with the following error)?:?\s*",
+        r"^\s*(?:Error: )?(?:Invalid parameters provided|Tool call execution failed)\. Reason:\s*",
+        r"^\s*Tool call error:\s*",
+        r"^\s*Code execution failed at line .*? due to: (?:\w+Error: )?",
+        r"^\s*Type validation failed: Value: .*?\.\nError message:\s*",
+        r"^\s*InputValidationError: " + _TOOL + r" failed due to the following issues?:\s*",
+        r"^\s*Unable to apply diff to file: [^\n]*\n\s*",
+        r"^\s*File: [^\n]*\nError:\s*",
+        r"^\s*(?:AI_)?(?:Tool|Model|Agent)?\w*Error:\s*(?=\S)",
+        r"^\s*(?:Error|ERROR|error)\s*:\s*",
+        r"^\s*\[ERROR\]\s*",
+    )
+)
+
+#: Closing remarks agents append after the message; they carry no signal.
+_SUFFIXES = re.compile(
+    r"\s*(?:\n\s*Please fix (?:your mistakes|the error and try again)\.?"
+    r"|\n\s*Please try again or (?:use another tool|request to another team member)"
+    r"|\n\nFix the errors and try again\.|Retrying\.\.\.)\s*$",
+    re.IGNORECASE,
+)
+
+_TAG = re.compile(
+    r"<(?P<tag>tool_use_error|error|error_details|exception|bash_metadata)>\s*(?P<body>.*?)\s*"
+    r"</(?P=tag)>",
+    re.DOTALL,
+)
+_RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+_EXIT = re.compile(
+    r"(?:Exit Code:|exit code\(|exit code:?|exited with code|\"exit_?code\":|returncode[=:])"
+    r"\s*(-?\d+)",
+    re.IGNORECASE,
+)
+_STATUS = re.compile(
+    r"(?:HTTP/\d(?:\.\d)? |HTTP (?:error )?|status code:? |\(Status: |received status "
+    r"|Request failed with status code |Error code: |API Error: |\"code\":\s*)([45]\d\d)\b",
+    re.IGNORECASE,
+)
+_AVAILABLE = re.compile(
+    r"(?:Available(?: enabled)? tools|try one of|should be one of|Did you mean one of)"
+    r"[:\s]*\[?(?P<names>[^\]\n]{1,4000})",
+    re.IGNORECASE,
+)
+_NAME_IN_LIST = re.compile(r"[A-Za-z_][\w.\-]{0,63}")
+_SERVER = re.compile(r"on server [`'\"]?(?P<server>[\w.\-]{1,64})", re.IGNORECASE)
+
+# --- validation lists in text form ----------------------------------------------------------
+
+#: pydantic: "field\n  Field required [type=missing, ...".
+_PYDANTIC_LINE = re.compile(
+    r"^(?P<loc>[A-Za-z_][\w.\[\]\-]{0,63})\n\s+(?P<msg>[^\n\[]*?)\s*\[type=(?P<type>\w+)",
+    re.MULTILINE,
+)
+#: LangChain ToolNode: " city: Field required".
+_COLON_LINE = re.compile(
+    r"^\s*(?P<loc>[A-Za-z_][\w.\-]{0,63}): (?P<msg>Field required|Input should be[^\n]*)",
+    re.MULTILINE,
+)
+#: AJV: "params/offset must be number", "params must have required property 'x'".
+_AJV_REQUIRED = re.compile(r"must have required property '(?P<loc>[A-Za-z_][\w.\-]{0,63})'")
+_AJV_TYPE = re.compile(
+    r"params/(?P<loc>[A-Za-z_][\w.\-]{0,63}) must be (?P<kind>(?:equal to one of|[a-z]+))"
+)
+
+_PYDANTIC_TYPE_ERRORS = frozenset(
+    {"int_parsing", "float_parsing", "bool_parsing", "decimal_parsing", "int_from_float"}
+)
+_JSON_TYPES = r"(?:string|number|integer|boolean|array|object|null|bigint|date|map|set)"
+
+
+def _pydantic_kind(kind: str, message: str = "") -> IssueKind:
+    if kind == "missing" or message.strip() == "Field required":
+        return "missing"
+    if kind == "json_invalid" or kind.startswith("json_"):
+        return "json"
+    if kind.endswith("_type") or kind in _PYDANTIC_TYPE_ERRORS:
+        return "type"
+    if message.startswith("Input should be a valid") and re.match(
+        r"Input should be a valid (?:integer|string|number|boolean|list|dictionary|array"
+        r"|object|float|tuple|dict)\b",
+        message,
+    ):
+        return "type"
+    return "value"
+
+
+def _zod_kind(issue: Mapping[str, object]) -> IssueKind:
+    code = str(issue.get("code", ""))
+    message = str(issue.get("message", ""))
+    if code == "invalid_type":
+        received = str(issue.get("received", ""))
+        if received == "undefined" or "received undefined" in message or message == "Required":
+            return "missing"
+        return "type"
+    return "value"
+
+
+def _loc(value: object) -> str | None:
+    if isinstance(value, list | tuple):
+        names = [str(v) for v in value if isinstance(v, str) and v != "body"]
+        return names[0] if names else None
+    return None
+
+
+def _issue_from_mapping(item: Mapping[str, object]) -> Issue | None:
+    """A zod issue (`code` + `path`) or a pydantic error (`type` + `loc`), else None."""
+    if "path" in item and "code" in item:
+        return Issue(_loc(item.get("path")), _zod_kind(item), str(item.get("message", "")))
+    if "loc" in item and "type" in item:
+        message = str(item.get("msg", ""))
+        return Issue(_loc(item.get("loc")), _pydantic_kind(str(item["type"]), message), message)
+    return None
+
+
+def _text_issues(text: str) -> list[Issue]:
+    issues = [
+        Issue(m["loc"], _pydantic_kind(m["type"], m["msg"]), m["msg"])
+        for m in _PYDANTIC_LINE.finditer(text)
+    ]
+    if issues:
+        return issues
+    issues = [
+        Issue(m["loc"], _pydantic_kind("", m["msg"]), m["msg"]) for m in _COLON_LINE.finditer(text)
+    ]
+    issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
+    for m in _AJV_TYPE.finditer(text):
+        kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
+        issues.append(Issue(m["loc"], kind))
+    return issues
+
+
+# --- the walk -------------------------------------------------------------------------------
+
+_MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")
+_ERROR_CODE_KEYS = ("type", "code", "error_type", "errortype", "kind")
+
+
+class _Reader:
+    """One bounded unwrapping; fills `env`."""
+
+    def __init__(self) -> None:
+        self.env = Envelope()
+        self.layers = 0
+
+    # strings
+
+    def text(self, text: str, depth: int = 0) -> None:
+        if self.layers >= MAX_LAYERS or not text.strip():
+            return
+        self.layers += 1
+        self.env.messages.append(text)
+        self._scan_structure(text)
+        stripped = text.strip()
+        if stripped[:1] in "{[" and len(stripped) <= MAX_DECODE_CHARS:
+            decoded = _decode(stripped)
+            if decoded is not None:
+                self.value(decoded, depth + 1)
+                return
+        tag = _TAG.search(text)
+        if tag:
+            self.text(tag.group("body"), depth + 1)
+            return
+        for prefix in _PREFIXES:
+            match = prefix.match(text)
+            if match and match.end() < len(text):
+                self._note_prefix(match)
+                rest = _SUFFIXES.sub("", text[match.end() :])
+                self.text(rest, depth + 1)
+                return
+        trimmed = _SUFFIXES.sub("", text)
+        if trimmed != text:
+            self.text(trimmed, depth + 1)
+            return
+        self._embedded(text, depth)
+
+    def _note_prefix(self, match: re.Match[str]) -> None:
+        groups = match.groupdict()
+        if groups.get("tool") and not self.env.tool:
+            self.env.tool = groups["tool"]
+        if groups.get("mcp"):
+            self.env.mcp = self.env.mcp_protocol_error = True
+        if groups.get("status") and self.env.status is None:
+            self.env.status = int(groups["status"])
+
+    def _scan_structure(self, text: str) -> None:
+        head = text[:MAX_DECODE_CHARS]
+        env = self.env
+        if env.exit_code is None:
+            code = _RETURNCODE.search(head) or _EXIT.search(head)
+            if code:
+                env.exit_code = int(code.group(1))
+        if env.status is None:
+            status = _STATUS.search(head)
+            if status:
+                env.status = int(status.group(1))
+        if not env.available_tools:
+            listed = _AVAILABLE.search(head)
+            if listed:
+                names = _NAME_IN_LIST.findall(listed.group("names"))
+                env.available_tools = names[:MAX_AVAILABLE]
+        if env.server is None:
+            server = _SERVER.search(head)
+            if server:
+                env.server = server.group("server")
+        if not env.issues:
+            env.issues = _text_issues(head)
+
+    def _embedded(self, text: str, depth: int) -> None:
+        """JSON values inside prose ("Error message: [...]", "API Error: 400 {...}")."""
+        if len(text) > MAX_DECODE_CHARS:
+            return
+        decoder = json.JSONDecoder()
+        tried = 0
+        for match in re.finditer(r"[\[{]", text):
+            if tried >= MAX_EMBEDDED_CANDIDATES or self.layers >= MAX_LAYERS:
+                return
+            start = match.start()
+            tried += 1
+            try:
+                value, _ = decoder.raw_decode(text, start)
+            except ValueError:
+                continue
+            if isinstance(value, list) and _issue_list(value):
+                self.value(value, depth + 1)
+                return
+            if isinstance(value, Mapping) and _error_body(value):
+                self.value(value, depth + 1)
+                return
+
+    # JSON values
+
+    def value(self, value: object, depth: int) -> None:
+        if depth > MAX_JSON_DEPTH:
+            return
+        if isinstance(value, str):
+            self.text(value, depth)
+        elif isinstance(value, list):
+            issues = _issue_list(value)
+            if issues:
+                self.env.issues = issues
+                self.env.messages.extend(i.message for i in issues if i.message)
+                return
+            for item in value[:MAX_ITEMS]:
+                self.value(item, depth + 1)
+        elif isinstance(value, Mapping):
+            self._mapping(value, depth)
+
+    def _mapping(self, obj: Mapping[object, object], depth: int) -> None:
+        folded = {str(k).lower().replace("_", ""): v for k, v in obj.items()}
+        env = self.env
+        if "iserror" in folded or ("content" in folded and "structuredcontent" in folded):
+            env.mcp = True
+        issue = _issue_from_mapping({str(k): v for k, v in obj.items()})
+        if issue is not None and not env.issues:
+            env.issues = [issue]
+        for key in ("tool", "toolname", "name"):
+            if isinstance(folded.get(key), str) and env.tool is None and key != "name":
+                env.tool = str(folded[key])
+        if isinstance(folded.get("server"), str):
+            env.server = str(folded["server"])
+        available = folded.get("availabletools")
+        if isinstance(available, list) and not env.available_tools:
+            env.available_tools = [str(t) for t in available[:MAX_AVAILABLE] if isinstance(t, str)]
+        for key in _ERROR_CODE_KEYS:
+            code = folded.get(key)
+            if isinstance(code, str) and env.code is None and code not in ("text", "error"):
+                env.code = code
+            elif isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
+                env.status = env.status or code
+        status = folded.get("status")
+        if isinstance(status, str) and status.lower() == "denied" and env.code is None:
+            env.code = "denied"
+        for key in ("exitcode", "returncode"):
+            exit_code = folded.get(key)
+            if isinstance(exit_code, int) and not isinstance(exit_code, bool):
+                env.exit_code = exit_code if env.exit_code is None else env.exit_code
+        metadata = folded.get("metadata")
+        if isinstance(metadata, Mapping):
+            self._mapping(metadata, depth + 1)
+        for key in (*_MESSAGE_KEYS, "feedback"):
+            message = folded.get(key.replace("_", ""))
+            if isinstance(message, str):
+                self.text(message, depth + 1)
+        for key in ("error", "errors", "content", "text", "result", "stderr"):
+            child = folded.get(key)
+            if child is not None and not isinstance(child, bool):
+                self.value(child, depth + 1)
+
+
+def _decode(text: str) -> object | None:
+    try:
+        value: object = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, Mapping | list) else None
+
+
+def _issue_list(value: list[object]) -> list[Issue]:
+    issues = [
+        issue
+        for item in value[:MAX_ITEMS]
+        if isinstance(item, Mapping)
+        for issue in [_issue_from_mapping({str(k): v for k, v in item.items()})]
+        if issue is not None
+    ]
+    return issues if issues and len(issues) == min(len(value), MAX_ITEMS) else []
+
+
+def _error_body(value: Mapping[object, object]) -> bool:
+    keys = {str(k).lower().replace("_", "") for k in value}
+    return bool(keys & {"error", "iserror"}) or (
+        value.get("object") == "error" or value.get("status") in ("error", "denied")
+    )
+
+
+def unwrap(error: object) -> Envelope:
+    """Take the envelopes of `error` (a string, a decoded JSON value or an exception) apart."""
+    reader = _Reader()
+    if isinstance(error, BaseException):
+        message = str(error)
+        reader.text(f"{type(error).__name__}: {message}" if message else type(error).__name__)
+    elif isinstance(error, bytes):
+        reader.text(error.decode("utf-8", errors="replace"))
+    elif isinstance(error, str):
+        reader.text(error)
+    elif error is not None:
+        reader.value(error, 0)
+    env = reader.env
+    if env.param is None:
+        env.param = next((i.param for i in env.issues if i.param), None)
+    return env

@@ -1,0 +1,501 @@
+"""The wording families: how agents, SDKs, servers and runtimes word each kind of tool failure.
+
+This module owns the text side of the pattern database: for every category and variant, a few
+regexes, each written for a *family* of wordings (every agent that says "old_string not found",
+"could not find oldString", "0 occurrences found for old_string" ...) rather than for one string,
+and each tagged with the sources whose real errors it was written from. The tags let the
+accuracy test leave a source out: a regex that only that source motivated is switched off while
+that source is scored. It never matches anything itself (that is `classify`) and holds no
+guidance text (that is `patterns`).
+
+Origins name the harvested sources of `tests/guard/data/real_errors.json` (`roo-code`,
+`claude-code`, `mcp-servers`, ...); `os`, `parser` and `http` mark wordings that belong to an
+operating system, a JSON parser or HTTP itself, which no single source contributed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FLAGS = re.IGNORECASE | re.MULTILINE
+
+#: A tool, parameter or file name inside an error message, quotes and backticks stripped.
+NAME = r"[`'\"]?(?P<{group}>[A-Za-z_][\w.\-]{{0,63}})[`'\"]?"
+#: An edit's search text as agents name it.
+SEARCH_TEXT = (
+    r"(?:old_?string|old_?str|old_?text|oldString|search(?: block| text| string| content)?"
+    r"|string to replace|text to replace|string|text|expected lines|exact match)"
+)
+
+
+def name(group: str) -> str:
+    """`NAME` with its capture group called `group` (`tool`, `param`)."""
+    return NAME.format(group=group)
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """One regex of a wording family and the sources it was written from."""
+
+    regex: re.Pattern[str]
+    origins: frozenset[str]
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.regex.search(text)
+
+
+def words(origins: str, *sources: str) -> tuple[Wording, ...]:
+    """Compile `sources` as one family tagged with the space-separated `origins`."""
+    tags = frozenset(origins.split())
+    return tuple(Wording(re.compile(source, _FLAGS), tags) for source in sources)
+
+
+def regexes(*families: tuple[Wording, ...]) -> tuple[re.Pattern[str], ...]:
+    """The bare regexes of some families (for callers that need no origins)."""
+    return tuple(w.regex for family in families for w in family)
+
+
+# --- JSON parsers (shared with the JSON-error reminder) -------------------------------------
+
+#: Several JSON values where one was expected: the model batched calls into one string.
+JSON_CONCATENATED = words(
+    "parser",
+    r"Unexpected non-whitespace character after JSON at position \d+",  # V8
+    r"Extra data: line \d+ column \d+",  # Python json
+    r"invalid character '.{1,4}' after top-level value",  # Go
+    r"unexpected '[{\[]'; expected end of input",  # nlohmann
+    r"trailing characters at line \d+ column \d+",  # serde_json
+)
+
+#: The JSON text ends early: the call was cut off.
+JSON_TRUNCATED = words(
+    "parser",
+    r"Unexpected end of JSON input",
+    r"Unterminated string (?:starting at: line \d+|in JSON at position \d+)",
+    r"unexpected end of input",
+    r"EOF while parsing (?:an? )?(?:object|string|value|list)",
+    r"JSON Parse error: Unexpected EOF",
+    r"unexpected EOF while parsing",
+    r"\bunexpected EOF\b",
+)
+
+#: Any other JSON syntax error, by parser.
+JSON_SYNTAX = words(
+    "parser",
+    r"Expecting (?:value|',' delimiter|':' delimiter|property name enclosed in double quotes)"
+    r": line \d+ column \d+",
+    r"Invalid (?:control character|\\escape)(?: at)?: line \d+ column \d+",
+    r"Unexpected token .{1,12} in JSON at position \d+",
+    r"Unexpected token '.{1,4}', .{0,60} is not valid JSON",
+    r"Expected [^\n]{1,60} (?:in JSON at position \d+|after property value)",
+    r"Bad (?:control|escaped) character in (?:string literal in )?JSON at position \d+",
+    r"invalid character '.{1,4}' (?:looking for beginning of (?:value|object key string)"
+    r"|after object key(?::value pair)?|after array element|in string literal"
+    r"|in string escape code)",
+    r"\[json\.exception\.parse_error\.\d+\] parse error",
+    r"JSON Parse error: [A-Z]",
+    r"json\.decoder\.JSONDecodeError",
+)
+
+#: Agent wordings that say the arguments did not parse, parser reason or not.
+JSON_ARGUMENT_CONTEXT = words(
+    "roo-code cline openai-agents ollama vercel-ai mini-swe-agent smolagents goose lmstudio",
+    r"Invalid JSON (?:input|argument)",
+    r"error parsing tool call",
+    r"(?:failed|unable|could not) to (?:parse|decode|interpret) (?:the )?(?:tool(?: call)? |"
+    r"function |\w+ )?(?:arguments|parameters|params|input|call|tool use parameters|value|JSON"
+    r"|XML)",
+    r"Could not interpret tool use parameters",
+    r"(?:arguments|input|parameters) (?:are|were|is) not (?:valid|well-formed) JSON",
+    r"invalid JSON in (?:tool(?: call)? )?(?:arguments|input)",
+    r"JSON (?:pars(?:e|ing)|decode) (?:error|failed):|\bjson_invalid\b",
+    r"with an invalid JSON argument",
+    r"(?:could not|cannot|can't) be (?:parsed|decoded) as JSON",
+    r"must be encoded as a JSON object",
+    r"expected a JSON object",
+    r"does not contain any JSON blob",
+    r"called with invalid input",
+    r"Error (?:while parsing tool call|in extracting tool call|in detect_and_parse)",
+    r"while parsing tool call from model output",
+)
+
+ALL_JSON_ERRORS: tuple[re.Pattern[str], ...] = regexes(
+    JSON_CONCATENATED, JSON_TRUNCATED, JSON_SYNTAX, JSON_ARGUMENT_CONTEXT
+)
+
+# --- loops and repeats ----------------------------------------------------------------------
+
+DUPLICATE = words(
+    "roo-code kilocode cline",
+    r"stuck in a loop, attempting the same action",
+    r"called \d+ times (?:consecutively|in a row) with (?:identical|the same) arguments",
+    r"identical tool call (?:was )?(?:repeated|already (?:made|executed))",
+)
+
+STUCK = words(
+    "cline roo-code opencode pydantic-ai openai-agents smolagents langgraph aider",
+    r"You seem to be having trouble proceeding",
+    r"\bdoom[_ ]loop\b",
+    r"consecutive mistake limit",
+    r"exceeded max(?:imum)? retries(?: count)?",
+    r"Max(?:imum)? (?:turns|steps|iterations) (?:\(\d+\) )?(?:exceeded|reached)",
+    r"Reached max(?:imum)? (?:steps|turns|iterations)",
+    r"Recursion limit of \d+ reached",
+    r"reflections allowed, stopping",
+)
+
+# --- the model's server and the context ------------------------------------------------------
+
+CONTEXT = words(
+    "vllm sglang llama-cpp ollama openai-agents claude-code codex qwen-code",
+    r"context_length_exceeded|exceed_context_size_error",
+    r"maximum context length(?: is| of)? \d+",
+    r"exceeds? (?:the )?(?:available |maximum |model'?s? )?context (?:size|length|window)",
+    r"context (?:size|length|window) (?:has been |is |was )?(?:exceeded|full)",
+    r"longer than (?:the )?(?:maximum model length|model'?s? (?:maximum )?context length)",
+    r"prompt is too long",
+    r"Input is too long for (?:the )?requested model",
+    r"input (?:token count|length|is too long)[^\n]{0,60}(?:exceeds|too long|context)",
+    r"Requested token count exceeds",
+    r"reduce the length of the (?:messages|input)",
+    r"reached the (?:output )?token limit",
+    r"input exceeds maximum context length",
+)
+
+TOO_LARGE = words(
+    "claude-code continue gemini-cli goose roo-code opencode mini-swe-agent",
+    r"(?:file|image|content|output|response)\b[^\n]{0,80}?\bis too (?:large|long|big) ?[(:]",
+    r"exceeds? (?:the )?(?:\d+ ?(?:[KMG]B|bytes|tokens) )?(?:maximum|max|limit)(?: allowed)?"
+    r"(?: (?:size|tokens|file size|length))?",
+    r"File size exceeds",
+    r"output of your last command was too long",
+)
+
+RATE = words(
+    "openai-agents claude-code langgraph http",
+    r"rate[ _-]?limit",
+    r"\b429\b",
+    r"Too Many Requests",
+    r"quota (?:exceeded|exhausted)|RESOURCE_EXHAUSTED",
+    r"\boverloaded(?:_error)?\b",
+)
+
+# --- tools and protocol ---------------------------------------------------------------------
+
+MCP_MISSING = words(
+    "mcp-typescript-sdk roo-code kilocode gemini-cli claude-code",
+    r"MCP error -32602: (?:Unknown tool|Tool \S+ (?:not found|disabled))",
+    r"Tool " + name("tool") + r" (?:does not exist|is disabled) on server",
+    r"on server [`'\"]?[\w.\-]+[`'\"]? is disabled",
+    r"(?:MCP )?server [`'\"]?[\w.\-]+[`'\"]? (?:is )?not (?:found|connected|configured)",
+    r"No connection found for server|MCP Client not found for server",
+    r"Unknown MCP (?:tool|server)|\bunknown_server\b",
+    r"Server is not configured",
+)
+
+MCP_DOWN = words(
+    "mcp-typescript-sdk mcp-python-sdk",
+    r"MCP error -32000: Connection closed",
+    r"MCP server [`'\"]?[\w.\-]+[`'\"]? (?:disconnected|crashed|exited|is not running)",
+)
+
+UNKNOWN_TOOL = words(
+    "langgraph pydantic-ai claude-code opencode openai-agents roo-code kilocode cline vercel-ai"
+    " gemini-cli continue mini-swe-agent ollama smolagents sglang vllm lmstudio goose codex",
+    name("tool") + r" is not a valid tool",
+    r"\b(?:unknown|unavailable|undefined|undeclared|unsupported|nonexistent) (?:tool|function)"
+    r"(?: name)?[:\s]+" + name("tool"),
+    r"\b(?:unknown|unavailable|undefined) (?:tool|function)\b",
+    r"No such tool(?: available)?:? " + name("tool"),
+    r"\b(?:tool|function) " + name("tool") + r" (?:was |is |has )?(?:not found|does not exist"
+    r"|is not declared|not declared|is not defined|not registered|has not been passed"
+    r"|is not available|not available)",
+    r"\b(?:tool|function) " + name("tool") + r" not found",
+    r"\btool_not_found\b|\bunknown_tool\b",
+    r"not among the explicitly allowed tools",
+    r"function name '" + name("tool") + r"' had invalid characters",
+    r"unsupported call:? " + name("tool"),
+    r"\b(?:tool|function) not found:? " + name("tool"),
+    r"\binvalid (?:tool|function) name\b",
+    r"function name '[^'\n]{1,64}' had invalid characters",
+)
+
+NO_TOOL_CALL = words(
+    "roo-code cline kilocode mini-swe-agent pydantic-ai aider smolagents",
+    r"did not use a tool",
+    r"No tool calls? (?:was |were )?found",
+    r"include (?:your response in )?(?:a|one|at least one) tool call",
+    r"must (?:include|use|contain) (?:at least one|exactly one|a) (?:tool|action)",
+    r"(?:provide|include) EXACTLY ONE action",
+    r"Expected exactly 1 action",
+    r"Plain text responses are not permitted",
+    r"did not conform to the edit format",
+    r"Error in code parsing",
+)
+
+ONE_TOOL = words(
+    "cline roo-code",
+    r"(?:only one tool may be used|a tool has already been used) (?:per|in this) message",
+    r"Only one tool (?:call )?(?:may|can) be used at a time",
+)
+
+MALFORMED_CALL = words(
+    "roo-code ollama llama-cpp gemini-cli",
+    r"XML tool calls are no longer supported",
+    r"\binvalid tool call\b",
+    r"(?:empty|missing) (?:function|tool) (?:call )?name|Function calls must have a name",
+    r"Failed to parse input at pos \d+",
+    r"incomplete \w+ tool call",
+    r"expected '[{<]' in tool call",
+)
+
+# --- parameters -----------------------------------------------------------------------------
+
+_PARAM = name("param")
+
+PARAM_MISSING = words(
+    "roo-code cline kilocode claude-code mcp-servers smolagents continue ollama codex gemini-cli"
+    " qwen-code pydantic-ai langgraph mini-swe-agent parser",
+    r"(?:missing|without) (?:a )?(?:value for )?(?:the )?required (?:parameter|argument|field"
+    r"|property|key)s?:? " + _PARAM,
+    r"required (?:parameter|argument|property|field) " + _PARAM + r" is missing",
+    r"required argument \"?" + _PARAM + r"\"? is missing",
+    r"(?:must have|missing) required (?:property|properties|field|argument)s? " + _PARAM,
+    r"'" + _PARAM + r"' is a required property",
+    r"\bmissing field `" + _PARAM + r"`",
+    r"Missing " + _PARAM + r" argument",
+    r"missing (?:\d+ )?required (?:positional |keyword-only )?arguments?: '" + _PARAM + r"'",
+    r"(?:^|\W)(?:the )?(?:parameter|argument|field|property) " + _PARAM + r" is required",
+    r"(?:^|[\s:])" + _PARAM + r"(?: \(\w+\))? (?:is|are) required\b",
+    r"(?:^|[\s:])" + _PARAM + r" array is required",
+    r"The " + _PARAM + r" parameter (?:was|is) (?:empty|missing)",
+    r"^\s*(?P<param>[A-Za-z_][\w.\-]{0,63})(?::| *\n)\s*Field required",
+    r"Field required|\[type=missing\b|\"type\": \"missing\"",
+    r"is missing (?:its |the )?" + _PARAM + r"$",
+    r"Missing required argument",
+    r"expected \w+, received undefined",
+)
+
+PARAM_TYPE = words(
+    "pydantic-ai openai-agents langgraph mcp-typescript-sdk mcp-servers vercel-ai opencode"
+    " claude-code smolagents continue gemini-cli codex roo-code parser",
+    r"^\s*(?P<param>[A-Za-z_][\w.\-]{0,63})(?::| *\n)\s*Input should be a valid "
+    r"(?:integer|string|number|boolean|list|dictionary|array|object|float|tuple|dict)",
+    r"Input should be a valid (?:integer|string|number|boolean|list|dictionary|array|object"
+    r"|float|tuple|dict)",
+    r"The parameter `(?P<param>[A-Za-z_][\w.\-]{0,63})` type is expected as",
+    r"[Ee]xpected (?:an? )?(?:string|number|integer|boolean|array|object|sequence|map|list|bool)"
+    r",? (?:but )?(?:received|got|provided|found) (?:an? )?(?!undefined)(?:string|number"
+    r"|integer|boolean|array|object|null|list|bool|float)",
+    r"Argument " + _PARAM + r" has type '\w+' but should be",
+    r"\bhas type '\w+' but should be '\w+'",
+    r"(?:^|[\s:/])" + _PARAM + r" (?:parameter )?must be (?:an? )?(?:valid )?(?:array|number"
+    r"|integer|string|boolean|object|list|bool)\b",
+    r"must be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list|bool)\b",
+    r"is not of type '(?:string|integer|number|boolean|array|object|null)'",
+    r"cannot unmarshal \w+ into Go (?:struct field|value of type)",
+    r"invalid type: [\w ]+(?: \"[^\"]*\")?, expected",
+    r"value is not a valid (?:integer|float|dict|list|boolean)",
+    r"\[type=(?:\w+_type|\w+_parsing)\b",
+)
+
+PARAM_VALUE = words(
+    "pydantic-ai openai-agents mcp-typescript-sdk vercel-ai roo-code gemini-cli continue cline"
+    " smolagents mcp-servers langgraph claude-code qwen-code",
+    r"Input should be (?:'|\"|less|greater|at (?:least|most)|a valid (?:url|email|date|uuid))",
+    r"Extra inputs are not permitted|\[type=(?:literal_error|extra_forbidden|enum)\b",
+    r"(?:unexpected|unknown|unrecognized|additional) (?:parameter|argument|keyword|property"
+    r"|key|field)s?\b",
+    r"is not in the tool's input schema",
+    r"Invalid enum value|Invalid option: expected one of|Too (?:big|small): expected",
+    r"\binvalid_(?:enum_value|value|format|string)\b|\btoo_(?:big|small)\b",
+    r"must be (?:an? )?(?:between|greater|less|at (?:least|most)|positive|non-negative"
+    r"|[\w-]+-indexed|\d+ or (?:greater|less)|in the future|an ISO|one of|absolute|relative"
+    r"|unique|different)",
+    r"Cannot specify both|cannot be used (?:with|together)|cannot start with '-'",
+    r"\b(?:unsupported|unknown|invalid) (?:value|unit|option|mode|format|enum|choice)\b",
+    r"^(?:Error: )?Invalid (?!JSON|diff|patch|tool call)[\w ]{1,40}(?::|\")",
+    r"\bInvalid (?:mode|offset|insert_line|regular expression|URL|timezone|time format"
+    r"|branch name|path|state code|todos format|value|date|option)\b",
+    r"(?:skill|rule|entity|task|mode|agent|branch|schedule|item) (?:with name )?[\"']?[\w .\-]+"
+    r"[\"']? (?:not found|does not exist)",
+    r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
+    r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
+)
+
+# --- files and edits ------------------------------------------------------------------------
+
+FILE_WRONG_KIND = words(
+    "os gemini-cli mcp-servers roo-code aider",
+    r"\bE(?:IS|NOT)DIR\b",
+    r"\bis (?:not )?a directory\b",
+    r"\bis not a (?:regular )?file\b",
+    r"Not a file or directory",
+    r"not a valid directory or file",
+    r"illegal operation on a directory",
+)
+
+FILE_MISSING = words(
+    "os roo-code cline claude-code gemini-cli continue opencode mcp-servers aider goose",
+    r"\bENOENT\b|No such file or directory|FileNotFoundError|os error 2\b",
+    r"(?:file|directory|path|folder|dir|image|log file)(?: or directory)?\b[^\n]{0,120}?"
+    r"(?:does not exist|doesn't exist|not found|could not be found|was not found"
+    r"|is not accessible|inaccessible)",
+    r"(?:^|error: |\W)(?:File|Directory|Path|Image|Log file) not found\b",
+    r"The system cannot find the (?:file|path) specified",
+    r"Could not find file\b|Failed to read file\b",
+    r"Parent directory does not exist",
+)
+
+FILE_EXISTS = words(
+    "os gemini-cli continue mcp-servers",
+    r"\bEEXIST\b",
+    r"(?:file|directory|path)\b[^\n]{0,120}?already exists",
+    r"(?:create|creating) a file that already exists",
+)
+
+DIFF_STALE = words(
+    "claude-code opencode qwen-code",
+    r"has not been read(?: yet| in this session)?",
+    r"must be read first|must read (?:the )?file",
+    r"(?:modified|changed) since (?:it was )?(?:last )?read",
+    r"File has been (?:unexpectedly )?modified",
+)
+
+DIFF_IDENTICAL = words(
+    "claude-code gemini-cli opencode roo-code continue",
+    r"No changes to (?:apply|make)",
+    r"(?:old_?string|oldString|search(?: content)?|old_?text)[\w ]{0,20} and (?:new_?string"
+    r"|newString|replace(?: content)?|new_?text)[\w ]{0,20} (?:are|must be) (?:identical"
+    r"|exactly the same|different|the same)",
+    r"no changes would be made",
+)
+
+DIFF_AMBIGUOUS = words(
+    "claude-code opencode gemini-cli continue cline goose qwen-code parser",
+    r"Found \d+ matches of the string to replace",
+    r"(?:found |multiple |)(?:matches|occurrences) (?:for|of) (?:the )?" + SEARCH_TEXT,
+    r"Found multiple matches",
+    r"multiple occurrences",
+    r"Expected 1 occurrence but found \d+",
+    r"appears (?:\d+ times|multiple times|more than once)",
+    r"more than (?:one|once) (?:match|occurrence|place)",
+)
+
+DIFF_MALFORMED = words(
+    "roo-code aider codex continue",
+    r"Invalid (?:diff|patch)(?: format)?\b",
+    r"Failed to parse patch",
+    r"(?:Unmatched|Unpaired) \S+ in SEARCH/REPLACE block",
+    r"Expected [`'\"]?(?:=======|>>>>>>> REPLACE|<<<<<<< SEARCH)",
+    r"\b(?:diff|patch|hunk|edit)(?: block)?s? (?:is |was |are )?malformed\b"
+    r"|\bmalformed (?:diff|patch|hunk|edit)",
+    r"first line of the patch must be",
+    r"Empty search content is not allowed|old_string cannot be empty",
+    r"missing required sections",
+    r"Unexpected line found in update hunk",
+)
+
+DIFF_NO_MATCH = words(
+    "claude-code opencode gemini-cli qwen-code roo-code kilocode cline aider continue"
+    " mcp-servers goose codex",
+    SEARCH_TEXT + r"[^\n]{0,60}?(?:not found|did not match|does not match|failed to (?:exactly )?"
+    r"match|could not be found|did not appear|does not appear)",
+    r"(?:could not|couldn't|unable to|failed to) find (?:the |an? )?(?:exact )?" + SEARCH_TEXT,
+    r"\b0 occurrences found\b",
+    r"No sufficiently similar match",
+    r"SearchReplaceNoExactMatch",
+    r"does not match anything in the file",
+    r"No replacement performed",
+    r"(?:unable|failed) to apply (?:all )?(?:the )?(?:diff|patch|edit|change)s?\b",
+    r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
+    r"(?:in (?:the )?(?:current )?file|substring|anchor)",
+    r"(?:file|content)[^\n]{0,40} does not match (?:the )?(?:requested|expected)",
+)
+
+SHELL = words(
+    "cline roo-code kilocode vscode",
+    r"shell integration",
+    r"output could not be captured",
+    r"(?:won't be able to|trouble) view(?:ing)? the command's output",
+)
+
+# --- permissions ----------------------------------------------------------------------------
+
+USER_DENIED = words(
+    "roo-code cline claude-code opencode gemini-cli lmstudio goose codex",
+    r"\buser (?:has )?(?:denied|rejected|declined|refused|cancell?ed)\b",
+    r"user doesn't want to (?:proceed|take this action)",
+    r"rejected permission to use",
+    r"(?:denied|rejected|declined|cancell?ed|interrupted) by (?:the )?user",
+    r"Permission to use \S+.{0,120}? (?:has been|was) denied",
+    r"requested permissions? to use \S+, but you haven't granted it",
+    r"\bwas not approved\b",
+    r"requires user confirmation",
+    r"rejected with (?:the )?user(?:'s)? (?:message|feedback)|\btool use (?:was )?rejected\b",
+)
+
+POLICY_DENIED = words(
+    "mcp-servers gemini-cli qwen-code cline roo-code kilocode claude-code opencode smolagents"
+    " aider codex",
+    r"outside (?:of )?(?:the )?(?:allowed|workspace|project|cwd)",
+    r"(?:must|may only) (?:stay|be|change directories to)[^\n]{0,40}(?:within|inside|child"
+    r" directories)",
+    r"\bblocked by\b|Access blocked|\bwas blocked\b|\bis ignored by\b|\bin gitignore\b",
+    r"denied by policy|execution blocked|not in the allow ?list|prevents you from using",
+    r"\bwrite-protected\b",
+    r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
+    r"\b(?:is|are) not allowed\b",
+    r"Forbidden (?:access|call|function)",
+    r"\baccess_denied\b|Access denied\b",
+    r"sandbox denied",
+    r"\b(?:command|request|call|operation|action)s? (?:was |were )?(?:rejected|refused|blocked)\b",
+    r"not in the (?:list of )?allowed|not (?:in|inside|within) (?:the |one of the )?(?:allowed |"
+    r"current )?(?:workspace|project|sandbox|allowed directories)",
+)
+
+OS_DENIED = words(
+    "os http",
+    r"\bEACCES\b|\bEPERM\b",
+    r"Permission denied|PermissionError|Operation not permitted|Access is denied",
+    r"\b403 Forbidden\b",
+)
+
+# --- time, network, commands ----------------------------------------------------------------
+
+TIMEOUT = words(
+    "os roo-code cline claude-code codex mini-swe-agent mcp-typescript-sdk mcp-python-sdk opencode",
+    r"\btimed out\b",
+    r"\bETIMEDOUT\b|context deadline exceeded|\bTimeout(?:Error|Expired)\b",
+    r"took too long",
+    r"(?:exceed(?:ed|ing)|after) (?:a |the )?(?:[\w-]+ )?\d*\s?\w*\s?timeout",
+    r"timeout of \d+ ?ms exceeded",
+    r"MCP error -32001",
+)
+
+NETWORK = words(
+    "os http mcp-servers smolagents roo-code cline gemini-cli langgraph openai-agents"
+    " mcp-python-sdk",
+    r"\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|\bEAI_AGAIN\b|ERR_NAME_NOT_RESOLVED",
+    r"Connection (?:refused|reset|closed|error|aborted)",
+    r"Name or service not known|getaddrinfo|Failed to establish a new connection",
+    r"Max retries exceeded with url",
+    r"(?:failed|unable) to fetch|due to a connection issue|Error fetching",
+    r"status(?: code)?:? [45]\d\d\b|\(Status: [45]\d\d\)|Request failed with status code",
+    r"\b(?:404 Not Found|50[234] (?:Bad Gateway|Service Unavailable|Gateway Timeout))\b",
+    r"page was not found",
+    r"\bfetch failed\b|\bconnect(?:ion)?(?: call)? failed\b|\[Errno 111\]",
+    r"\b[45]\d\d (?:Server|Client) Error\b|\b(?:Bad Gateway|Service Unavailable|Gateway Timeout)\b",
+    r"\b(?:HTTPError|ConnectError|ConnectionError|ConnectTimeout|RemoteDisconnected)\b",
+)
+
+COMMAND = words(
+    "os claude-code continue gemini-cli mini-swe-agent mcp-servers aider goose cline codex"
+    " qwen-code",
+    r"\bcommand not found\b|is not recognized as an internal or external command",
+    r"exit(?:ed)?(?: with)? (?:code|status)[:( ]+\(?-?[1-9]\d*",
+    r"Exit Code: [1-9]\d*",
+    r"\bCommand failed\b|Cmd\('\w+'\) failed|non-zero exit",
+    r"Fix any errors below",
+)
