@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -210,3 +212,29 @@ def test_a_cwd_that_is_not_a_string_is_named_by_its_json_type(cwd: object, named
         {"name": "execute_command", "arguments": {"command": "ls", "cwd": cwd}}
     )
     assert g is not None and f"passed `cwd` as a JSON {named}," in g.render()
+
+
+def test_a_failed_edit_shows_the_closest_lines_when_arguments_are_a_json_string() -> None:
+    content = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    arguments = json.dumps({"path": "m.py", "old_string": "def sub(a,b):\n    return a-b"})
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "edit_file", "arguments": arguments},
+    }
+    g = Interceptor(tools=[EDIT]).on_error(
+        call, "String to replace not found in file.", file_content=content
+    )
+    assert "lines 5-6" in g.render() and "5| def sub(a, b):" in g.render()
+
+
+def test_many_tools_are_trimmed_to_fit_and_the_nearest_names_are_kept() -> None:
+    names = [f"tool_{i:03d}_{'x' * 37}" for i in range(200)]
+    tools = [Tool(n, parameters={"type": "object", "properties": {}}) for n in names]
+    wanted = names[137]
+    g = Interceptor(tools=tools).preflight({"name": wanted[:-1] + "y", "arguments": {}})
+    assert g is not None and g.category == "TOOL_NOT_FOUND"
+    text = g.render()
+    assert len(text.encode("utf-8")) <= DEFAULT_MAX_BYTES
+    assert "NEXT:" in text and wanted in text
+    assert f"Did you mean `{wanted}`?" in text

@@ -39,6 +39,9 @@ MIN_MAX_BYTES = 192
 MAX_NEXT_ITEMS = 3
 #: Tool names listed in TOOL_NOT_FOUND / MCP_TOOL_MISSING guidance.
 MAX_LISTED_TOOLS = 24
+#: The tool list may take at most this fraction (1/N) of the rendering budget, so header, WHAT,
+#: WHY and the other NEXT items still fit: 200 long names are trimmed, never dropped whole.
+TOOL_LIST_SHARE = 3
 #: Example calls longer than this are cut to the required keys that fit.
 MAX_EXAMPLE_CHARS = 240
 #: Failed-edit near-miss search bounds: file lines scanned, search lines compared, windows tried.
@@ -306,18 +309,41 @@ class _Fields(dict[str, str]):
         return ""
 
 
-def _fields(cls: Classification, ctx: GuidanceContext) -> _Fields:
-    tool_name = safe_identifier(ctx.tool_name)
+def listed_tools(names: Sequence[str], requested: str | None, max_bytes: int) -> str:
+    """Tool names for guidance, at most `max_bytes` UTF-8 bytes and `MAX_LISTED_TOOLS` names.
+
+    With a requested (unknown) name the nearest names come first, so trimming a long list
+    keeps the ones the model most likely meant; otherwise the declared order is kept. The
+    number of names left out is said at the end.
+    """
+    ordered = list(names)
+    if requested:
+        key = requested.lower()
+        ordered.sort(key=lambda n: -difflib.SequenceMatcher(None, key, n.lower()).ratio())
+    shown: list[str] = []
+    used = 0
+    for name in ordered[:MAX_LISTED_TOOLS]:
+        cost = len(name.encode("utf-8")) + 2
+        if shown and used + cost > max_bytes:
+            break
+        shown.append(name)
+        used += cost
+    left = len(ordered) - len(shown)
+    return ", ".join(shown) + (f" … ({left} more)" if left else "")
+
+
+def _fields(cls: Classification, ctx: GuidanceContext, max_bytes: int) -> _Fields:
+    tool_name = safe_identifier(ctx.tool_name) or cls.failed_tool
     param = cls.param
     required = required_params(ctx.tool)
-    names = [n for n in ctx.tool_names if safe_identifier(n)]
+    names = [n for n in ctx.tool_names or cls.available_tools if safe_identifier(n)]
     requested = cls.requested_tool or tool_name
     suggestion = ""
     if requested and names:
         close = difflib.get_close_matches(requested, names, n=1, cutoff=0.6)
         if close:
             suggestion = f"Did you mean `{close[0]}`?"
-    listed = ", ".join(names[:MAX_LISTED_TOOLS]) + (" …" if len(names) > MAX_LISTED_TOOLS else "")
+    listed = listed_tools(names, cls.requested_tool, max_bytes // TOOL_LIST_SHARE)
     match = ""
     if cls.category is Category.DIFF_MATCH_FAILED and ctx.file_content is not None:
         search = _edit_search_text(ctx.arguments)
@@ -375,7 +401,7 @@ def build_guidance(
             blocking=blocking,
             max_bytes=max_bytes,
         )
-    fields = _fields(cls, ctx)
+    fields = _fields(cls, ctx, max_bytes)
     if pattern is STUCK_LOOP_PATTERN or (
         occurrence >= stuck_after and pattern.disposition is not Disposition.AWAIT_USER
     ):

@@ -24,7 +24,14 @@ from toolmend.guard.guidance import (
 )
 from toolmend.guard.occurrences import PROTOCOL_SCOPE, Ledger, call_key, fingerprint
 from toolmend.guard.patterns import Category, Flag
-from toolmend.guard.preflight import CallView, Finding, PreflightChecker, has_tool_markup, view_call
+from toolmend.guard.preflight import (
+    CallView,
+    Finding,
+    PreflightChecker,
+    has_tool_markup,
+    parse_arguments,
+    view_call,
+)
 from toolmend.guard.results import (
     DEFAULT_CONTENT_TOOLS,
     DEFAULT_PROBLEM_REPORTING_TOOLS,
@@ -205,6 +212,8 @@ class GuardSession:
         *,
         got_type: str | None = None,
     ) -> GuidanceContext:
+        if arguments is None and view.raw_arguments:  # the OpenAI shape: a JSON string
+            arguments, _ = parse_arguments(view.raw_arguments)
         return GuidanceContext(
             tool_name=view.name or None,
             tool=self.checker.tool(view.name),
