@@ -124,3 +124,97 @@ def test_a_result_without_a_known_call_is_still_classified() -> None:
     ]
     out = _tool_contents(guard_history(messages))
     assert "CONTEXT_OVERFLOW" in out[0]
+
+
+# --- Anthropic Messages shape (the proxy's /v1/messages front-end) --------------------------
+
+ANTHROPIC_TOOLS = [
+    {
+        "name": "Edit",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "file_path": {"type": "string"},
+                "old_string": {"type": "string"},
+                "new_string": {"type": "string"},
+            },
+            "required": ["file_path", "old_string", "new_string"],
+        },
+    }
+]
+EDIT_INPUT = {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}
+NOT_FOUND = "<tool_use_error>String to replace not found in file.\nString: x = 1</tool_use_error>"
+
+
+def _anthropic(*results: tuple[str, bool | None], name: str = "Edit") -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "change x"}]
+    for n, (text, is_error) in enumerate(results):
+        use = {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": EDIT_INPUT}
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}, use]})
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": f"toolu_{n}",
+            "content": text,
+        }
+        if is_error is not None:
+            block["is_error"] = is_error
+        messages.append({"role": "user", "content": [block]})
+    return messages
+
+
+def _results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        b
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+
+
+def test_an_anthropic_tool_result_flagged_is_error_gets_guidance_in_place() -> None:
+    history = _anthropic((NOT_FOUND, True))
+    before = copy.deepcopy(history)
+    out = guard_history(history, tools=ANTHROPIC_TOOLS)
+    (result,) = _results(out)
+    assert history == before
+    assert result["is_error"] is True and result["tool_use_id"] == "toolu_0"
+    assert result["content"].startswith(GUIDANCE_PREFIX)
+    assert "DIFF_MATCH_FAILED" in result["content"] and "`Edit`" in result["content"]
+
+
+def test_tool_use_error_text_is_a_failure_even_without_the_flag() -> None:
+    (result,) = _results(guard_history(_anthropic((NOT_FOUND, None)), tools=ANTHROPIC_TOOLS))
+    assert "DIFF_MATCH_FAILED" in result["content"]
+
+
+def test_an_anthropic_success_is_returned_unchanged() -> None:
+    ok = "The file a.py has been updated."
+    (result,) = _results(guard_history(_anthropic((ok, False)), tools=ANTHROPIC_TOOLS))
+    assert result["content"] == ok
+
+
+def test_repeated_anthropic_failures_reach_the_loop_breaker() -> None:
+    out = guard_history(_anthropic(*[(NOT_FOUND, True)] * 3), tools=ANTHROPIC_TOOLS)
+    contents = [r["content"] for r in _results(out)]
+    assert "occurrence 1" in contents[0] and "occurrence 2" in contents[1]
+    assert "MODEL_STUCK_LOOP" in contents[2]
+
+
+def test_an_anthropic_call_to_an_unknown_tool_is_answered_by_preflight() -> None:
+    out = guard_history(
+        _anthropic(("Error: No such tool available: Edti", True), name="Edti"),
+        tools=ANTHROPIC_TOOLS,
+    )
+    (result,) = _results(out)
+    assert "TOOL_NOT_FOUND" in result["content"] and "Did you mean `Edit`?" in result["content"]
+
+
+def test_a_user_message_with_text_beside_tool_results_resets_the_counts() -> None:
+    history = _anthropic((NOT_FOUND, True), (NOT_FOUND, True))
+    history[-1]["content"].append({"type": "text", "text": "try again please"})
+    history += _anthropic((NOT_FOUND, True))[1:]
+    history[-2]["content"][1]["id"] = "toolu_9"
+    history[-1]["content"][0]["tool_use_id"] = "toolu_9"
+    contents = [r["content"] for r in _results(guard_history(history, tools=ANTHROPIC_TOOLS))]
+    assert "occurrence 1" in contents[2]

@@ -70,3 +70,34 @@ def test_problem_reporting_tools_are_configurable() -> None:
     assert classify_result(payload, tool="ci_checks").failed
     verdict = classify_result(payload, tool="ci_checks", problem_reporting_tools={"ci_checks"})
     assert not verdict.failed
+
+
+def test_an_anthropic_tool_result_block_is_read_by_its_is_error_flag() -> None:
+    block = {"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True}
+    assert classify_result(block).confidence == "confirmed"
+    ok = {"type": "tool_result", "tool_use_id": "t1", "content": "Error: none", "is_error": False}
+    assert not classify_result(ok).failed
+
+
+def test_tool_use_error_text_inside_a_tool_result_block_is_a_failure() -> None:
+    block = {
+        "type": "tool_result",
+        "tool_use_id": "t1",
+        "content": [
+            {"type": "text", "text": "<tool_use_error>File does not exist.</tool_use_error>"}
+        ],
+    }
+    assert classify_result(block, tool="Read").failed
+
+
+def test_namespaced_content_tools_follow_their_family_rules() -> None:
+    payload = '{"status": "error", "message": "fixture"}'
+    for tool in ("Read", "builtin_read_file", "mcp__fs__read_file", "default_api.read_file"):
+        assert not classify_result(payload, tool=tool).failed, tool
+
+
+def test_a_record_list_mentioning_errors_is_data_not_a_failure() -> None:
+    hits = [{"url": "https://x.test/q/1", "content": "Error: ENOENT usually means a bad path."}]
+    assert not classify_result(hits, tool="tavily_search").failed
+    rows = '{"content": [{"type": "text", "text": "[{\\"status\\": \\"failed\\"}]"}]}'
+    assert not classify_result(rows, tool="query").failed

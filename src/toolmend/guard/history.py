@@ -1,12 +1,14 @@
-"""`guard_history`: the guard as a pure function over an OpenAI message history.
+"""`guard_history`: the guard as a pure function over a chat message history.
 
 This module owns the replay: each user message, assistant message (its text and tool calls)
 and tool result is fed, in order, to a fresh `GuardSession` (the same engine `Interceptor` uses
 per task), so the counts derived from a history equal the counts an in-process agent would have
-kept. Failing results get their content replaced by the guidance block, with the original
-error kept (truncated, secrets masked) under it. It never mutates its input, never reads
-clocks and is deterministic: the same history always gives the same output, so any replica of
-a stateless proxy can serve any request.
+kept. It reads both shapes the proxy's front-ends carry: OpenAI chat messages (`tool_calls`,
+`role: "tool"`) and Anthropic Messages (`tool_use` blocks in assistant content, `tool_result`
+blocks with `is_error` in user content). Failing results get their content replaced by the
+guidance block, with the original error kept (truncated, secrets masked) under it. It never
+mutates its input, never reads clocks and is deterministic: the same history always gives the
+same output, so any replica of a stateless proxy can serve any request.
 """
 
 from __future__ import annotations
@@ -61,12 +63,14 @@ def guard_history(
     tools: ToolsLike = None,
     config: InterceptorConfig | None = None,
 ) -> list[dict[str, Any]]:
-    """Guided copy of an OpenAI chat message list.
+    """Guided copy of a chat message list, OpenAI- or Anthropic-shaped.
 
-    For each `role: "tool"` message, its call (by `tool_call_id`) is found, preflight-checked
-    and its result classified with the counts derived from the history so far; a failing
-    result's content becomes the guidance block with the original under it. Messages that
-    need no change are returned as shallow copies.
+    For each tool result (a `role: "tool"` message, or a `tool_result` block in a user
+    message), its call (by `tool_call_id` / `tool_use_id`) is found, preflight-checked and its
+    result classified with the counts derived from the history so far; `is_error` on a
+    `tool_result` block is the runtime's own verdict. A failing result's content becomes the
+    guidance block with the original under it (a `tool_result` keeps its `is_error`).
+    Messages that need no change are returned as shallow copies; the input is never changed.
     """
     cfg = config or InterceptorConfig()
     session = GuardSession(PreflightChecker(coerce_tools(tools)), cfg)
@@ -76,39 +80,110 @@ def guard_history(
         copy = dict(message)
         out.append(copy)
         role = message.get("role")
+        content = message.get("content")
         if role == "user":
+            if isinstance(content, list) and _has_block(content, "tool_result"):
+                copy["content"] = _guard_result_blocks(session, cfg, content, calls)
+                if not _has_user_text(content):
+                    continue  # only tool results: the agent speaking, not the user
             session.on_user_message()
         elif role == "assistant":
             tool_calls = message.get("tool_calls")
             if not isinstance(tool_calls, list):
+                tool_calls = _tool_use_blocks(content)
+            if not tool_calls:
                 continue
-            text = _text_of(message.get("content"))
+            text = _text_of(content)
             for index, call in enumerate(tool_calls):
                 pre = session.preflight(call, text=text if index == 0 else None)
                 call_id = call.get("id") if isinstance(call, Mapping) else None
                 if isinstance(call_id, str):
                     calls[call_id] = (call, pre)
         elif role == "tool":
-            replaced = _guard_result(session, cfg, copy, calls)
+            call_id = message.get("tool_call_id")
+            replaced = _guard_result(
+                session,
+                cfg,
+                call_id if isinstance(call_id, str) else None,
+                message.get("name"),
+                message.get("content"),
+                None,
+                calls,
+            )
             if replaced is not None:
                 copy["content"] = replaced
+    return out
+
+
+def _has_block(content: list[Any], kind: str) -> bool:
+    return any(isinstance(b, Mapping) and b.get("type") == kind for b in content)
+
+
+def _has_user_text(content: list[Any]) -> bool:
+    return any(
+        isinstance(b, Mapping) and b.get("type") == "text" and str(b.get("text", "")).strip()
+        for b in content
+    )
+
+
+def _tool_use_blocks(content: object) -> list[dict[str, Any]]:
+    """Anthropic `tool_use` blocks as calls the session reads (`id`, `name`, `input`)."""
+    if not isinstance(content, list):
+        return []
+    return [
+        {"id": b.get("id"), "name": b.get("name"), "input": b.get("input")}
+        for b in content
+        if isinstance(b, Mapping) and b.get("type") == "tool_use"
+    ]
+
+
+def _guard_result_blocks(
+    session: GuardSession,
+    cfg: InterceptorConfig,
+    content: list[Any],
+    calls: dict[str, tuple[object, Guidance | None]],
+) -> list[Any]:
+    """A copy of a user message's blocks with each failing `tool_result` guided in place."""
+    out: list[Any] = []
+    for block in content:
+        if not (isinstance(block, Mapping) and block.get("type") == "tool_result"):
+            out.append(block)
+            continue
+        call_id = block.get("tool_use_id")
+        flag = block.get("is_error")
+        replaced = _guard_result(
+            session,
+            cfg,
+            call_id if isinstance(call_id, str) else None,
+            None,
+            block.get("content"),
+            flag if isinstance(flag, bool) else None,
+            calls,
+        )
+        guided = dict(block)
+        if replaced is not None:
+            guided["content"] = replaced
+        out.append(guided)
     return out
 
 
 def _guard_result(
     session: GuardSession,
     cfg: InterceptorConfig,
-    message: Mapping[str, Any],
+    call_id: str | None,
+    name: object,
+    content: object,
+    is_error: bool | None,
     calls: dict[str, tuple[object, Guidance | None]],
 ) -> str | None:
-    call_id = message.get("tool_call_id")
-    call, pre = calls.pop(call_id, (None, None)) if isinstance(call_id, str) else (None, None)
+    """The replacement text of one tool result, or None when it stays as it is."""
+    call, pre = calls.pop(call_id, (None, None)) if call_id is not None else (None, None)
     if call is None:
-        call = {"name": message.get("name") or ""}
-    original = _unguarded(_text_of(message.get("content")))
+        call = {"name": name if isinstance(name, str) else ""}
+    original = _unguarded(_text_of(content))
     if pre is not None and pre.blocking:
         return compose_result(pre, original, cfg.keep_original_bytes)
-    guidance = session.on_result(call, original)
+    guidance = session.on_result(call, original, is_error=is_error)
     text: str | None = None
     if guidance is not None and not guidance.passthrough:
         text = compose_result(guidance, original, cfg.keep_original_bytes)
