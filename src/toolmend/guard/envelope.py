@@ -33,6 +33,9 @@ MAX_ITEMS = 32
 MAX_DECODE_CHARS = 131_072
 #: Embedded JSON values tried per text ("Value: {...}. Error message: [...]").
 MAX_EMBEDDED_CANDIDATES = 12
+#: A longer text is read as its head and tail only (messages come first or last in a log).
+MAX_TEXT_HEAD = 16_384
+MAX_TEXT_TAIL = 4_096
 #: Names kept from an "Available tools: ..." list.
 MAX_AVAILABLE = 256
 
@@ -249,6 +252,8 @@ class _Reader:
     def text(self, text: str, depth: int = 0) -> None:
         if self.layers >= MAX_LAYERS or not text.strip():
             return
+        if len(text) > MAX_TEXT_HEAD + MAX_TEXT_TAIL:
+            text = text[:MAX_TEXT_HEAD] + "\n" + text[-MAX_TEXT_TAIL:]
         self.layers += 1
         self.env.messages.append(text)
         self._scan_structure(text)
@@ -320,7 +325,7 @@ class _Reader:
             tried += 1
             try:
                 value, _ = decoder.raw_decode(text, start)
-            except ValueError:
+            except (ValueError, RecursionError):  # hostile nesting is not an envelope
                 continue
             if isinstance(value, list) and _issue_list(value):
                 self.value(value, depth + 1)
@@ -392,7 +397,7 @@ class _Reader:
 def _decode(text: str) -> object | None:
     try:
         value: object = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, Mapping | list) else None
 

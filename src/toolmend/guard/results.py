@@ -321,7 +321,7 @@ def _decode_envelope(text: str) -> object | None:
         return None
     try:
         decoded: object = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return decoded if isinstance(decoded, Mapping | list) else None
 

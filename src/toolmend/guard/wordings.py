@@ -248,6 +248,8 @@ MALFORMED_CALL = words(
     r"Failed to parse input at pos \d+",
     r"incomplete \w+ tool call",
     r"expected '[{<]' in tool call",
+    r"(?:error|failed|unable) (?:trying to |to )?(?:handle|handling|process|processing) (?:the )?"
+    r"(?:streaming )?tool call",
 )
 
 # --- parameters -----------------------------------------------------------------------------
@@ -309,6 +311,7 @@ PARAM_VALUE = words(
     r"|key|field)s?\b",
     r"is not in the tool's input schema",
     r"Invalid enum value|Invalid option: expected one of|Too (?:big|small): expected",
+    r"(?:is )?not one of the (?:allowed|permitted|valid) (?:values|options)|must be one of",
     r"\binvalid_(?:enum_value|value|format|string)\b|\btoo_(?:big|small)\b",
     r"must be (?:an? )?(?:between|greater|less|at (?:least|most)|positive|non-negative"
     r"|[\w-]+-indexed|\d+ or (?:greater|less)|in the future|an ISO|one of|absolute|relative"
@@ -408,6 +411,7 @@ DIFF_NO_MATCH = words(
     r"SearchReplaceNoExactMatch",
     r"does not match anything in the file",
     r"No replacement performed",
+    r"no matching (?:search )?(?:content|text|block|string|lines)",
     r"(?:unable|failed) to apply (?:all )?(?:the )?(?:diff|patch|edit|change)s?\b",
     r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
     r"(?:in (?:the )?(?:current )?file|substring|anchor)",
@@ -467,7 +471,8 @@ OS_DENIED = words(
 TIMEOUT = words(
     "os roo-code cline claude-code codex mini-swe-agent mcp-typescript-sdk mcp-python-sdk opencode",
     r"\btimed out\b",
-    r"\bETIMEDOUT\b|context deadline exceeded|\bTimeout(?:Error|Expired)\b",
+    r"\bETIMEDOUT\b|context deadline exceeded|\b\w*Timeout(?:Error|Expired|Exception)\b",
+    r"exceeded the (?:maximum |max )?(?:execution |run ?)?time",
     r"took too long",
     r"(?:exceed(?:ed|ing)|after) (?:a |the )?(?:[\w-]+ )?\d*\s?\w*\s?timeout",
     r"timeout of \d+ ?ms exceeded",

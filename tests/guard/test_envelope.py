@@ -1,0 +1,136 @@
+"""Envelopes: what the wrappers around an error say is read before any wording."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolmend.guard import Interceptor, classify_error, classify_result
+from toolmend.guard.envelope import unwrap
+
+ZOD_MISSING = (
+    "MCP error -32602: Input validation error: Invalid arguments for tool read_text_file: "
+    + json.dumps(
+        [
+            {
+                "code": "invalid_type",
+                "expected": "string",
+                "received": "undefined",
+                "path": ["path"],
+                "message": "Required",
+            }
+        ],
+        indent=2,
+    )
+)
+ROO_UNKNOWN_MCP_TOOL = json.dumps(
+    {
+        "status": "error",
+        "type": "unknown_tool",
+        "message": "Tool does not exist on server",
+        "server": "github",
+        "tool": "search_issue",
+        "available_tools": ["search_issues", "create_issue"],
+    }
+)
+
+
+def test_a_zod_issue_list_names_the_field_and_the_tool() -> None:
+    got = classify_error({"content": [{"type": "text", "text": ZOD_MISSING}], "isError": True})
+    assert (got.category, got.param, got.failed_tool) == ("PARAM_MISSING", "path", "read_text_file")
+
+
+def test_pydantic_text_errors_name_each_field_with_its_kind() -> None:
+    text = (
+        "1 validation error for get_weather_args\ndays\n  Input should be a valid integer, "
+        "unable to parse string as an integer [type=int_parsing, input_value='two', input_type=str]"
+    )
+    got = classify_error(text)
+    assert (got.category, got.param) == ("PARAM_TYPE_MISMATCH", "days")
+
+
+def test_a_validation_list_wins_over_wording_inside_it() -> None:
+    issue = {
+        "code": "invalid_type",
+        "received": "undefined",
+        "path": ["timeout"],
+        "message": "timed out",
+    }
+    got = classify_error(f"Invalid input for tool bash: {json.dumps([issue])}")
+    assert (got.category, got.param, got.failed_tool) == ("PARAM_MISSING", "timeout", "bash")
+
+
+def test_a_machine_error_type_in_a_json_body_decides() -> None:
+    body = {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}
+    assert classify_error(json.dumps(body)).category == "RATE_LIMITED"
+    body = {"error": {"message": "too many", "type": "exceed_context_size_error", "n_ctx": 8}}
+    assert classify_error(json.dumps(body)).category == "CONTEXT_OVERFLOW"
+
+
+def test_an_unknown_tool_on_a_named_server_is_a_missing_mcp_tool_with_its_listed_tools() -> None:
+    got = classify_error(ROO_UNKNOWN_MCP_TOOL)
+    assert got.category == "MCP_TOOL_MISSING"
+    assert got.requested_tool == "search_issue"
+    assert got.available_tools == ("search_issues", "create_issue")
+    text = Interceptor().on_error({"name": "use_mcp_tool"}, ROO_UNKNOWN_MCP_TOOL).render()
+    assert "search_issues, create_issue" in text and "`search_issue`" in text
+
+
+def test_tags_and_prefixes_are_peeled_to_the_message_inside() -> None:
+    inner = "File has not been read yet. Read it first before writing to it."
+    assert classify_error(f"<tool_use_error>{inner}</tool_use_error>").variant == "stale_read"
+    wrapped = f"The tool execution failed with the following error:\n<error>\n{inner}\n</error>"
+    assert classify_error(wrapped).variant == "stale_read"
+    env = unwrap("Error executing tool get_forecast: [Errno 2] No such file or directory: 'x'")
+    assert env.tool == "get_forecast"
+
+
+def test_a_status_or_exit_code_alone_still_classifies() -> None:
+    assert classify_error('{"error": {"code": 502, "message": "upstream went away"}}').category == (
+        "NETWORK_ERROR"
+    )
+    assert classify_error("<returncode>2</returncode>\n<output>\nboom\n</output>").category == (
+        "COMMAND_FAILED"
+    )
+    assert classify_error("<returncode>0</returncode>\n<output>\nboom\n</output>").category == (
+        "UNCLASSIFIED"
+    )
+
+
+def test_the_tool_an_error_names_goes_into_the_guidance() -> None:
+    text = Interceptor().on_error({}, ZOD_MISSING).render()
+    assert "`read_text_file`" in text and "`path`" in text
+
+
+def test_names_from_an_envelope_that_are_not_identifiers_are_dropped() -> None:
+    body = {"status": "error", "type": "unknown_tool", "tool": "x; rm -rf /", "server": "s"}
+    got = classify_error(json.dumps(body))
+    assert got.category == "MCP_TOOL_MISSING" and got.requested_tool is None
+
+
+def test_hostile_nesting_and_huge_logs_are_bounded() -> None:
+    deep: object = "Error: ENOENT: no such file or directory"
+    for _ in range(5_000):
+        deep = {"error": deep}
+    assert classify_error(deep).category in ("FILE_NOT_FOUND", "UNCLASSIFIED")
+    assert classify_error("[" * 100_000).category == "UNCLASSIFIED"
+    assert not classify_result("[" * 100_000, tool="query").failed
+    assert classify_error({"text": "Code execution failed at line " * 100_000}).known is False
+    big = "x" * 2_000_000 + "\nPermissionError: [Errno 13] Permission denied"
+    assert classify_error(big).category == "PERMISSION_DENIED"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.text(max_size=40),
+        lambda c: st.lists(c) | st.dictionaries(st.text(max_size=8), c),
+        max_leaves=30,
+    )
+)
+def test_any_json_value_or_text_classifies_without_raising(value: object) -> None:
+    got = classify_error(value)
+    assert got.category is not None
+    assert unwrap(json.dumps(value)).texts() is not None
