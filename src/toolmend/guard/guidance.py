@@ -357,7 +357,7 @@ def _fields(cls: Classification, ctx: GuidanceContext, max_bytes: int) -> _Field
         param_or_required=f"`{param}`"
         if param
         else (", ".join(f"`{r}`" for r in required) or "(see schema)"),
-        param_or_a=f"`{param}`" if param else "a parameter",
+        param_or_a=f"parameter `{param}`" if param else "a parameter",
         param_or_each=f"`{param}`" if param else "each parameter",
         required=", ".join(f"`{r}`" for r in required) or "see the tool schema",
         example=example or "see the tool schema",

@@ -236,7 +236,7 @@ PATTERNS: tuple[Pattern, ...] = (
         priority=82,
         text=w.MCP_DOWN,
         disposition=Disposition.CHANGE_STRATEGY,
-        what="The MCP server behind {tool_or_requested} is not connected.",
+        what="The MCP server for this {tool} call is not connected.",
         why="The server closed its connection or is not running; its tools cannot be called now.",
         next=(
             "Do not call this server's tools again in this task.",
@@ -379,7 +379,7 @@ PATTERNS: tuple[Pattern, ...] = (
         priority=68,
         flags=frozenset({Flag.TYPE_MISMATCH}),
         text=w.PARAM_TYPE,
-        what="The {tool} call passed parameter {param_or_a} with the wrong type.",
+        what="The {tool} call passed {param_or_a} with the wrong type.",
         why="Each parameter must have the JSON type its schema declares.",
         next=(
             "Send {param_or_each} with the declared type, e.g. numbers unquoted, lists as "
@@ -563,13 +563,13 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=48,
         text=w.PARAM_VALUE,
-        what="The {tool} call passed parameter {param_or_a} with a value the tool does not accept.",
+        what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",
         next=(
             "Use only the parameters the schema declares, with allowed values (enums, ranges, "
             "formats).",
-            "Retry with a corrected value, for example: {example}",
+            "Retry with a corrected value. Example: {example}",
         ),
     ),
     Pattern(
@@ -608,7 +608,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=42,
         text=w.COMMAND,
-        what="The command run by {tool} failed (non-zero exit status).",
+        what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(
             "Read the error lines of the output and fix their cause before running it again.",

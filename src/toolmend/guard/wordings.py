@@ -169,6 +169,8 @@ TOO_LARGE = words(
     r"exceeds? (?:the )?(?:\d+ ?(?:[KMG]B|bytes|tokens) )?(?:maximum|max|limit)(?: allowed)?"
     r"(?: (?:size|tokens|file size|length))?",
     r"File size exceeds",
+    r"exceeds? (?:a |the )?(?:max(?:imum)? (?:of )?)?\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars"
+    r"|tokens|lines)\b",
     r"output of your last command was too long",
 )
 
@@ -319,6 +321,7 @@ PARAM_VALUE = words(
     r"Cannot specify both|cannot be used (?:with|together)|cannot start with '-'",
     r"\b(?:unsupported|unknown|invalid) (?:value|unit|option|mode|format|enum|choice)\b",
     r"^(?:Error: )?Invalid (?!JSON|diff|patch|tool call)[\w ]{1,40}(?::|\")",
+    r"\binvalid (?:regex|glob|search pattern|pattern)\b",
     r"\bInvalid (?:mode|offset|insert_line|regular expression|URL|timezone|time format"
     r"|branch name|path|state code|todos format|value|date|option)\b",
     r"(?:skill|rule|entity|task|mode|agent|branch|schedule|item) (?:with name )?[\"']?[\w .\-]+"
@@ -353,7 +356,7 @@ FILE_MISSING = words(
 
 FILE_EXISTS = words(
     "os gemini-cli continue mcp-servers",
-    r"\bEEXIST\b",
+    r"\bEEXIST\b|FileExistsError|\[Errno 17\]|\bFile exists\b",
     r"(?:file|directory|path)\b[^\n]{0,120}?already exists",
     r"(?:create|creating) a file that already exists",
 )
