@@ -12,6 +12,7 @@ safe identifiers, so an error message cannot smuggle text into the guidance.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -29,10 +30,14 @@ from toolmend.guard.patterns import (
 from toolmend.guard.wordings import Wording
 from toolmend.model import Tool
 
-#: Text heuristics read at most this many leading characters, plus the tail below: error texts
-#: with long logs or stack traces put the message first or last, and regex cost stays bounded.
-MAX_SCAN_HEAD_CHARS = 16_384
-MAX_SCAN_TAIL_CHARS = 4_096
+#: Wordings are matched on at most this many leading characters, plus the tail below: error
+#: texts with long logs or stack traces put the message first or last, and ~200 case-insensitive
+#: regexes over a bounded window keep one classification near a millisecond.
+MAX_SCAN_HEAD_CHARS = 2_048
+MAX_SCAN_TAIL_CHARS = 1_024
+#: Classifications of plain error strings remembered: `guard_history` replays the whole history
+#: on every request, so the same failed results are classified again and again.
+CACHE_SIZE = 2_048
 
 #: A name from an error message or a call is echoed to the model only if it matches this: no
 #: spaces, quotes, markup or newlines, so a parameter name cannot carry an injection.
@@ -318,7 +323,14 @@ def classify_error(
     argument parser. `tool` is the called tool (a name or `Tool`); it does not change the
     category, only fills in names. Unknown input gives `UNCLASSIFIED` (confidence 0.0).
     """
+    if metadata is None and isinstance(text, str) and (tool is None or isinstance(tool, str)):
+        return _classify_string(text, tool)
     return DEFAULT_CLASSIFIER.classify(text, tool, metadata)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _classify_string(text: str, tool: str | None) -> Classification:
+    return DEFAULT_CLASSIFIER.classify(text, tool)
 
 
 #: Tool names that route through an MCP server (Claude Code `mcp__server__tool`, Roo/Cline
