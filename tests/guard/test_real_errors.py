@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from toolmend.guard import classify_result
+from toolmend.guard import Interceptor, classify_result
 from toolmend.guard.classify import Classifier
-from toolmend.guard.patterns import PATTERNS, Category
+from toolmend.guard.guidance import DEFAULT_MAX_BYTES
+from toolmend.guard.patterns import PATTERNS, PATTERNS_BY_ID, Category
 
 from .conftest import load_cases
 
@@ -98,3 +99,23 @@ def test_no_successful_output_is_taken_for_a_failure() -> None:
         if verdict.failed
     ]
     assert wrong == []
+
+
+def _one_error_per_pattern() -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for row in ERRORS:
+        got = Classifier().classify(row["text"])
+        if got.known and got.category == row["category"]:
+            seen.setdefault(got.pattern_id, row)
+    return [seen[k] for k in sorted(seen)]
+
+
+@pytest.mark.parametrize("row", _one_error_per_pattern(), ids=lambda r: r["id"])
+def test_each_real_error_gets_guidance_the_model_can_act_on(row: dict[str, Any]) -> None:
+    guidance = Interceptor().on_error({"name": "some_tool"}, row["text"])
+    text = guidance.render()
+    assert guidance.category == row["category"]
+    assert len(text.encode("utf-8")) <= DEFAULT_MAX_BYTES
+    assert "NEXT:" in text and "WHY: " in text
+    if "{tool}" in PATTERNS_BY_ID[guidance.pattern_id].what:
+        assert "`some_tool`" in text

@@ -36,3 +36,9 @@ def test_the_exclusion_list_is_configurable() -> None:
     text = "SyntaxError: Unexpected end of JSON input"
     assert json_error_reminder("bash", text, excluded_tools=()) != text
     assert json_error_reminder("edit", text, excluded_tools={"edit"}) == text
+
+
+def test_namespaced_content_tools_get_no_reminder() -> None:
+    output = "Error: Unexpected end of JSON input"
+    for tool in ("Read", "mcp__fs__read_file", "builtin_read_file"):
+        assert json_error_reminder(tool, output) == output, tool

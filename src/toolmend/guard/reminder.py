@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from toolmend.guard.results import DEFAULT_CONTENT_TOOLS
+from toolmend.guard.results import DEFAULT_CONTENT_TOOLS, tool_family
 from toolmend.guard.wordings import ALL_JSON_ERRORS
 from toolmend.model import Tool
 
@@ -54,8 +54,14 @@ def _name(tool: Tool | str | None) -> str:
 
 
 def is_excluded(tool: Tool | str | None, excluded: Iterable[str] = DEFAULT_EXCLUDED_TOOLS) -> bool:
+    """True for content-bearing tools, by family (`Read`, `mcp__fs__read_file` count too)."""
     name = _name(tool).lower()
-    return name in frozenset(excluded) or name.startswith(EXCLUDED_PREFIXES)
+    family = tool_family(name)
+    return (
+        family in frozenset(excluded)
+        or name in frozenset(excluded)
+        or (family.startswith(EXCLUDED_PREFIXES))
+    )
 
 
 def reports_json_error(output: str) -> bool:
