@@ -118,6 +118,7 @@ JSON_ARGUMENT_CONTEXT = words(
     r"called with invalid input",
     r"Error (?:while parsing tool call|in extracting tool call|in detect_and_parse)",
     r"while parsing tool call from model output",
+    r"\bJSONDecodeError\b|\bJSON\.parse\b|\b(?:invalid|malformed) JSON\b",
 )
 
 ALL_JSON_ERRORS: tuple[re.Pattern[str], ...] = regexes(
@@ -161,6 +162,7 @@ CONTEXT = words(
     r"reduce the length of the (?:messages|input)",
     r"reached the (?:output )?token limit",
     r"input exceeds maximum context length",
+    r"\btoo many (?:input |prompt )?tokens\b|\btoken limit (?:exceeded|reached)\b",
 )
 
 TOO_LARGE = words(
@@ -218,6 +220,10 @@ UNKNOWN_TOOL = words(
     r"not among the explicitly allowed tools",
     r"function name '" + name("tool") + r"' had invalid characters",
     r"unsupported call:? " + name("tool"),
+    r"\bNo (?:tool|function) (?:named|called) " + name("tool"),
+    r"\b(?:could not|couldn't|unable to) find (?:a |the )?(?:tool|function) (?:named |called )?"
+    + name("tool"),
+    r"\bunrecognized (?:tool|function)(?: name)?\b",
     r"\b(?:tool|function) not found:? " + name("tool"),
     r"\binvalid (?:tool|function) name\b",
     r"function name '[^'\n]{1,64}' had invalid characters",
@@ -278,6 +284,11 @@ PARAM_MISSING = words(
     r"Field required|\[type=missing\b|\"type\": \"missing\"",
     r"is missing (?:its |the )?" + _PARAM + r"$",
     r"Missing required argument",
+    r"required (?:parameter|argument|property|field|key)s? " + _PARAM + r" (?:was |is )?not "
+    r"(?:provided|specified|given|set)",
+    r"\bmissing (?:parameter|argument|field|property|key)s?:? " + _PARAM,
+    r"(?:following|these) required (?:parameters|arguments|fields|properties) (?:are|were) missing",
+    r"\bno value (?:was )?(?:provided|given) for " + _PARAM,
     r"expected \w+, received undefined",
 )
 
@@ -302,6 +313,9 @@ PARAM_TYPE = words(
     r"invalid type: [\w ]+(?: \"[^\"]*\")?, expected",
     r"value is not a valid (?:integer|float|dict|list|boolean)",
     r"\[type=(?:\w+_type|\w+_parsing)\b",
+    r"\b(?:must|should) be of type\b|\bexpected type\b[^\n]{0,40}\b(?:got|received|but)\b",
+    r"\bwrong (?:type|data type)\b",
+    r"\bexpected (?:an? )?(?:str|int|float|bool|dict|list)\b[^\n]{0,20}\bgot\b",
 )
 
 PARAM_VALUE = words(
@@ -415,6 +429,8 @@ DIFF_NO_MATCH = words(
     r"does not match anything in the file",
     r"No replacement performed",
     r"no matching (?:search )?(?:content|text|block|string|lines)",
+    r"\bpatch (?:does not apply|failed:)|\bHunk #\d+ FAILED\b|could not apply (?:the )?"
+    r"(?:patch|diff|edit)",
     r"(?:unable|failed) to apply (?:all )?(?:the )?(?:diff|patch|edit|change)s?\b",
     r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
     r"(?:in (?:the )?(?:current )?file|substring|anchor)",
@@ -466,7 +482,8 @@ OS_DENIED = words(
     "os http",
     r"\bEACCES\b|\bEPERM\b",
     r"Permission denied|PermissionError|Operation not permitted|Access is denied",
-    r"\b403 Forbidden\b",
+    r"\b403 Forbidden\b|\b401 Unauthorized\b",
+    r"(?:insufficient|no|not have|lacks?|missing) (?:the )?(?:required )?permissions?\b",
 )
 
 # --- time, network, commands ----------------------------------------------------------------
@@ -480,6 +497,7 @@ TIMEOUT = words(
     r"(?:exceed(?:ed|ing)|after) (?:a |the )?(?:[\w-]+ )?\d*\s?\w*\s?timeout",
     r"timeout of \d+ ?ms exceeded",
     r"MCP error -32001",
+    r"\bdeadline exceeded\b",
 )
 
 NETWORK = words(
@@ -496,6 +514,9 @@ NETWORK = words(
     r"\bfetch failed\b|\bconnect(?:ion)?(?: call)? failed\b|\[Errno 111\]",
     r"\b[45]\d\d (?:Server|Client) Error\b|\b(?:Bad Gateway|Service Unavailable|Gateway Timeout)\b",
     r"\b(?:HTTPError|ConnectError|ConnectionError|ConnectTimeout|RemoteDisconnected)\b",
+    r"Could not resolve host|Network is unreachable|No route to host|\bE(?:HOST|NET)UNREACH\b",
+    r"certificate verify failed|SSL(?:Error|: )|socket hang up|Temporary failure in name "
+    r"resolution",
 )
 
 COMMAND = words(
