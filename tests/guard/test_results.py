@@ -101,3 +101,9 @@ def test_a_record_list_mentioning_errors_is_data_not_a_failure() -> None:
     assert not classify_result(hits, tool="tavily_search").failed
     rows = '{"content": [{"type": "text", "text": "[{\\"status\\": \\"failed\\"}]"}]}'
     assert not classify_result(rows, tool="query").failed
+
+
+def test_a_record_whose_own_status_is_failed_is_data() -> None:
+    run = {"id": 4242, "name": "build", "status": "failed", "conclusion": "failure", "url": "x"}
+    assert not classify_result(run, tool="get_workflow_run").failed
+    assert classify_result({"status": "error", "message": "boom"}, tool="deploy").failed

@@ -192,7 +192,12 @@ def _structured_signal(obj: Mapping[Any, Any]) -> str | None:
             return f"{k}=false"
         if k == "iserror" and value is True:
             return "is_error=true"
-        if k == "status" and isinstance(value, str) and value.strip().lower() in FAILING_STATUSES:
+        if (
+            k == "status"
+            and isinstance(value, str)
+            and value.strip().lower() in FAILING_STATUSES
+            and not _is_record(obj)
+        ):  # `{"id": 7, "name": "build", "status": "failed"}` is a record the tool returned
             return f"status={value.strip().lower()}"
         if k in ("exitcode", "returncode") and _is_int(value) and value != 0:
             return f"exit_code={value}"
@@ -250,6 +255,16 @@ _ENVELOPE_SHAPE_KEYS = frozenset(
         "source",
     }
 )
+
+
+#: Keys that give a mapping an identity of its own: with one of them, and no error or message,
+#: the mapping is a record the tool returned (a CI run, an order), whose `status` is data.
+_RECORD_IDENTITY_KEYS = frozenset({"id", "name", "number", "uuid", "title", "url", "slug", "sha"})
+
+
+def _is_record(obj: Mapping[Any, Any]) -> bool:
+    keys = {fold_key(k) for k in obj}
+    return bool(keys & _RECORD_IDENTITY_KEYS) and not keys & {"error", "message", "errors"}
 
 
 def _envelope_shaped(obj: Mapping[Any, Any]) -> bool:
