@@ -134,3 +134,14 @@ def test_any_json_value_or_text_classifies_without_raising(value: object) -> Non
     got = classify_error(value)
     assert got.category is not None
     assert unwrap(json.dumps(value)).texts() is not None
+
+
+def test_an_error_type_inside_an_anthropic_tool_result_is_read() -> None:
+    body = {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}
+    block = {
+        "type": "tool_result",
+        "tool_use_id": "t",
+        "content": json.dumps(body),
+        "is_error": True,
+    }
+    assert classify_error(block).category == "RATE_LIMITED"

@@ -244,11 +244,11 @@ class Classifier:
         if issue is not None:
             groups = {"param": issue.param} if issue.param else {}
             return _BY_ID[_ISSUE_PATTERNS[issue.kind]], groups, ENVELOPE_CONFIDENCE
-        code = (env.code or "").lower()
-        pattern_id = _CODE_PATTERNS.get(code)
-        if pattern_id is not None:
-            groups = {"tool": env.tool} if env.tool else {}
-            return _BY_ID[pattern_id], groups, ENVELOPE_CONFIDENCE
+        for code in env.codes:
+            pattern_id = _CODE_PATTERNS.get(code.lower())
+            if pattern_id is not None:
+                groups = {"tool": env.tool} if env.tool else {}
+                return _BY_ID[pattern_id], groups, ENVELOPE_CONFIDENCE
         return None
 
     def _worded(self, texts: list[str]) -> tuple[Pattern, dict[str, str], float] | None:

@@ -7,7 +7,7 @@ results (`{"content": [...], "isError": true}`), XML-like tags (`<tool_use_error
 "Invalid input for tool X:", "MCP error -32602:", ...), validation lists (zod issues, pydantic
 error lists and their text form, AJV and LangChain lines) and HTTP status or exit codes. The
 result is an `Envelope`: the inner messages (innermost first) and what the structure said (tool,
-server, field, status, exit code, machine error type, validation issues, available tools).
+server, field, status, exit code, machine error types, validation issues, available tools).
 
 It never classifies (that is `classify`) and never raises: text it cannot take apart is one
 message. Every walk is bounded (depth, items, decoded size, candidates), so hostile nesting or a
@@ -66,7 +66,7 @@ class Envelope:
     param: str | None = None
     status: int | None = None
     exit_code: int | None = None
-    code: str | None = None
+    codes: list[str] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
     available_tools: list[str] = field(default_factory=list)
     mcp: bool = False
@@ -360,8 +360,8 @@ class _Reader:
         issue = _issue_from_mapping({str(k): v for k, v in obj.items()})
         if issue is not None and not env.issues:
             env.issues = [issue]
-        for key in ("tool", "toolname", "name"):
-            if isinstance(folded.get(key), str) and env.tool is None and key != "name":
+        for key in ("tool", "toolname"):
+            if isinstance(folded.get(key), str) and env.tool is None:
                 env.tool = str(folded[key])
         if isinstance(folded.get("server"), str):
             env.server = str(folded["server"])
@@ -370,13 +370,13 @@ class _Reader:
             env.available_tools = [str(t) for t in available[:MAX_AVAILABLE] if isinstance(t, str)]
         for key in _ERROR_CODE_KEYS:
             code = folded.get(key)
-            if isinstance(code, str) and env.code is None and code not in ("text", "error"):
-                env.code = code
+            if isinstance(code, str) and len(env.codes) < MAX_ITEMS:
+                env.codes.append(code)
             elif isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
                 env.status = env.status or code
         status = folded.get("status")
-        if isinstance(status, str) and status.lower() == "denied" and env.code is None:
-            env.code = "denied"
+        if isinstance(status, str) and status.lower() == "denied":
+            env.codes.append("denied")
         for key in ("exitcode", "returncode"):
             exit_code = folded.get(key)
             if isinstance(exit_code, int) and not isinstance(exit_code, bool):
