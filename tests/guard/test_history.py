@@ -218,3 +218,8 @@ def test_a_user_message_with_text_beside_tool_results_resets_the_counts() -> Non
     history[-1]["content"][0]["tool_use_id"] = "toolu_9"
     contents = [r["content"] for r in _results(guard_history(history, tools=ANTHROPIC_TOOLS))]
     assert "occurrence 1" in contents[2]
+
+
+def test_guarding_an_anthropic_history_twice_changes_nothing_more() -> None:
+    once = guard_history(_anthropic((NOT_FOUND, True), (NOT_FOUND, True)), tools=ANTHROPIC_TOOLS)
+    assert guard_history(once, tools=ANTHROPIC_TOOLS) == once
