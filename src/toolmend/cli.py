@@ -3,6 +3,7 @@
     toolmend parse [--protocol ID] [--tools FILE] [--chunk-size N] [FILE|-]
     toolmend parse --sample
     toolmend protocols
+    toolmend report [PATH ...] [--since T] [--until T] [--model GLOB] [--format F] [--out FILE]
 
 Mistakes of the caller (unknown protocol, unreadable file, invalid tools file) print one line
 on stderr and exit with status 2. Mistakes of the model are data in the printed JSON.
@@ -22,6 +23,7 @@ from toolmend.api import parse
 from toolmend.core.engine import DEFAULT_MAX_FRAGMENT
 from toolmend.model import ToolmendError, coerce_tools
 from toolmend.protocols import get_protocol, protocols
+from toolmend.report import command as report_command
 
 USAGE_ERROR = 2
 SAMPLE_TEXT = "hermes_weather.txt"
@@ -86,6 +88,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--indent", type=int, default=2, help="JSON indent (0 for one line)")
 
     commands.add_parser("protocols", help="list the protocol ids")
+    report_command.add_parser(commands)
     return parser
 
 
@@ -157,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 aliases = f" (alias: {', '.join(proto.aliases)})" if proto.aliases else ""
                 print(f"{pid}{aliases}: {proto.summary}")
             return 0
+        if args.command == "report":
+            return report_command.run(args)
         return _run_parse(args)
     except (CliError, ToolmendError, ValueError) as exc:
         _fail(str(exc))
