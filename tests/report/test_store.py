@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolmend.report.sources import ReportError
-from toolmend.report.store import LogStore
+from toolmend.report.store import MAX_LINE_BYTES, LogStore
 
 from .logs import Line, record, store_of, text_of, write_log
 
@@ -59,6 +59,13 @@ def test_a_count_of_the_wrong_type_reads_as_zero_and_keeps_the_line(tmp_path: Pa
             "SELECT tool_calls, recovered, repairs, status FROM events"
         ).fetchone()
         assert row == (0, {"gemma4": 1}, {}, 200)
+
+
+def test_a_line_over_the_limit_is_counted_too_long_and_the_rest_is_read(tmp_path: Path) -> None:
+    huge = record(content={"response_text": "x" * MAX_LINE_BYTES})  # --log-content run away
+    with store_of(tmp_path, [record(), huge, record()]) as store:
+        assert dict(store.input.lines) == {"log": 2, "too_long": 1}
+        assert store.select() == 2
 
 
 def test_a_binary_file_is_skipped_with_its_reason(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ def export_parquet(store: LogStore, directory: str) -> int:
         raise ReportError(f"export directory {directory} exists and is not empty")
     target.mkdir(parents=True, exist_ok=True)
     row = store.connection.execute(
-        "COPY (SELECT *, strftime(ts, '%Y-%m-%d') AS day FROM events ORDER BY ts) "
+        "COPY (SELECT *, strftime(ts, '%Y-%m-%d') AS day FROM events) "
         f"TO {sql_text(str(target))} (FORMAT parquet, PARTITION_BY (day), "
         "OVERWRITE_OR_IGNORE true)"
     ).fetchone()

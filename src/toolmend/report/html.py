@@ -31,7 +31,8 @@ CHART_HEIGHT_PX = 420
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 TEMPLATE = "plotly_white"
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2rem auto; padding: 0 1.5rem;
+       max-width: 72rem; color: #222; }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
 table { border-collapse: collapse; font-size: 0.85rem; }
 th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd; text-align: right; }
@@ -215,11 +216,12 @@ def render_html(report: Report) -> str:
     """The whole report as one HTML document (Plotly's bundle inline: ~5 MB, works offline)."""
     seen = html.escape("\n".join(input_lines(report.input)))
     if report.overall is None:
-        title = "toolmend report: nothing to report"
+        summary = "nothing to report"
         body = f"<p>Nothing to report: {html.escape(report.empty_reason or '')}.</p>"
     else:
         o = report.overall
-        title = f"toolmend report: {o.requests:,} requests, {o.first_ts} to {o.last_ts}"
+        span = f"{_when(o.first_ts)} to {_when(o.last_ts)} UTC"
+        summary = f"{o.requests:,} requests, {span}"
         charts = [
             _chart(
                 chart.id,
@@ -232,7 +234,13 @@ def render_html(report: Report) -> str:
         body = _tables(report) + "\n".join(charts)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style>"
+        f"<title>toolmend report: {html.escape(summary)}</title><style>{STYLE}</style>"
         f'<script type="text/javascript">{plotly.offline.get_plotlyjs()}</script></head>'
-        f'<body><h1>{html.escape(title)}</h1><p class="input">{seen}</p>{body}</body></html>\n'
+        f"<body><h1>toolmend report</h1><p>{html.escape(summary)}</p>"
+        f'<p class="input">{seen}</p>{body}</body></html>\n'
     )
+
+
+def _when(iso: str) -> str:
+    """`2026-11-30T23:59:45Z` as `2026-11-30 23:59`, for people."""
+    return iso[:16].replace("T", " ")

@@ -27,6 +27,9 @@ SCHEMA = "toolmend.request/1"
 #: holds a whole request, so this is far above a plain line (~1 KB), and bounded so one runaway
 #: line cannot take the reader's memory.
 MAX_LINE_BYTES = 16 * 1024 * 1024
+#: DuckDB's memory ceiling: past it, it spills to the report's scratch directory. A month of
+#: logs (a million lines) needs about 500 MB resident; this keeps a report under 1 GiB.
+MEMORY_LIMIT = "640MB"
 #: JSON text never holds a raw control character, so splitting on one reads each line whole.
 NEVER_IN_A_LOG_LINE = "\x01"
 COUNT_MAP = "MAP(VARCHAR, BIGINT)"
@@ -81,21 +84,15 @@ WITH lines AS (
                   filename = true, max_line_size = {MAX_LINE_BYTES},
                   buffer_size = {2 * MAX_LINE_BYTES}, ignore_errors = true,
                   store_rejects = true)
-), shaped AS (
-    SELECT file, line,
-        CASE WHEN line IS NULL OR trim(line) = '' THEN 'blank'
-             WHEN NOT json_valid(line) THEN
-                 CASE WHEN ltrim(line)[1] = '{{' THEN 'truncated' ELSE 'not_json' END
-             WHEN json_type(line) <> 'OBJECT' THEN 'not_json'
-             ELSE 'object' END AS shape
-    FROM lines
 ), parsed AS (
-    SELECT file, shape,
-        CASE WHEN shape = 'object' THEN json_transform(line, '{LINE_STRUCTURE}') END AS r
-    FROM shaped
+    SELECT file, line,
+        CASE WHEN ltrim(line)[1] = '{{' THEN try(json_transform(line, '{LINE_STRUCTURE}')) END AS r
+    FROM lines
 ), judged AS (
     SELECT *, try_cast(r.ts AS TIMESTAMPTZ)::TIMESTAMP AS ts,
-        CASE WHEN shape <> 'object' THEN shape
+        CASE WHEN line IS NULL OR trim(line) = '' THEN 'blank'
+             WHEN ltrim(line)[1] <> '{{' THEN 'not_json'
+             WHEN r IS NULL THEN 'truncated'
              WHEN r.schema IS DISTINCT FROM '{SCHEMA}' THEN 'other_schema'
              WHEN try_cast(r.ts AS TIMESTAMPTZ) IS NULL OR r.model IS NULL THEN 'invalid'
              ELSE 'log' END AS kind
@@ -167,6 +164,9 @@ class LogStore:
         self.connection = duckdb.connect()
         self.connection.execute("SET TimeZone = 'UTC'")
         self.connection.execute(f"SET temp_directory = {sql_text(self._scratch.name)}")
+        self.connection.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        # Rows need no order (reports aggregate; the export partitions): less memory to write.
+        self.connection.execute("SET preserve_insertion_order = false")
         self.connection.execute(_RECORDS_DDL)
         selection = select_files(paths)
         self.input = InputSummary(files=selection.file_count, skipped_files=list(selection.skipped))
