@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from toolmend import cli
 from toolmend.report.command import parse_time
 from toolmend.report.sources import ReportError
 
@@ -146,3 +148,18 @@ def test_export_never_writes_into_a_directory_that_holds_files(log: str, tmp_pat
     assert done.returncode == 2
     assert "exists and is not empty" in done.stderr
     assert [p.name for p in target.iterdir()] == ["keep.txt"]
+
+
+def test_without_the_report_extra_the_command_says_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], log: str
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "duckdb" else real(name, *a)
+    )
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["report", log])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        "toolmend: error: toolmend report needs duckdb: pip install 'toolmend[report]'\n"
+    )

@@ -103,9 +103,10 @@ def test_a_gzip_stream_cut_short_still_counts_its_lines_up_to_the_cut(tmp_path: 
     whole = gzip.compress(text_of(lines).encode())
     cut = tmp_path / "rotated.log.gz"
     cut.write_bytes(whole[: len(whole) // 2])  # a replica's log copied while it was written
-    write_log(tmp_path / "other.log", [record()])
+    write_log(tmp_path / "other.log", [record(), "a line with a \x01 control character"])
     with LogStore([str(tmp_path)]) as store:
         assert store.input.cut_short_files == [str(cut)]
+        assert store.input.lines["not_json"] == 1  # counted once, though read in a second pass
         read = store.select() - 1
         assert 0 < read < 2000
         assert store.input.lines["truncated"] <= 1  # the line the cut went through

@@ -20,9 +20,12 @@ import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolmend.report.sources import ReportError
+
+if TYPE_CHECKING:  # the summary imports DuckDB, which the CLI must not need to start
+    from toolmend.report.summary import Report
 
 FORMATS = ("table", "json", "html")
 EXPORT_FORMATS = ("parquet",)
@@ -86,7 +89,7 @@ def _require(module: str, what: str) -> None:
         raise ReportError(f"{what} needs {module}: {EXTRA_HINT}")
 
 
-def _render(report: Any, form: str) -> str:
+def _render(report: Report, form: str) -> str:
     if form == "json":
         return json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n"
     if form == "html":

@@ -19,7 +19,7 @@ import plotly.colors
 import plotly.graph_objects as go
 import plotly.offline
 
-from toolmend.report.summary import ALL_MODELS, HistogramBin, Report
+from toolmend.report.summary import ALL_MODELS, HistogramBin, ModelSummary, Report, TimelinePoint
 from toolmend.report.text import DOMINANT_MODES, REQUEST_COLUMNS, input_lines
 
 #: Failure modes drawn in their own colour; the rest are summed as "other" (a legend of more
@@ -30,6 +30,22 @@ COLOURS = plotly.colors.qualitative.Dark24
 CHART_HEIGHT_PX = 420
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 TEMPLATE = "plotly_white"
+#: What toolmend did for a model, as drawn per model: series name and its count.
+OUTCOMES: tuple[tuple[str, Callable[[ModelSummary], int]], ...] = (
+    ("recovered from text", lambda m: m.recovered),
+    ("repairs", lambda m: m.repairs),
+    ("rejected", lambda m: m.rejected),
+    ("self-corrections then valid", lambda m: m.self_corrections_ok),
+    ("loops broken", lambda m: m.loops_broken),
+)
+#: The same over time (all models), with what still failed.
+TIMELINE_SERIES: tuple[tuple[str, Callable[[TimelinePoint], int]], ...] = (
+    ("recovered from text", lambda p: p.recovered),
+    ("repairs", lambda p: p.repairs),
+    ("self-corrections then valid", lambda p: p.self_corrections_ok),
+    ("rejected", lambda p: p.rejected),
+    ("failures", lambda p: p.failures),
+)
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; padding: 0 1.5rem;
        max-width: 72rem; color: #222; }
@@ -89,15 +105,8 @@ def outcomes_figure(report: Report) -> go.Figure | None:
     if not report.models:
         return None
     models = [m.model for m in report.models]
-    figure = go.Figure()
-    for name, values in (
-        ("recovered from text", [m.recovered for m in report.models]),
-        ("repairs", [m.repairs for m in report.models]),
-        ("rejected", [m.rejected for m in report.models]),
-        ("self-corrections then valid", [m.self_corrections_ok for m in report.models]),
-        ("loops broken", [m.loops_broken for m in report.models]),
-    ):
-        figure.add_bar(name=name, x=models, y=values)
+    bars = [go.Bar(name=n, x=models, y=[of(m) for m in report.models]) for n, of in OUTCOMES]
+    figure = go.Figure(bars)
     figure.update_layout(barmode="group", yaxis_title="count")
     return figure
 
@@ -107,15 +116,12 @@ def timeline_figure(report: Report) -> go.Figure | None:
     if not report.timeline:
         return None
     starts = [p.start for p in report.timeline]
-    figure = go.Figure()
-    for name, values in (
-        ("recovered from text", [p.recovered for p in report.timeline]),
-        ("repairs", [p.repairs for p in report.timeline]),
-        ("self-corrections then valid", [p.self_corrections_ok for p in report.timeline]),
-        ("rejected", [p.rejected for p in report.timeline]),
-        ("failures", [p.failures for p in report.timeline]),
-    ):
-        figure.add_scatter(name=name, x=starts, y=values, mode="lines+markers")
+    figure = go.Figure(
+        [
+            go.Scatter(name=n, x=starts, y=[of(p) for p in report.timeline], mode="lines+markers")
+            for n, of in TIMELINE_SERIES
+        ]
+    )
     figure.update_layout(yaxis_title=f"per {report.timeline_bucket}", xaxis_title="time (UTC)")
     return figure
 

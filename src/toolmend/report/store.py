@@ -138,10 +138,6 @@ class InputSummary:
     #: `.gz` files whose stream ends early; their lines up to the cut were read.
     cut_short_files: list[str] = field(default_factory=list)
 
-    @property
-    def bad_lines(self) -> int:
-        return sum(n for kind, n in self.lines.items() if kind != "log")
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "files": self.files,
@@ -168,11 +164,19 @@ class LogStore:
         # Rows need no order (reports aggregate; the export partitions): less memory to write.
         self.connection.execute("SET preserve_insertion_order = false")
         self.connection.execute(_RECORDS_DDL)
-        selection = select_files(paths)
-        self.input = InputSummary(files=selection.file_count, skipped_files=list(selection.skipped))
-        self._load(selection.readable)
-        self._summarise()
-        self.select()
+        #: Lines the CSV reader itself refused, per file, by kind.
+        self._rejected: dict[str, Counter[str]] = {}
+        try:
+            selection = select_files(paths)
+            self.input = InputSummary(
+                files=selection.file_count, skipped_files=list(selection.skipped)
+            )
+            self._load(selection.readable)
+            self._summarise()
+            self.select()
+        except BaseException:
+            self.close()
+            raise
 
     def __enter__(self) -> LogStore:
         return self
@@ -190,16 +194,19 @@ class LogStore:
         self._scratch.cleanup()
 
     def _scan(self, files: list[str], label: str | None = None) -> None:
-        self.connection.execute(_INSERT, [label, files])
-        for path, error_type, n in self.connection.execute(_REJECTS).fetchall():
-            kind = "too_long" if "LINE SIZE" in error_type else "not_json"
-            self._rejected[label or path][kind] += n
-        # Each scan adds to the reject tables; clear them so the next scan counts only its own.
-        self.connection.execute("DELETE FROM reject_errors; DELETE FROM reject_scans")
+        try:
+            self.connection.execute(_INSERT, [label, files])
+            for path, error_type, n in self.connection.execute(_REJECTS).fetchall():
+                kind = "too_long" if "LINE SIZE" in error_type else "not_json"
+                self._rejected[label or path][kind] += n
+        finally:
+            # Each scan adds to the reject tables, a failed one too: the next counts only its own.
+            self.connection.execute(
+                "DROP TABLE IF EXISTS reject_errors; DROP TABLE IF EXISTS reject_scans"
+            )
 
     def _load(self, files: list[str]) -> None:
         """Scan all files at once; if one of them breaks the scan, scan each on its own."""
-        self._rejected: dict[str, Counter[str]] = {}
         for file in files:
             self._rejected[file] = Counter()
         if not files:
@@ -213,14 +220,18 @@ class LogStore:
         for file in files:
             try:
                 self._scan([file])
+                continue
             except DATA_ERRORS as exc:
-                if file.endswith(".gz"):
+                reason = str(exc).splitlines()[0]
+            if file.endswith(".gz"):
+                try:
                     self._scan([salvage_gzip(file, Path(self._scratch.name))], label=file)
                     self.input.cut_short_files.append(file)
-                else:
+                    continue
+                except DATA_ERRORS as exc:
                     reason = str(exc).splitlines()[0]
-                    self.input.skipped_files.append(SkippedFile(file, reason))
-                    del self._rejected[file]
+            self.input.skipped_files.append(SkippedFile(file, reason))
+            del self._rejected[file]
 
     def _summarise(self) -> None:
         per_file: dict[str, Counter[str]] = {f: Counter(c) for f, c in self._rejected.items()}
