@@ -2,8 +2,8 @@
 
     toolmend parse [--protocol ID] [--tools FILE] [--chunk-size N] [FILE|-]
     toolmend parse --sample
-    toolmend protocols
     toolmend report [PATH ...] [--since T] [--until T] [--model GLOB] [--format F] [--out FILE]
+    toolmend protocols
 
 Mistakes of the caller (unknown protocol, unreadable file, invalid tools file) print one line
 on stderr and exit with status 2. Mistakes of the model are data in the printed JSON.
@@ -87,8 +87,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--indent", type=int, default=2, help="JSON indent (0 for one line)")
 
-    commands.add_parser("protocols", help="list the protocol ids")
     report_command.add_parser(commands)
+    commands.add_parser("protocols", help="list the protocol ids")
     return parser
 
 
@@ -154,14 +154,14 @@ def _fail(message: str) -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
+        if args.command == "report":
+            return report_command.run(args)
         if args.command == "protocols":
             for pid in protocols():
                 proto = get_protocol(pid)
                 aliases = f" (alias: {', '.join(proto.aliases)})" if proto.aliases else ""
                 print(f"{pid}{aliases}: {proto.summary}")
             return 0
-        if args.command == "report":
-            return report_command.run(args)
         return _run_parse(args)
     except (CliError, ToolmendError, ValueError) as exc:
         _fail(str(exc))

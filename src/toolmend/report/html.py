@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import plotly.colors
-import plotly.graph_objects as go
-import plotly.offline
+import plotly.colors  # type: ignore[import-untyped]
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+import plotly.offline  # type: ignore[import-untyped]
 
 from toolmend.report.summary import ALL_MODELS, HistogramBin, ModelSummary, Report, TimelinePoint
 from toolmend.report.text import DOMINANT_MODES, REQUEST_COLUMNS, input_lines
