@@ -113,6 +113,45 @@ def test_a_gzip_stream_cut_short_still_counts_its_lines_up_to_the_cut(tmp_path: 
         assert store.input.skipped_files == []
 
 
+def test_a_small_gzip_cut_early_keeps_every_line_before_the_cut(tmp_path: Path) -> None:
+    lines = [record(request_id=f"req_{n}") for n in range(40)]
+    whole = gzip.compress(text_of(lines).encode())
+    (tmp_path / "early.log.gz").write_bytes(whole[: len(whole) - 30])  # only the end is lost
+    with LogStore([str(tmp_path)]) as store:
+        assert 30 <= store.select() < 40
+        assert store.input.lines["truncated"] <= 1
+
+
+def test_gzip_members_written_one_after_another_are_each_salvaged(tmp_path: Path) -> None:
+    first = gzip.compress(text_of([record(request_id=f"a{n}") for n in range(20)]).encode())
+    second = gzip.compress(text_of([record(request_id=f"b{n}") for n in range(20)]).encode())
+    (tmp_path / "joined.log.gz").write_bytes(first + second[: len(second) - 30])
+    with LogStore([str(tmp_path)]) as store:
+        assert store.input.cut_short_files
+        assert store.select() > 20
+
+
+def test_one_broken_file_among_many_costs_a_few_scans_not_one_per_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(64):
+        write_log(tmp_path / f"r{n:02d}.log", [record(request_id=f"req_{n}")])
+    whole = gzip.compress(text_of([record()] * 50).encode())
+    (tmp_path / "r99.log.gz").write_bytes(whole[: len(whole) // 2])
+    scans: list[int] = []
+    real_scan = LogStore._scan
+
+    def counted(store: LogStore, files: list[str], label: str | None = None) -> None:
+        scans.append(len(files))
+        real_scan(store, files, label)
+
+    monkeypatch.setattr(LogStore, "_scan", counted)
+    with LogStore([str(tmp_path)]) as store:
+        assert store.select() >= 64
+        assert store.input.skipped_files == []
+    assert len(scans) <= 2 * 7 + 2  # halving 65 files down to the one: two scans per level
+
+
 def test_a_directory_is_read_recursively_and_a_file_without_log_lines_is_named(
     tmp_path: Path,
 ) -> None:

@@ -14,7 +14,6 @@ import contextlib
 import glob
 import gzip
 import os
-import shutil
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,10 @@ from toolmend.model import ToolmendError
 #: little enough that a directory of thousands of files is sniffed in milliseconds.
 SNIFF_BYTES = 8192
 GZIP_MAGIC = b"\x1f\x8b"
+#: zlib's window-bits value that reads a gzip header and trailer.
+GZIP_WBITS = 16 + zlib.MAX_WBITS
+#: Compressed bytes fed to zlib at a time while salvaging.
+SALVAGE_PIECE = 1 << 20
 GLOB_CHARACTERS = frozenset("*?[")
 
 
@@ -96,15 +99,22 @@ def _text_problem(path: str) -> str | None:
 
 
 def salvage_gzip(path: str, scratch: Path) -> str:
-    """Decompress what a cut-short gzip stream holds into a file in `scratch`; return its path."""
+    """Decompress what a cut-short gzip stream holds into a file in `scratch`; return its path.
+
+    zlib is fed the file piece by piece and every byte it gives is kept, up to the cut or the
+    first corrupt byte (the cut line then counts as truncated); `gzip.open` would instead drop
+    the last buffer it had decoded when it meets the early end. Streams written one after
+    another in one file (as `cat a.gz b.gz` makes) are each decompressed.
+    """
     target = scratch / f"salvaged-{len(list(scratch.iterdir()))}.log"
-    # Everything before the cut lands in `out`; the cut line then counts as truncated.
-    with (
-        gzip.open(path, "rb") as stream,
-        open(target, "wb") as out,
-        contextlib.suppress(EOFError, OSError, zlib.error),
-    ):
-        shutil.copyfileobj(stream, out)
+    decoder = zlib.decompressobj(wbits=GZIP_WBITS)
+    with open(path, "rb") as source, open(target, "wb") as out, contextlib.suppress(zlib.error):
+        while piece := source.read(SALVAGE_PIECE):
+            while piece:
+                out.write(decoder.decompress(piece))
+                piece = b""
+                if decoder.eof:  # the end of one gzip member: another may follow
+                    piece, decoder = decoder.unused_data, zlib.decompressobj(wbits=GZIP_WBITS)
     return str(target)
 
 
