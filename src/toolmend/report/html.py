@@ -20,7 +20,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import plotly.offline  # type: ignore[import-untyped]
 
 from toolmend.report.summary import ALL_MODELS, HistogramBin, ModelSummary, Report, TimelinePoint
-from toolmend.report.text import DOMINANT_MODES, REQUEST_COLUMNS, input_lines
+from toolmend.report.text import failures_rows, input_lines, requests_rows
 
 #: Failure modes drawn in their own colour; the rest are summed as "other" (a legend of more
 #: than this many entries stops being readable).
@@ -198,23 +198,8 @@ def _html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], css: str 
 def _tables(report: Report) -> str:
     assert report.overall is not None
     rows = [report.overall, *report.models]
-    requests = _html_table(
-        ["model", *(name for name, _ in REQUEST_COLUMNS)],
-        [[m.model, *(f"{of(m):,}" for _, of in REQUEST_COLUMNS)] for m in rows],
-    )
-    failures = _html_table(
-        ["model", "failures", "dominant failure modes (share of the model's)"],
-        [
-            [
-                m.model,
-                f"{m.failures:,}",
-                " · ".join(f"{f.mode} {f.share:.0%}" for f in m.failure_modes[:DOMINANT_MODES])
-                or "-",
-            ]
-            for m in rows
-        ],
-        css="modes",
-    )
+    requests = _html_table(*requests_rows(rows))
+    failures = _html_table(*failures_rows(rows), css="modes")
     return f"<h2>Requests and tool calls</h2>{requests}<h2>What fails, by model</h2>{failures}"
 
 

@@ -101,9 +101,10 @@ def _latency(p: Percentiles) -> list[str]:
     return [_ms(p.p50), _ms(p.p90), _ms(p.p99)]
 
 
-def _requests_table(rows: list[ModelSummary]) -> list[str]:
+def requests_rows(rows: list[ModelSummary]) -> tuple[list[str], list[list[str]]]:
+    """The requests table (headers, rows), as text and HTML both show it."""
     headers = ["model", *(name for name, _ in REQUEST_COLUMNS)]
-    return table(headers, [[m.model, *(_n(of(m)) for _, of in REQUEST_COLUMNS)] for m in rows])
+    return headers, [[m.model, *(_n(of(m)) for _, of in REQUEST_COLUMNS)] for m in rows]
 
 
 def _latency_table(rows: list[ModelSummary]) -> list[str]:
@@ -111,15 +112,15 @@ def _latency_table(rows: list[ModelSummary]) -> list[str]:
     return table(headers, [[m.model, *_latency(m.latency_ms), *_latency(m.ttfc_ms)] for m in rows])
 
 
-def _failures_table(rows: list[ModelSummary]) -> list[str]:
+def failures_rows(rows: list[ModelSummary]) -> tuple[list[str], list[list[str]]]:
+    """The "what fails" table (headers, rows): each model's dominant failure modes as shares."""
     body = []
     for m in rows:
         top = " · ".join(
             f"{mode.mode} {_share(mode.share)}" for mode in m.failure_modes[:DOMINANT_MODES]
         )
         body.append([m.model, _n(m.failures), top or "-"])
-    headers = ["model", "failures", "dominant failure modes (share of the model's)"]
-    return table(headers, body, align="lrl")
+    return ["model", "failures", "dominant failure modes (share of the model's)"], body
 
 
 def _breakdown_table(
@@ -146,9 +147,9 @@ def render_table(report: Report) -> str:
     rows = [overall, *report.models]
     out[0] += f": {_n(overall.requests)} requests, {overall.first_ts} to {overall.last_ts}"
     sections = [
-        ("Requests and tool calls", _requests_table(rows)),
+        ("Requests and tool calls", table(*requests_rows(rows))),
         ("Latency and time to first chunk (ms)", _latency_table(rows)),
-        ("What fails, by model", _failures_table(rows)),
+        ("What fails, by model", table(*failures_rows(rows), align="lrl")),
         *((title, _breakdown_table(key, rows, of)) for title, key, of in BREAKDOWN_TABLES),
     ]
     for title, lines in sections:
