@@ -40,6 +40,16 @@ def test_each_kind_of_bad_line_is_counted_beside_the_log_lines(tmp_path: Path) -
         assert store.select() == 1
 
 
+def test_windows_line_ends_a_byte_order_mark_and_indentation_do_not_hide_a_line(
+    tmp_path: Path,
+) -> None:
+    line = json.dumps(record())
+    data = "\ufeff" + "\r\n".join([line, "  " + line + "\t", "\t" + line]) + "\r\n"
+    (tmp_path / "windows.log").write_bytes(data.encode())
+    with LogStore([str(tmp_path)]) as store:
+        assert dict(store.input.lines) == {"log": 3}
+
+
 def test_a_line_of_another_schema_version_is_never_read_as_a_request(tmp_path: Path) -> None:
     newer = record(schema="toolmend.request/2")
     unversioned = {k: v for k, v in record().items() if k != "schema"}

@@ -78,7 +78,7 @@ def _count_map(expr: str) -> str:
 _INSERT = f"""
 INSERT INTO records
 WITH lines AS (
-    SELECT coalesce(?, filename) AS file, line
+    SELECT coalesce(?, filename) AS file, trim(line, ' \t') AS line
     FROM read_csv(?, columns = {{'line': 'VARCHAR'}}, delim = '{NEVER_IN_A_LOG_LINE}',
                   quote = '', escape = '', header = false, auto_detect = false,
                   filename = true, max_line_size = {MAX_LINE_BYTES},
@@ -86,12 +86,12 @@ WITH lines AS (
                   store_rejects = true)
 ), parsed AS (
     SELECT file, line,
-        CASE WHEN ltrim(line)[1] = '{{' THEN try(json_transform(line, '{LINE_STRUCTURE}')) END AS r
+        CASE WHEN line[1] = '{{' THEN try(json_transform(line, '{LINE_STRUCTURE}')) END AS r
     FROM lines
 ), judged AS (
     SELECT *, try_cast(r.ts AS TIMESTAMPTZ)::TIMESTAMP AS ts,
-        CASE WHEN line IS NULL OR trim(line) = '' THEN 'blank'
-             WHEN ltrim(line)[1] <> '{{' THEN 'not_json'
+        CASE WHEN line IS NULL OR line = '' THEN 'blank'
+             WHEN line[1] <> '{{' THEN 'not_json'
              WHEN r IS NULL THEN 'truncated'
              WHEN r.schema IS DISTINCT FROM '{SCHEMA}' THEN 'other_schema'
              WHEN try_cast(r.ts AS TIMESTAMPTZ) IS NULL OR r.model IS NULL THEN 'invalid'
