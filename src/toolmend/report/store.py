@@ -69,10 +69,10 @@ def _count(expr: str) -> str:
 
 def _count_map(expr: str) -> str:
     """A count map without NULL or non-positive values (a bad value reads as a zero count)."""
-    return (
-        f"coalesce(map_from_entries(list_filter(map_entries({expr}), lambda e: e.value > 0)), "
-        f"MAP {{}}::{COUNT_MAP})"
-    )
+    empty = f"MAP {{}}::{COUNT_MAP}"
+    kept = f"map_from_entries(list_filter(map_entries({expr}), lambda e: e.value > 0))"
+    # Most lines hold empty maps: they skip the filter (a fifth of the reading time otherwise).
+    return f"CASE WHEN cardinality({expr}) > 0 THEN {kept} ELSE {empty} END"
 
 
 _INSERT = f"""
@@ -88,15 +88,17 @@ WITH lines AS (
     SELECT file, line,
         CASE WHEN line[1] = '{{' THEN try(json_transform(line, '{LINE_STRUCTURE}')) END AS r
     FROM lines
+), timed AS (
+    SELECT *, try_cast(r.ts AS TIMESTAMPTZ)::TIMESTAMP AS ts FROM parsed
 ), judged AS (
-    SELECT *, try_cast(r.ts AS TIMESTAMPTZ)::TIMESTAMP AS ts,
+    SELECT *,
         CASE WHEN line IS NULL OR line = '' THEN 'blank'
              WHEN line[1] <> '{{' THEN 'not_json'
              WHEN r IS NULL THEN 'truncated'
              WHEN r.schema IS DISTINCT FROM '{SCHEMA}' THEN 'other_schema'
-             WHEN try_cast(r.ts AS TIMESTAMPTZ) IS NULL OR r.model IS NULL THEN 'invalid'
+             WHEN ts IS NULL OR r.model IS NULL THEN 'invalid'
              ELSE 'log' END AS kind
-    FROM parsed
+    FROM timed
 )
 SELECT file, kind,
     CASE WHEN kind = 'other_schema' THEN coalesce(r.schema, '(no schema field)') END,
