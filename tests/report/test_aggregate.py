@@ -180,3 +180,20 @@ def test_the_overall_row_is_the_sum_of_the_models(
     latencies = [line["latency_ms"] for line in lines if isinstance(line, dict)]
     assert overall.latency_ms.p50 is not None
     assert min(latencies) - 1e-6 <= overall.latency_ms.p50 <= max(latencies) + 1e-6
+
+
+def test_the_log_the_proxy_itself_wrote_reads_whole() -> None:
+    # tests/report/data/README.md: `toolmend demo`'s request log, sixteen real lines.
+    with LogStore([str(Path(__file__).parent / "data" / "proxy_demo.jsonl")]) as store:
+        report = build_report(store, {}, store.select())
+    assert dict(report.input.lines) == {"log": 16}
+    assert report.overall is not None
+    assert report.overall.recovered_by_protocol == {"auto": 6, "antml": 2, "kimi-xtml": 2}
+    models = by_model(report)
+    mimo = models["mimo-v2.5-pro"]
+    assert (mimo.rejected, mimo.self_corrections, mimo.self_corrections_ok) == (2, 2, 2)
+    looping = models["mimo-v2.5-pro:loop"]
+    assert looping.loops_broken == 2
+    assert [(m.mode, m.share) for m in looping.failure_modes] == [("MODEL_STUCK_LOOP", 1.0)]
+    assert models["zoo-code-child-task"].diagnostics_by_code == {"concatenated_json_split": 2}
+    assert models["zoo-code-child-task"].tool_calls == 6
