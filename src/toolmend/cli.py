@@ -2,6 +2,7 @@
 
     toolmend parse [--protocol ID] [--tools FILE] [--chunk-size N] [FILE|-]
     toolmend parse --sample
+    toolmend report [PATH ...] [--since T] [--until T] [--model GLOB] [--format F] [--out FILE]
     toolmend protocols
 
 Mistakes of the caller (unknown protocol, unreadable file, invalid tools file) print one line
@@ -22,6 +23,7 @@ from toolmend.api import parse
 from toolmend.core.engine import DEFAULT_MAX_FRAGMENT
 from toolmend.model import ToolmendError, coerce_tools
 from toolmend.protocols import get_protocol, protocols
+from toolmend.report import command as report_command
 
 USAGE_ERROR = 2
 SAMPLE_TEXT = "hermes_weather.txt"
@@ -85,6 +87,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--indent", type=int, default=2, help="JSON indent (0 for one line)")
 
+    report_command.add_parser(commands)
     commands.add_parser("protocols", help="list the protocol ids")
     return parser
 
@@ -151,6 +154,8 @@ def _fail(message: str) -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
+        if args.command == "report":
+            return report_command.run(args)
         if args.command == "protocols":
             for pid in protocols():
                 proto = get_protocol(pid)
