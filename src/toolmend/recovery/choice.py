@@ -220,9 +220,14 @@ class ChoiceRecovery:
         return settled
 
     def _dual_protocol(self, settled: list[SettledCall]) -> list[SettledCall]:
-        """Markup in the text next to native calls: recorded, and an echo of a native call
-        (same tool, same arguments, the later of the two) is dropped so it runs once."""
-        native = [s for s in settled if s.native]
+        """Markup in the text next to native calls: recorded (the guard's INVALID_TOOL_PROTOCOL
+        signal), and a written call that repeats a native one (same tool, same arguments) is
+        dropped, so the native call runs once."""
+        native = {
+            (s.call.name, s.call.arguments_json())
+            for s in settled
+            if s.native and s.call.executable
+        }
         written = [s for s in settled if not s.native]
         if not native or not written:
             return settled
@@ -236,22 +241,18 @@ class ChoiceRecovery:
             )
         )
         kept: list[SettledCall] = []
-        seen: set[tuple[str, str, bool]] = set()
         for one in settled:
-            key = (one.call.name, one.call.arguments_json())
-            if one.call.executable and (*key, not one.native) in seen:
+            echo = (one.call.name, one.call.arguments_json()) in native
+            if not one.native and one.call.executable and echo:
                 self._report(
                     diagnostic(
                         codes.DUAL_PROTOCOL_DUPLICATE,
                         protocol=one.protocol,
                         tool=one.call.name,
-                        call_id=one.call.id or None,
-                        message="a call repeated the same call made the other way; run once",
+                        message="a call written in the text repeats a native call; run once",
                     )
                 )
                 continue
-            if one.call.executable:
-                seen.add((*key, one.native))
             kept.append(one)
         return kept
 
