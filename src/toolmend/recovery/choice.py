@@ -99,32 +99,43 @@ class ChoiceRecovery:
         """The output choices for one input choice: split-off segments, then its copy."""
         delta = choice.get("delta")
         out = dict(choice)
-        if not isinstance(delta, Mapping):
+        if type(delta) is not dict and not isinstance(delta, Mapping):
             return [out]
-        new_delta = dict(delta)
-        runs: list[Run] = []
+        new_delta = out["delta"] = dict(delta)
+        runs: list[Run] | None = None
         content = delta.get("content")
-        if isinstance(content, str) and content:
-            self._absorb(self._text_leg().feed(content), runs, cut=None)
-        native = delta.get("tool_calls")
-        if native is not None:
+        if content and type(content) is str:
+            read = self._text_leg().feed(content)
+            if type(read) is str:  # only visible text: the once-per-chunk path
+                new_delta["content"] = read
+            else:
+                runs = []
+                self._absorb(read, runs, cut=None)  # type: ignore[arg-type]
+        if "tool_calls" in delta:
+            self._take_native(delta["tool_calls"])
             del new_delta["tool_calls"]
-            if isinstance(native, list):
-                for entry in native:
-                    started = self._native.add(entry)
-                    if started is not None:
-                        self._slots.append(started)
-            for d in self._native.order_diagnostics:
-                self._report(d)
-            self._native.order_diagnostics.clear()
         finish = choice.get("finish_reason")
+        if finish is None and runs is None:
+            return [out]
+        if runs is None:
+            visible = new_delta.get("content")
+            runs = [Run(False, [visible])] if visible and type(visible) is str else []
         if finish is not None:
             calls, rejected, executable = self._terminal(Terminal.FINISH, runs)
             out["finish_reason"] = rewrite_finish(finish, executable)
             self._attach_calls(new_delta, calls, rejected)
         segments = self._segments(runs, new_delta, had_content=isinstance(content, str))
-        out["delta"] = new_delta
         return [*segments, out]
+
+    def _take_native(self, entries: object) -> None:
+        if isinstance(entries, list):
+            for entry in entries:
+                started = self._native.add(entry)
+                if started is not None:
+                    self._slots.append(started)
+        for d in self._native.order_diagnostics:
+            self._report(d)
+        self._native.order_diagnostics.clear()
 
     def end(self, how: Terminal) -> dict[str, Any] | None:
         """The choice's terminal at the end of the stream (normal, error or abort), or None.

@@ -73,26 +73,33 @@ class StreamRecovery:
         """The chunks to send on for one upstream chunk (usually one)."""
         if self._ended:
             raise ToolmendError("this stream's recovery has ended; feed() after end()")
-        if not isinstance(chunk, Mapping):
+        if type(chunk) is not dict and not isinstance(chunk, Mapping):
             raise ToolmendError(
                 f"a chunk is a chat.completion.chunk dict, got {type(chunk).__name__}"
             )
         self._last = chunk
         choices = chunk.get("choices")
-        if not isinstance(choices, list) or not choices:
+        if type(choices) is not list or not choices:
             if chunk.get("error") is not None:
                 # An error reported in the stream: the turn ends here, then the error goes on.
                 return [*self._terminal(Terminal.ERROR), self._with_diagnostics(copy_chunk(chunk))]
             return [self._with_diagnostics(copy_chunk(chunk))]
-        per_choice = [self._take(position, choice) for position, choice in enumerate(choices)]
-        depth = max(len(outs) for outs in per_choice)
+        if len(choices) == 1:  # the common case, once per chunk
+            outs = self._take(0, choices[0])
+            last = copy_chunk(chunk)
+            last["choices"] = [outs[-1]]
+            if len(outs) == 1:
+                return [self._with_diagnostics(last) if self._pending else last]
+            per_choice = [outs]
+        else:
+            per_choice = [self._take(position, choice) for position, choice in enumerate(choices)]
+            last = copy_chunk(chunk)
+            last["choices"] = [outs[-1] for outs in per_choice]
         out: list[dict[str, Any]] = []
         # Split-off segments go first, in chunks toolmend adds; the copy of the chunk comes last.
-        for level in range(depth - 1):
+        for level in range(max(len(outs) for outs in per_choice) - 1):
             added = [outs[level] for outs in per_choice if len(outs) - 1 > level]
             out.append(added_chunk(chunk, added))
-        last = copy_chunk(chunk)
-        last["choices"] = [outs[-1] for outs in per_choice]
         out.append(self._with_diagnostics(last))
         return out
 
@@ -110,11 +117,13 @@ class StreamRecovery:
     # ---------------------------------------------------------------------------- internals
 
     def _take(self, position: int, choice: object) -> list[Any]:
-        if not isinstance(choice, Mapping):
+        if type(choice) is not dict and not isinstance(choice, Mapping):
             return [choice]
         index = choice.get("index", position)
-        key = index if isinstance(index, int) else position
-        return self._choice(key).take(choice)
+        state = self._choices.get(index) if type(index) is int else None
+        if state is None:
+            state = self._choice(index if isinstance(index, int) else position)
+        return state.take(choice)
 
     def _choice(self, index: int) -> ChoiceRecovery:
         state = self._choices.get(index)
