@@ -211,7 +211,7 @@ class ChoiceRecovery:
                         protocol=one.protocol,
                         tool=one.call.name,
                         call_id=one.call.id or None,
-                        message=CUT_BY_ABORT,
+                        message="the stream was aborted; the call was not delivered",
                     )
                 )
             return [], [], 0
@@ -311,9 +311,19 @@ class ChoiceRecovery:
                         tool=call.name,
                         call_id=call.id,
                         message="a call written into the text became a tool call",
-                        repairs=list(call.repairs),
                     )
                 )
+                if call.repairs:  # a native call's repairs were reported when settled
+                    self._report(
+                        diagnostic(
+                            codes.ARGUMENTS_REPAIRED,
+                            protocol=one.protocol,
+                            tool=call.name,
+                            call_id=call.id,
+                            message="the arguments were repaired and then validated",
+                            repairs=list(call.repairs),
+                        )
+                    )
             entries.append(tool_call_entry(self._wire_index, call, one.extras, one.function_extras))
             self._wire_index += 1
         return entries, rejected, len(entries)

@@ -11,7 +11,16 @@ closed. Never parses text or native calls itself (choices and their legs do).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+)
 from typing import Any
 
 from toolmend.model import CallIdFactory, ToolmendError, ToolsLike, coerce_tools
@@ -70,10 +79,17 @@ class StreamRecovery:
     # ---------------------------------------------------------------------------- feeding
 
     def feed(self, chunk: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """The chunks to send on for one upstream chunk (usually one)."""
+        """The chunks to send on for one upstream chunk (usually one).
+
+        A chunk is a dict; an object with `model_dump()` (the `openai` client's
+        `ChatCompletionChunk`) is read as the dict it dumps to.
+        """
         if self._ended:
             raise ToolmendError("this stream's recovery has ended; feed() after end()")
         if type(chunk) is not dict and not isinstance(chunk, Mapping):
+            dump = getattr(chunk, "model_dump", None)  # an `openai` client's chunk object
+            if callable(dump):
+                return self.feed(dump())
             raise ToolmendError(
                 f"a chunk is a chat.completion.chunk dict, got {type(chunk).__name__}"
             )
@@ -169,7 +185,7 @@ def recover_stream(
     attach_diagnostics: bool = False,
     id_prefix: str | None = None,
     seed: int | str | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> RecoveredStream:
     """Recover leaked tool calls from a stream of `chat.completion.chunk` dicts.
 
     Arguments are checked now (an unknown protocol or bad tools raise before any chunk is read);
@@ -186,28 +202,7 @@ def recover_stream(
         id_prefix=id_prefix,
         seed=seed,
     )
-    return _drive(recovery, iter(chunks))
-
-
-def _drive(
-    recovery: StreamRecovery, source: Iterator[Mapping[str, Any]]
-) -> Iterator[dict[str, Any]]:
-    how = Terminal.ABORT
-    try:
-        for chunk in source:
-            yield from recovery.feed(chunk)
-        how = Terminal.END
-        yield from recovery.end(Terminal.END)
-    except Exception:
-        if how is Terminal.ABORT:  # the source (or a chunk) failed, not the consumer
-            how = Terminal.ERROR
-            yield from recovery.end(Terminal.ERROR)
-        raise
-    finally:
-        recovery.end(Terminal.ABORT)  # a no-op after a terminal; flushes after cancellation
-        close = getattr(source, "close", None)
-        if callable(close):
-            close()
+    return RecoveredStream(recovery, chunks)
 
 
 def arecover_stream(
@@ -220,7 +215,7 @@ def arecover_stream(
     attach_diagnostics: bool = False,
     id_prefix: str | None = None,
     seed: int | str | None = None,
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncRecoveredStream:
     """`recover_stream` over an async source (the `openai` client's `AsyncStream`, say)."""
     recovery = StreamRecovery(
         tools,
@@ -231,28 +226,140 @@ def arecover_stream(
         id_prefix=id_prefix,
         seed=seed,
     )
-    return _adrive(recovery, aiter(chunks))
+    return AsyncRecoveredStream(recovery, chunks)
 
 
-async def _adrive(
-    recovery: StreamRecovery, source: AsyncIterator[Mapping[str, Any]]
-) -> AsyncIterator[dict[str, Any]]:
-    how = Terminal.ABORT
-    try:
-        async for chunk in source:
-            for out in recovery.feed(chunk):
+def _closers(names: str, *objects: object) -> list[Callable[[], Any]]:
+    """The distinct `close` / `aclose` methods of the source and its iterator (an `openai`
+    `Stream` closes its HTTP response in its own `close`, not in its iterator's)."""
+    found: list[Callable[[], Any]] = []
+    seen: set[int] = set()
+    for obj in objects:
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        method = getattr(obj, names, None)
+        if callable(method):
+            found.append(method)
+    return found
+
+
+class RecoveredStream(Iterator[dict[str, Any]]):
+    """What `recover_stream` returns: the recovered chunks, one terminal path around them.
+
+    The terminal runs exactly once: at the source's end; on an exception from the source (the
+    calls complete by then are delivered, the turn ending as `tool_calls`, then the exception
+    is raised again); or on `close()` and other aborts (every parser is flushed, nothing
+    executable is yielded). `close()`, also before the first chunk, closes the source.
+    """
+
+    __slots__ = ("_closers", "_gen", "_recovery", "_started")
+
+    def __init__(self, recovery: StreamRecovery, chunks: Iterable[Mapping[str, Any]]) -> None:
+        source = iter(chunks)
+        self._recovery = recovery
+        self._closers = _closers("close", source, chunks)
+        self._gen = self._drive(source)
+        self._started = False
+
+    def __iter__(self) -> RecoveredStream:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        self._started = True
+        return next(self._gen)
+
+    def close(self) -> None:
+        """Stop: flush every parser (nothing more is yielded) and close the source."""
+        self._gen.close()
+        if not self._started:  # a generator never started runs no `finally`
+            self._finish()
+
+    def __enter__(self) -> RecoveredStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _drive(self, source: Iterator[Mapping[str, Any]]) -> Generator[dict[str, Any], None, None]:
+        recovery = self._recovery
+        ended = False
+        try:
+            for chunk in source:
+                yield from recovery.feed(chunk)
+            ended = True
+            yield from recovery.end(Terminal.END)
+        except Exception:
+            if not ended:  # the source (or a chunk) failed, not the consumer
+                ended = True
+                yield from recovery.end(Terminal.ERROR)
+            raise
+        finally:
+            self._finish()
+
+    def _finish(self) -> None:
+        self._recovery.end(Terminal.ABORT)  # a no-op after a terminal
+        closers, self._closers = self._closers, []
+        for close in closers:
+            close()
+
+
+class AsyncRecoveredStream(AsyncIterator[dict[str, Any]]):
+    """What `arecover_stream` returns: `RecoveredStream`'s terminal path, awaited."""
+
+    __slots__ = ("_closers", "_gen", "_recovery", "_started")
+
+    def __init__(self, recovery: StreamRecovery, chunks: AsyncIterable[Mapping[str, Any]]) -> None:
+        source = aiter(chunks)
+        self._recovery = recovery
+        self._closers = _closers("aclose", source, chunks) + _closers("close", chunks)
+        self._gen = self._drive(source)
+        self._started = False
+
+    def __aiter__(self) -> AsyncRecoveredStream:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        self._started = True
+        return await anext(self._gen)
+
+    async def aclose(self) -> None:
+        """Stop: flush every parser (nothing more is yielded) and close the source."""
+        await self._gen.aclose()
+        if not self._started:
+            await self._finish()
+
+    async def __aenter__(self) -> AsyncRecoveredStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def _drive(
+        self, source: AsyncIterator[Mapping[str, Any]]
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        recovery = self._recovery
+        ended = False
+        try:
+            async for chunk in source:
+                for out in recovery.feed(chunk):
+                    yield out
+            ended = True
+            for out in recovery.end(Terminal.END):
                 yield out
-        how = Terminal.END
-        for out in recovery.end(Terminal.END):
-            yield out
-    except Exception:
-        if how is Terminal.ABORT:
-            how = Terminal.ERROR
-            for out in recovery.end(Terminal.ERROR):
-                yield out
-        raise
-    finally:
-        recovery.end(Terminal.ABORT)
-        aclose = getattr(source, "aclose", None)
-        if callable(aclose):
-            await aclose()
+        except Exception:
+            if not ended:
+                ended = True
+                for out in recovery.end(Terminal.ERROR):
+                    yield out
+            raise
+        finally:
+            await self._finish()
+
+    async def _finish(self) -> None:
+        self._recovery.end(Terminal.ABORT)
+        closers, self._closers = self._closers, []
+        for close in closers:
+            result = close()
+            if hasattr(result, "__await__"):
+                await result
