@@ -262,11 +262,10 @@ class RecoveredStream(Iterator[dict[str, Any]]):
         self._gen = self._drive(source)
         self._started = False
 
-    def __iter__(self) -> RecoveredStream:
-        return self
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self._gen  # a `for` loop runs the generator itself: no call per chunk here
 
     def __next__(self) -> dict[str, Any]:
-        self._started = True
         return next(self._gen)
 
     def close(self) -> None:
@@ -282,6 +281,7 @@ class RecoveredStream(Iterator[dict[str, Any]]):
         self.close()
 
     def _drive(self, source: Iterator[Mapping[str, Any]]) -> Generator[dict[str, Any], None, None]:
+        self._started = True
         recovery = self._recovery
         ended = False
         try:
@@ -316,11 +316,10 @@ class AsyncRecoveredStream(AsyncIterator[dict[str, Any]]):
         self._gen = self._drive(source)
         self._started = False
 
-    def __aiter__(self) -> AsyncRecoveredStream:
-        return self
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._gen
 
     async def __anext__(self) -> dict[str, Any]:
-        self._started = True
         return await anext(self._gen)
 
     async def aclose(self) -> None:
@@ -338,6 +337,7 @@ class AsyncRecoveredStream(AsyncIterator[dict[str, Any]]):
     async def _drive(
         self, source: AsyncIterator[Mapping[str, Any]]
     ) -> AsyncGenerator[dict[str, Any], None]:
+        self._started = True
         recovery = self._recovery
         ended = False
         try:
