@@ -175,3 +175,14 @@ def test_the_non_streaming_path_recovers_the_same_calls():
     assert out["usage"] == response["usage"] and out["usage"] is not response["usage"]
     assert out["object"] == "chat.completion" and out["created"] == 5
     assert response["choices"][0]["message"]["content"] == f"Reading.\n{INVOKE}"  # not mutated
+
+
+@pytest.mark.xfail(
+    reason="the parsers do not yet treat <think> in content as reasoning (the seam issue); "
+    "until then a call written there is recovered",
+    strict=False,
+)
+def test_a_call_inside_think_tags_in_the_content_is_not_recovered():
+    text = f"<think>I could call {HERMES} but no.</think>Answer: sunny."
+    got = recover([text], model="qwen3")
+    assert got["calls"] == []

@@ -18,7 +18,7 @@ from enum import Enum
 from typing import Any
 
 from toolmend.guard.patterns import Flag
-from toolmend.model import Tool
+from toolmend.model import Tool, ToolCall
 from toolmend.recovery import diagnostics as codes
 from toolmend.recovery.diagnostics import RecoveryDiagnostic, diagnostic, from_parser, guard_signal
 from toolmend.recovery.emitter import (
@@ -33,8 +33,8 @@ from toolmend.recovery.textleg import Piece, TextLeg
 
 #: `finish_reason` values kept whatever was emitted: the model stopped for a reason of its own.
 KEPT_FINISH_REASONS = frozenset({"length", "content_filter"})
+IN_REASONING = "written inside reasoning"
 CUT_BY_ERROR = "the call was cut off: the stream ended by an error before it was complete"
-CUT_BY_ABORT = "the call was cut off: the stream was aborted before it was complete"
 
 
 class Terminal(Enum):
@@ -177,7 +177,7 @@ class ChoiceRecovery:
             elif piece.kind == "call" and piece.call is not None:
                 call = piece.call
                 if piece.in_reasoning:
-                    call = replace(call, incomplete=True, error="written inside reasoning")
+                    call = replace(call, incomplete=True, error=IN_REASONING)
                 elif cut is not None and call.executable:
                     call = replace(call, incomplete=True, error=cut)
                 self._slots.append(SettledCall(call, piece.protocol, native=False))
@@ -196,26 +196,36 @@ class ChoiceRecovery:
         self, how: Terminal, runs: list[Run]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
         """Flush the leg, settle every call in source order; (entries, rejected, executable)."""
-        cut = {Terminal.ERROR: CUT_BY_ERROR, Terminal.ABORT: CUT_BY_ABORT}.get(how)
+        cut = CUT_BY_ERROR if how is Terminal.ERROR else None
         if self._leg is not None:
             self._absorb(self._leg.finish(), runs, cut=cut)
             self._leg = None
+        if how is Terminal.ABORT:
+            self._abandon()
+            return [], [], 0
         settled = self._settle_all(how, cut)
         self._slots = []
         self._native = NativeAssembler()
-        if how is Terminal.ABORT:
-            for one in settled:
-                self._report(
-                    diagnostic(
-                        codes.CALL_CUT_OFF,
-                        protocol=one.protocol,
-                        tool=one.call.name,
-                        call_id=one.call.id or None,
-                        message="the stream was aborted; the call was not delivered",
-                    )
-                )
-            return [], [], 0
         return self._emit(self._dual_protocol(settled))
+
+    def _abandon(self) -> None:
+        """An abort: no call is settled or delivered; each one is reported as cut off."""
+        for slot in self._slots:
+            if isinstance(slot, SettledCall):
+                name, call_id, protocol = slot.call.name, slot.call.id, slot.protocol
+            else:
+                name, call_id, protocol = "".join(slot.name_parts), slot.id, None
+            self._report(
+                diagnostic(
+                    codes.CALL_CUT_OFF,
+                    protocol=protocol,
+                    tool=name or None,
+                    call_id=call_id or None,
+                    message="the stream was aborted; the call was not delivered",
+                )
+            )
+        self._slots = []
+        self._native = NativeAssembler()
 
     def _settle_all(self, how: Terminal, cut: str | None) -> list[SettledCall]:
         settled: list[SettledCall] = []
@@ -293,12 +303,11 @@ class ChoiceRecovery:
             if not call.executable:
                 if not one.native:  # a native call's rejection was reported when settled
                     self._report(
-                        diagnostic(
-                            codes.CALL_REJECTED,
+                        codes.rejection(
+                            _text_call_reason(call),
                             protocol=one.protocol,
                             tool=call.name,
                             call_id=call.id,
-                            message=call.error or "the call is incomplete",
                         )
                     )
                 rejected.append(rejected_entry(call, call.error or "the call is incomplete"))
@@ -369,3 +378,12 @@ def rewrite_finish(original: Any, executable: int) -> Any:
             return original
         return "tool_calls" if original in (None, "stop", "tool_calls") else original
     return "stop" if original == "tool_calls" else original
+
+
+def _text_call_reason(call: ToolCall) -> str:
+    """The rejection reason of a call read from text (its `error` may quote the model)."""
+    if call.error == IN_REASONING:
+        return "in_reasoning"
+    if call.error == CUT_BY_ERROR:
+        return "cut_off"
+    return "incomplete" if call.incomplete else "invalid_arguments"
