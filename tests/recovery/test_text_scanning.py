@@ -186,3 +186,16 @@ def test_a_call_inside_think_tags_in_the_content_is_not_recovered():
     text = f"<think>I could call {HERMES} but no.</think>Answer: sunny."
     got = recover([text], model="qwen3")
     assert got["calls"] == []
+
+
+def test_without_a_model_argument_the_streams_own_model_picks_the_family():
+    # A Claude stream leaks the missing-angle invoke, which only the antml default reads.
+    ns = "antml" + ":"
+    text = (
+        f'x\n{ns}invoke name="read_file"><{ns}parameter name="path">a</{ns}parameter></{ns}invoke>'
+    )
+    chunks = content_stream([text], model="claude-opus-4-1")
+    got = fold(toolmend.recover_stream(chunks, tools=TOOLS))
+    assert got["calls"] == [("read_file", {"path": "a"})]
+    got = fold(toolmend.recover_stream(chunks, tools=TOOLS, protocols=["hermes"]))
+    assert got["calls"] == []

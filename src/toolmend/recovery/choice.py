@@ -288,15 +288,7 @@ class ChoiceRecovery:
             if not one.native:
                 call = replace(call, id=self._new_id(reserved | self._ids_seen))
             if call.id in self._ids_seen:
-                self._report(
-                    diagnostic(
-                        codes.ID_COLLISION,
-                        protocol=one.protocol,
-                        tool=call.name,
-                        call_id=call.id,
-                        message="an earlier call of this turn holds the same id; not executed",
-                    )
-                )
+                self._about(call, one, codes.ID_COLLISION, "an earlier call holds the same id")
                 rejected.append(rejected_entry(call, "tool call id collides with an earlier call"))
                 continue
             self._ids_seen.add(call.id)
@@ -313,29 +305,32 @@ class ChoiceRecovery:
                 rejected.append(rejected_entry(call, call.error or "the call is incomplete"))
                 continue
             if not one.native:
-                self._report(
-                    diagnostic(
-                        codes.LEAKED_CALL_RECOVERED,
-                        protocol=one.protocol,
-                        tool=call.name,
-                        call_id=call.id,
-                        message="a call written into the text became a tool call",
-                    )
-                )
+                self._about(call, one, codes.LEAKED_CALL_RECOVERED, "a call in the text recovered")
                 if call.repairs:  # a native call's repairs were reported when settled
-                    self._report(
-                        diagnostic(
-                            codes.ARGUMENTS_REPAIRED,
-                            protocol=one.protocol,
-                            tool=call.name,
-                            call_id=call.id,
-                            message="the arguments were repaired and then validated",
-                            repairs=list(call.repairs),
-                        )
+                    self._about(
+                        call,
+                        one,
+                        codes.ARGUMENTS_REPAIRED,
+                        "the arguments were repaired and then validated",
+                        repairs=list(call.repairs),
                     )
             entries.append(tool_call_entry(self._wire_index, call, one.extras, one.function_extras))
             self._wire_index += 1
         return entries, rejected, len(entries)
+
+    def _about(
+        self, call: ToolCall, one: SettledCall, code: str, message: str, **detail: Any
+    ) -> None:
+        self._report(
+            diagnostic(
+                code,
+                protocol=one.protocol,
+                tool=call.name,
+                call_id=call.id,
+                message=message,
+                **detail,
+            )
+        )
 
     @staticmethod
     def _attach_calls(

@@ -21,16 +21,33 @@ from collections.abc import (
     Iterator,
     Mapping,
 )
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from toolmend.model import CallIdFactory, ToolmendError, ToolsLike, coerce_tools
 from toolmend.recovery.choice import ChoiceRecovery, Terminal
 from toolmend.recovery.diagnostics import RecoveryDiagnostic
 from toolmend.recovery.emitter import DIAGNOSTICS_FIELD, added_chunk, copy_chunk
-from toolmend.recovery.families import ProtocolsArg, select_protocols
+from toolmend.recovery.families import (
+    ProtocolsArg,
+    family_protocols,
+    follows_family,
+    select_protocols,
+)
 from toolmend.recovery.native import NativeSettler
 
 DiagnosticSink = Callable[[RecoveryDiagnostic], None]
+
+
+class RecoveryOptions(TypedDict, total=False):
+    """The caller's further choices, the same for every entry point.
+
+    `attach_diagnostics`: also put the diagnostics on the chunks (`toolmend_diagnostics`).
+    `id_prefix` / `seed`: deterministic ids for recovered calls (as for the parsers).
+    """
+
+    attach_diagnostics: bool
+    id_prefix: str | None
+    seed: int | str | None
 
 
 class StreamRecovery:
@@ -42,6 +59,7 @@ class StreamRecovery:
         "_ended",
         "_ids",
         "_last",
+        "_model_from_stream",
         "_on_diagnostic",
         "_pending",
         "_protocols",
@@ -55,16 +73,15 @@ class StreamRecovery:
         model: str | None = None,
         protocols: ProtocolsArg = "auto",
         on_diagnostic: DiagnosticSink | None = None,
-        *,
-        attach_diagnostics: bool = False,
-        id_prefix: str | None = None,
-        seed: int | str | None = None,
+        **options: Unpack[RecoveryOptions],
     ) -> None:
         self._tools = coerce_tools(tools)
         self._protocols = select_protocols(protocols, model)
+        #: No model named and the family's default asked for: the stream's own `model` decides.
+        self._model_from_stream = model is None and follows_family(protocols)
         self._on_diagnostic = on_diagnostic
-        self._attach = attach_diagnostics
-        self._ids = CallIdFactory(id_prefix, seed)
+        self._attach = options.get("attach_diagnostics", False)
+        self._ids = CallIdFactory(options.get("id_prefix"), options.get("seed"))
         self._settler = NativeSettler(self._tools, lambda: self._new_id(set()))
         self._choices: dict[int, ChoiceRecovery] = {}
         self._pending: list[RecoveryDiagnostic] = []
@@ -94,6 +111,8 @@ class StreamRecovery:
                 f"a chunk is a chat.completion.chunk dict, got {type(chunk).__name__}"
             )
         self._last = chunk
+        if self._model_from_stream and not self._choices:
+            self._read_model(chunk)
         choices = chunk.get("choices")
         if type(choices) is not list or not choices:
             if chunk.get("error") is not None:
@@ -141,6 +160,12 @@ class StreamRecovery:
             state = self._choice(index if isinstance(index, int) else position)
         return state.take(choice)
 
+    def _read_model(self, chunk: Mapping[str, Any]) -> None:
+        model = chunk.get("model")
+        if isinstance(model, str) and model:
+            self._protocols = family_protocols(model)
+            self._model_from_stream = False
+
     def _choice(self, index: int) -> ChoiceRecovery:
         state = self._choices.get(index)
         if state is None:
@@ -181,27 +206,15 @@ def recover_stream(
     model: str | None = None,
     protocols: ProtocolsArg = "auto",
     on_diagnostic: DiagnosticSink | None = None,
-    *,
-    attach_diagnostics: bool = False,
-    id_prefix: str | None = None,
-    seed: int | str | None = None,
+    **options: Unpack[RecoveryOptions],
 ) -> RecoveredStream:
     """Recover leaked tool calls from a stream of `chat.completion.chunk` dicts.
 
     Arguments are checked now (an unknown protocol or bad tools raise before any chunk is read);
     the returned iterator yields chunks of the same shape. `protocols="auto"` uses the model
-    family's formats; `attach_diagnostics` adds them to the chunks as `toolmend_diagnostics`;
-    `id_prefix` / `seed` make recovered call ids deterministic.
+    family's formats. Options: `RecoveryOptions`.
     """
-    recovery = StreamRecovery(
-        tools,
-        model,
-        protocols,
-        on_diagnostic,
-        attach_diagnostics=attach_diagnostics,
-        id_prefix=id_prefix,
-        seed=seed,
-    )
+    recovery = StreamRecovery(tools, model, protocols, on_diagnostic, **options)
     return RecoveredStream(recovery, chunks)
 
 
@@ -211,21 +224,10 @@ def arecover_stream(
     model: str | None = None,
     protocols: ProtocolsArg = "auto",
     on_diagnostic: DiagnosticSink | None = None,
-    *,
-    attach_diagnostics: bool = False,
-    id_prefix: str | None = None,
-    seed: int | str | None = None,
+    **options: Unpack[RecoveryOptions],
 ) -> AsyncRecoveredStream:
     """`recover_stream` over an async source (the `openai` client's `AsyncStream`, say)."""
-    recovery = StreamRecovery(
-        tools,
-        model,
-        protocols,
-        on_diagnostic,
-        attach_diagnostics=attach_diagnostics,
-        id_prefix=id_prefix,
-        seed=seed,
-    )
+    recovery = StreamRecovery(tools, model, protocols, on_diagnostic, **options)
     return AsyncRecoveredStream(recovery, chunks)
 
 
