@@ -4,9 +4,10 @@
 `end(how)` is the terminal, run exactly once whatever ends the stream: the source's natural end,
 an error chunk or exception from the source (calls complete by then are still delivered, the
 turn ending as `tool_calls`, then the error goes on), or an abort (consumer cancellation,
-`CancelledError`: every parser is flushed, nothing executable is yielded). `recover_stream` and
-`arecover_stream` drive it over a sync or async source and close the source when the output is
-closed. Never parses text or native calls itself (choices and their legs do).
+`CancelledError`: every parser is flushed, nothing executable is yielded). `RecoveredStream` and
+`AsyncRecoveredStream` (what `recover_stream` and `arecover_stream` return) drive it over a
+sync or async source and close the source when the output is closed. Never parses text or
+native calls itself (choices and their legs do).
 """
 
 from __future__ import annotations
