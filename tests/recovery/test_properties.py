@@ -27,6 +27,13 @@ CALLS = [
     "<tool_call><function=get_weather><parameter=city>Oslo</parameter></function></tool_call>",
     '<|open|>tools<|sep|><|open|>call tool="todo" index="1"<|sep|><|open|>argument key="item" type="string"<|sep|>y<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
 ]
+#: A call longer than the text leg's batch, so that it is read in batches while it streams.
+LONG_CALL = (
+    '<tool_call>{"name": "write_file", "arguments": {"file_path": "a", "content": "'
+    + 'x <y> & \\"z\\" ' * 60
+    + '"}}</tool_call>'
+)
+CALLS.append(LONG_CALL)
 PROSE = st.text(alphabet="abc xyz.,:\n-*", max_size=12)
 
 

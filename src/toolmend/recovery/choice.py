@@ -105,7 +105,7 @@ class ChoiceRecovery:
         runs: list[Run] | None = None
         content = delta.get("content")
         if content and type(content) is str:
-            read = self._text_leg().feed(content)
+            read = (self._leg or self._text_leg()).feed(content)
             if type(read) is str:  # only visible text: the once-per-chunk path
                 new_delta["content"] = read
             else:
