@@ -198,6 +198,7 @@ class ChoiceRecovery:
         """Flush the leg, settle every call in source order; (entries, rejected, executable)."""
         cut = CUT_BY_ERROR if how is Terminal.ERROR else None
         if self._leg is not None:
+            self._absorb(self._leg.drain(), runs, cut=None)
             self._absorb(self._leg.finish(), runs, cut=cut)
             self._leg = None
         if how is Terminal.ABORT:
