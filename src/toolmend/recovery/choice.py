@@ -7,7 +7,8 @@ closed), dual protocol (markup in the text next to native calls), and `finish_re
 emitted whole: a call is executable only once its end is known and it validates.
 
 Never: copies chunks or reads the stream's envelope (the stream and the emitter do), parses text
-itself (the text leg's parsers do), reads `reasoning_content`.
+itself (the text leg's parsers do), scans `reasoning_content` (recovered reasoning is only
+appended to it).
 """
 
 from __future__ import annotations
