@@ -32,8 +32,6 @@ from toolmend.recovery.emitter import (
 from toolmend.recovery.native import NativeAssembler, NativeCall, NativeSettler, SettledCall
 from toolmend.recovery.textleg import Piece, TextLeg
 
-#: `finish_reason` values kept whatever was emitted: the model stopped for a reason of its own.
-KEPT_FINISH_REASONS = frozenset({"length", "content_filter"})
 IN_REASONING = "written inside reasoning"
 CUT_BY_ERROR = "the call was cut off: the stream ended by an error before it was complete"
 
@@ -371,9 +369,9 @@ def rewrite_finish(original: Any, executable: int) -> Any:
     """`stop` (or none) becomes `tool_calls` when an executable call was emitted; `length` and
     `content_filter` are kept; `tool_calls` with no executable call left becomes `stop`."""
     if executable:
-        if original in KEPT_FINISH_REASONS:
-            return original
-        return "tool_calls" if original in (None, "stop", "tool_calls") else original
+        if original is None or original in ("stop", "tool_calls"):
+            return "tool_calls"
+        return original  # `length`, `content_filter` and any other reason of the server's
     return "stop" if original == "tool_calls" else original
 
 
