@@ -237,3 +237,23 @@ def test_malformed_chunks_never_crash_and_every_emitted_call_is_whole(chunks):
             for entry in choice["delta"].get("tool_calls") or []:
                 assert entry["type"] == "function" and entry["id"]
                 assert isinstance(json.loads(entry["function"]["arguments"]), dict)
+
+
+RESPONSE_CHOICE = st.fixed_dictionaries(
+    {"message": DELTA | JSON}, optional={"index": JSON, "finish_reason": JSON}
+)
+RESPONSE = st.fixed_dictionaries(
+    {},
+    optional={
+        "choices": st.lists(RESPONSE_CHOICE, max_size=3) | JSON,
+        "usage": JSON,
+        "model": JSON,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(RESPONSE)
+def test_malformed_responses_never_crash(response):
+    out = toolmend.recover_response(response, tools=TOOLS)
+    assert isinstance(out, dict)
