@@ -124,6 +124,8 @@ class ChoiceRecovery:
             out["finish_reason"] = rewrite_finish(finish, executable)
             self._attach_calls(new_delta, calls, rejected)
         segments = self._segments(runs, new_delta, had_content=isinstance(content, str))
+        if segments and "role" in new_delta:  # the role opens the message: the first piece
+            segments[0]["delta"] = {"role": new_delta.pop("role"), **segments[0]["delta"]}
         return [*segments, out]
 
     def _take_native(self, entries: object) -> None:
