@@ -16,6 +16,9 @@ from typing import Any
 
 from toolmend.guard import guard_history
 from toolmend.guard.history import GUIDANCE_PREFIX
+from toolmend.recovery import REJECTED_CALLS_FIELD, recover_response
+from toolmend.recovery.families import ProtocolsArg
+from toolmend.recovery.stream import DiagnosticSink
 
 Message = Mapping[str, Any]
 
@@ -39,6 +42,42 @@ def chat_turn(body: Mapping[str, Any]) -> ChatTurn:
     model = body.get("model")
     declared = list(tools) if isinstance(tools, list) and body.get("tool_choice") != "none" else []
     return ChatTurn(declared or None, model if isinstance(model, str) else None)
+
+
+def recover_message(
+    message: Mapping[str, Any],
+    turn: ChatTurn,
+    protocols: ProtocolsArg = "auto",
+    on_diagnostic: DiagnosticSink | None = None,
+) -> dict[str, Any]:
+    """One assistant message (OpenAI form) through `recover_response`: the recovered message.
+
+    For hosts whose replies are not chat-completions dicts (LangChain, pydantic-ai): they
+    state their reply in this form, and read the calls, the text and the refused calls
+    (`toolmend_rejected_calls`) back from it.
+    """
+    if not turn.recovers:
+        return dict(message)
+    completion = {
+        "object": "chat.completion",
+        "model": turn.model or "",
+        "choices": [{"index": 0, "finish_reason": None, "message": dict(message)}],
+    }
+    recovered = recover_response(
+        completion,
+        tools=turn.tools,
+        model=turn.model,
+        protocols=protocols,
+        on_diagnostic=on_diagnostic,
+    )
+    out: dict[str, Any] = recovered["choices"][0]["message"]
+    return out
+
+
+def rejected_calls(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The calls recovery refused in a recovered message (never to be run)."""
+    entries = message.get(REJECTED_CALLS_FIELD)
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
 def guarded_messages(
@@ -95,7 +134,7 @@ def blocking_guidance(
     """
     call_id = str(call.get("id") or "")
     answer = _answer(history, call, call_id, "", tools)
-    return answer if answer.startswith(GUIDANCE_PREFIX) else None
+    return answer if is_guidance(answer) else None
 
 
 def rejected_guidance(
@@ -115,6 +154,11 @@ def rejected_guidance(
     # Restated with its object never closed, the call reads to the guard as cut off.
     cut = {**entry, "function": {**(function or {}), "arguments": opened}}
     return _answer(history, cut, str(entry.get("id") or ""), "", tools, restate=True)
+
+
+def is_guidance(text: str) -> bool:
+    """True for a guidance block (a failure told to the model), not a result with a note."""
+    return text.startswith(GUIDANCE_PREFIX)
 
 
 def result_guidance(
