@@ -38,45 +38,56 @@ class EventReader:
     parts and joined once, so a long line arriving in many pieces costs its length, once.
     """
 
-    __slots__ = ("_after_cr", "_data", "_decoder", "_lines", "_partial")
+    __slots__ = ("_data", "_decoder", "_held", "_lines", "_partial")
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._partial: list[str] = []
-        self._after_cr = False
+        #: A line that ended in "\r" at the end of a piece: its "\n" may be in the next one.
+        self._held: str | None = None
         self._lines: list[str] = []
         self._data: list[str] = []
 
     def feed(self, data: bytes) -> list[Event]:
         text = self._decoder.decode(data)
-        if self._after_cr and text.startswith("\n"):
-            # The "\n" of a "\r\n" split between two pieces: that line has already ended
-            # at its "\r" (a line end of its own), so the "\n" adds nothing.
-            text = text[1:]
-        if text:
-            self._after_cr = False
         events: list[Event] = []
+        if self._held is not None and text:
+            line, self._held = self._held, None
+            if text.startswith("\n"):
+                line, text = line + "\n", text[1:]
+            self._take(line, events)
         start = 0
         for end in LINE_END.finditer(text):
             self._partial.append(text[start : end.end()])
             start = end.end()
             line = "".join(self._partial)
             self._partial = []
-            self._after_cr = end.group() == "\r" and start == len(text)
-            event = self._line(line)
-            if event is not None:
-                events.append(event)
+            if end.group() == "\r" and start == len(text):
+                self._held = line
+            else:
+                self._take(line, events)
         if start < len(text):
             self._partial.append(text[start:])
         return events
 
     def finish(self) -> list[Event]:
+        events: list[Event] = []
+        if self._held is not None:
+            line, self._held = self._held, None
+            self._take(line, events)
         rest = "".join(self._partial) + self._decoder.decode(b"", final=True)
         self._partial = []
         if rest:
             self._lines.append(rest)
             self._field(rest)
-        return [self._event()] if self._lines else []
+        if self._lines:
+            events.append(self._event())
+        return events
+
+    def _take(self, line: str, events: list[Event]) -> None:
+        event = self._line(line)
+        if event is not None:
+            events.append(event)
 
     def _line(self, line: str) -> Event | None:
         self._lines.append(line)
