@@ -1,0 +1,228 @@
+"""The pydantic-ai 2.x adapter: the `Toolmend` capability for `Agent(..., capabilities=[...])`.
+
+Owns the capability's hooks and the conversion of pydantic-ai messages to the OpenAI form the
+guard and recovery read. `after_model_request` recovers a whole response (leaked calls in its
+text become `ToolCallPart`s, native calls are repaired, split or refused); `before_tool_validate`
+repairs a call's arguments against its tool's schema before pydantic validates them;
+`on_tool_validate_error` and `wrap_tool_execute` answer a call that cannot be made valid, a
+blocked call (a duplicate), a raised exception or a failing result with the guard's guidance,
+returned as the tool's failed result (`ToolFailed`, which spends no retry budget, unlike
+`ModelRetry`). Counts come from the run's message history through `guard_history`, as the proxy
+derives them, so they follow the conversation, not this object.
+
+Never parses text, repairs arguments or classifies errors itself: recovery and the guard do.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ToolFailed
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    ModelResponsePart,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.tools import ToolDefinition
+
+from toolmend.guard.classify import error_text
+from toolmend.integrations._chat import (
+    ChatTurn,
+    blocking_guidance,
+    is_guidance,
+    recover_message,
+    rejected_calls,
+    rejected_guidance,
+    result_guidance,
+)
+from toolmend.recovery.families import ProtocolsArg
+from toolmend.recovery.stream import DiagnosticSink
+
+#: The `provider_details` key marking a call recovery refused: answered, never run.
+REFUSED = "toolmend_refused"
+
+
+def openai_tool(tool: ToolDefinition) -> dict[str, Any]:
+    function = {"name": tool.name, "parameters": tool.parameters_json_schema}
+    if tool.description:
+        function["description"] = tool.description
+    return {"type": "function", "function": function}
+
+
+def _call_entry(part: ToolCallPart) -> dict[str, Any]:
+    args = part.args
+    arguments = args if isinstance(args, str) else json.dumps(args or {})
+    function = {"name": part.tool_name, "arguments": arguments}
+    return {"id": part.tool_call_id, "type": "function", "function": function}
+
+
+def _content(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Sequence):
+        return "\n".join(v for v in value if isinstance(v, str))
+    return str(value)
+
+
+def openai_history(messages: Sequence[ModelMessage]) -> list[dict[str, Any]]:
+    """A run's messages as OpenAI chat messages (what `guard_history` replays)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            text = "".join(p.content for p in message.parts if isinstance(p, TextPart))
+            calls = [_call_entry(p) for p in message.parts if isinstance(p, ToolCallPart)]
+            stated: dict[str, Any] = {"role": "assistant", "content": text}
+            if calls:
+                stated["tool_calls"] = calls
+            out.append(stated)
+            continue
+        for part in message.parts:
+            if isinstance(part, SystemPromptPart):
+                out.append({"role": "system", "content": part.content})
+            elif isinstance(part, UserPromptPart):
+                out.append({"role": "user", "content": _content(part.content)})
+            elif isinstance(part, ToolReturnPart):
+                content = part.model_response_str(wrap_if_error=False)
+                out.append({"role": "tool", "tool_call_id": part.tool_call_id, "content": content})
+            elif isinstance(part, RetryPromptPart) and part.tool_name:
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": part.tool_call_id,
+                        "content": part.model_response(),
+                    }
+                )
+    return out
+
+
+def _parts(recovered: Mapping[str, Any], original: ModelResponse) -> list[ModelResponsePart]:
+    """The response's parts after recovery: other parts kept, text and calls as recovered."""
+    kept = [p for p in original.parts if not isinstance(p, TextPart | ToolCallPart)]
+    parts: list[ModelResponsePart] = list(kept)
+    text = recovered.get("content")
+    if isinstance(text, str) and text:
+        parts.append(TextPart(content=text))
+    refused = rejected_calls(recovered)
+    for entry in [*(recovered.get("tool_calls") or []), *refused]:
+        function = entry.get("function") or {}
+        reason = entry.get("error") if entry in refused else None
+        parts.append(
+            ToolCallPart(
+                tool_name=function.get("name") or "",
+                args=function.get("arguments") or "{}",
+                tool_call_id=entry.get("id") or "",
+                provider_details={REFUSED: reason} if reason is not None else None,
+            )
+        )
+    return parts
+
+
+@dataclass(init=False)
+class Toolmend(AbstractCapability[Any]):
+    """Leak recovery, argument repair and guidance for a pydantic-ai agent, in one line:
+
+    `Agent(model, tools=[...], capabilities=[Toolmend()])`.
+    """
+
+    protocols: ProtocolsArg
+    model: str | None
+    on_diagnostic: DiagnosticSink | None
+
+    def __init__(
+        self,
+        *,
+        protocols: ProtocolsArg = "auto",
+        model: str | None = None,
+        on_diagnostic: DiagnosticSink | None = None,
+    ) -> None:
+        self.protocols = protocols
+        self.model = model
+        self.on_diagnostic = on_diagnostic
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return "Toolmend"
+
+    # -- model responses ---------------------------------------------------------------
+
+    async def after_model_request(
+        self, ctx: Any, *, request_context: Any, response: ModelResponse
+    ) -> ModelResponse:
+        tools = [openai_tool(t) for t in request_context.model_request_parameters.function_tools]
+        turn = ChatTurn(
+            tools or None, self.model or response.model_name or request_context.model_id
+        )
+        if not turn.recovers:
+            return response
+        (stated,) = openai_history([response])
+        recovered = recover_message(stated, turn, self.protocols, self.on_diagnostic)
+        if recovered == stated:
+            return response
+        return replace(response, parts=_parts(recovered, response))
+
+    # -- tool validation ---------------------------------------------------------------
+
+    async def before_tool_validate(
+        self, ctx: Any, *, call: ToolCallPart, tool_def: ToolDefinition, args: Any
+    ) -> Any:
+        """The call's arguments repaired against its tool's schema (as they came otherwise);
+        a call recovery refused is answered with guidance here, before anything runs."""
+        entry = _call_entry(replace(call, args=args))
+        if call.provider_details and REFUSED in call.provider_details:
+            history = openai_history(ctx.messages)
+            refused = {**entry, "error": call.provider_details[REFUSED]}
+            raise ToolFailed(rejected_guidance(history, refused, [openai_tool(tool_def)]))
+        turn = ChatTurn([openai_tool(tool_def)], self.model)
+        stated = {"role": "assistant", "content": None, "tool_calls": [entry]}
+        settled = recover_message(stated, turn, self.protocols).get("tool_calls") or []
+        if len(settled) != 1:
+            return args
+        repaired = json.loads(settled[0]["function"]["arguments"])
+        return repaired if isinstance(repaired, dict) else args
+
+    async def on_tool_validate_error(
+        self, ctx: Any, *, call: ToolCallPart, tool_def: ToolDefinition, args: Any, error: Any
+    ) -> Any:
+        """A call that does not validate is answered with guidance, never run."""
+        history = openai_history(ctx.messages)
+        entry = _call_entry(replace(call, args=args))
+        tools = [openai_tool(tool_def)]
+        raise ToolFailed(rejected_guidance(history, {**entry, "incomplete": True}, tools))
+
+    # -- tool execution ----------------------------------------------------------------
+
+    async def wrap_tool_execute(
+        self, ctx: Any, *, call: ToolCallPart, tool_def: ToolDefinition, args: Any, handler: Any
+    ) -> Any:
+        history = openai_history(ctx.messages)
+        entry = _call_entry(replace(call, args=args))
+        tools = [openai_tool(tool_def)]
+        blocked = blocking_guidance(history, entry, tools)
+        if blocked is not None:
+            raise ToolFailed(blocked)
+        try:
+            result = await handler(args)
+        except (ToolFailed, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # the tool raised: the model is told what to do next
+            text = f"Error: {error_text(exc)}"
+            guided = result_guidance(history, entry, text, tools)
+            raise ToolFailed(guided or text) from exc
+        if not isinstance(result, str):
+            return result
+        guided = result_guidance(history, entry, result, tools)
+        if guided is None:
+            return result
+        if is_guidance(guided):
+            raise ToolFailed(guided)
+        return guided
