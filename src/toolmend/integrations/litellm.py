@@ -5,9 +5,12 @@ recover a whole reply (`async_post_call_success_hook`) and a streamed one
 (`async_post_call_streaming_iterator_hook`), and `completion` / `acompletion`, which do the same
 around `litellm.completion` / `litellm.acompletion` in the SDK (whose callbacks cannot rewrite a
 stream). LiteLLM's responses are OpenAI-shaped: each is dumped to a dict, recovered by
-`recover_response` / `recover_stream` and rebuilt as LiteLLM's own type. These hooks, with their
-return values used as the response, are those of LiteLLM 1.70 and later (checked against the
-installed source). Never parses text, repairs arguments or classifies errors itself.
+`recover_response` / `recover_stream` and rebuilt as LiteLLM's own type.
+
+Minimum LiteLLM: 1.80.9. The proxy ran a callback's `async_post_call_streaming_iterator_hook`
+without consuming it (so a stream was never rewritten) up to 1.80.8; 1.80.9 is the first release
+whose `proxy/utils.py` iterates the chain (checked in the released wheels). Never parses text,
+repairs arguments or classifies errors itself.
 """
 
 from __future__ import annotations
