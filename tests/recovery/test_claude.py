@@ -106,8 +106,9 @@ def test_claude_slop_is_repaired_through_the_schema_gate():
     diags: list[dict] = []
     got = recover([text], model=CLAUDE, on_diagnostic=diags.append)
     assert got["calls"] == [("read_file", {"path": "a.py"})]
-    recovered = next(d for d in diags if d["code"] == "leaked_call_recovered")
-    assert recovered["detail"]["repairs"]
+    assert "leaked_call_recovered" in [d["code"] for d in diags]
+    repaired = next(d for d in diags if d["code"] == "arguments_repaired")
+    assert repaired["detail"]["repairs"] and repaired["tool"] == "read_file"
 
 
 @pytest.mark.parametrize(

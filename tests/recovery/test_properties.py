@@ -130,3 +130,50 @@ def test_native_calls_come_out_the_same_however_their_fragments_are_cut(sizes, a
     )
     objects = [json.loads(x) for x in arguments.replace("}{", "}\n{").split("\n")]
     assert [c[1] for c in got["calls"]] == objects
+
+
+SECRET = "Zq7-secret-value"
+#: Streams whose calls fail in every way recovery reports; the secret is in each failed call.
+FAILING = {
+    "cut-off text call": {
+        "content": f'<tool_call>{{"name": "read_file", "arguments": {{"path": "{SECRET}'
+    },
+    "invalid text call": {
+        "content": f'<tool_call>{{"name": "get_weather", "arguments": {{"city": "x", "days": "{SECRET}"}}}}</tool_call>'
+    },
+    "cut-off native call": {"native": f'{{"path": "{SECRET}'},
+    "invalid native arguments": {"native": f'{{"path": {{"deep": "{SECRET}"}}}}'},
+    "glued native objects, one invalid": {"native": f'{{"path": "a"}}{{"x": "{SECRET}"}}'},
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(sorted(FAILING)),
+    st.lists(st.integers(min_value=0, max_value=10_000), max_size=6),
+    st.booleans(),
+)
+def test_no_diagnostic_ever_carries_model_text(kind, cuts, attach):
+    case = FAILING[kind]
+    native = []
+    if "native" in case:
+        native = [
+            {"index": 0, "id": "c1", "function": {"name": "read_file", "arguments": p}}
+            for p in pieces_of(case["native"], cuts)
+        ]
+    pieces = pieces_of(case["content"], cuts) if "content" in case else []
+    diags: list[dict] = []
+    out = list(
+        toolmend.recover_stream(
+            content_stream(pieces, native=native),
+            tools=TOOLS,
+            model="m",
+            on_diagnostic=diags.append,
+            attach_diagnostics=attach,
+        )
+    )
+    assert diags, "a failed call is never silent"
+    assert SECRET not in json.dumps(diags)
+    attached = [d for c in out for d in c.get("toolmend_diagnostics", [])]
+    assert SECRET not in json.dumps(attached)
+    assert fold(out)["calls"] == []

@@ -175,3 +175,27 @@ def test_the_non_streaming_path_recovers_the_same_calls():
     assert out["usage"] == response["usage"] and out["usage"] is not response["usage"]
     assert out["object"] == "chat.completion" and out["created"] == 5
     assert response["choices"][0]["message"]["content"] == f"Reading.\n{INVOKE}"  # not mutated
+
+
+@pytest.mark.xfail(
+    reason="the parsers do not yet treat <think> in content as reasoning (the seam issue); "
+    "until then a call written there is recovered",
+    strict=False,
+)
+def test_a_call_inside_think_tags_in_the_content_is_not_recovered():
+    text = f"<think>I could call {HERMES} but no.</think>Answer: sunny."
+    got = recover([text], model="qwen3")
+    assert got["calls"] == []
+
+
+def test_without_a_model_argument_the_streams_own_model_picks_the_family():
+    # A Claude stream leaks the missing-angle invoke, which only the antml default reads.
+    ns = "antml" + ":"
+    text = (
+        f'x\n{ns}invoke name="read_file"><{ns}parameter name="path">a</{ns}parameter></{ns}invoke>'
+    )
+    chunks = content_stream([text], model="claude-opus-4-1")
+    got = fold(toolmend.recover_stream(chunks, tools=TOOLS))
+    assert got["calls"] == [("read_file", {"path": "a"})]
+    got = fold(toolmend.recover_stream(chunks, tools=TOOLS, protocols=["hermes"]))
+    assert got["calls"] == []

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from toolmend.api import stream_parser
-from toolmend.events import Diagnostic, Event, TextDelta, ToolCallEnd
+from toolmend.events import Diagnostic, Event, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from toolmend.model import Tool, ToolCall
 from toolmend.recovery.diagnostics import XTML_MARKER_STRIPPED
 
@@ -70,14 +70,30 @@ class _Stage:
 class TextLeg:
     """The parsers of one choice's visible text; `feed(text)` / `finish()` return `Piece`s."""
 
-    __slots__ = ("_stages", "finished")
+    __slots__ = ("_single", "_stages", "finished")
 
     def __init__(self, protocols: Sequence[str], tools: list[Tool] | None) -> None:
         self._stages = [_Stage(p, stream_parser(p, tools)) for p in protocols]
+        self._single = self._stages[0] if len(self._stages) == 1 else None
         self.finished = False
 
-    def feed(self, text: str) -> list[Piece]:
-        out: list[Piece] = []
+    def feed(self, text: str) -> str | list[Piece]:
+        """The pieces `text` completes; just the visible text (a str) when that is all."""
+        stage = self._single
+        if stage is not None and not stage.in_think:
+            # The common case, once per chunk: only visible text or a call's progress.
+            events = stage.parser.feed(text)
+            visible = ""
+            for event in events:
+                kind = type(event)
+                if kind is TextDelta:
+                    visible += event.text  # type: ignore[union-attr]
+                elif kind is not ToolCallDelta and kind is not ToolCallStart:
+                    out: list[Piece] = []
+                    self._route(0, events, out)
+                    return out
+            return visible
+        out = []
         self._run(0, text, out)
         return out
 
