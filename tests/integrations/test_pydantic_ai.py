@@ -135,3 +135,43 @@ def test_a_tool_that_raises_three_times_meets_the_loop_breaker():
     assert [r.outcome for r in returns] == ["failed"] * 3
     assert header(returns[0].content).startswith(FIRST_FAILURE)
     assert header(returns[2].content).startswith(THIRD_FAILURE)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+def test_a_streamed_run_runs_the_same_calls(scenario):
+    import asyncio
+
+    from pydantic_ai.models.function import DeltaToolCall
+
+    ran: list[str] = []
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> Any:
+        if len(messages) > 1:
+            yield "Done."
+            return
+        text = scenario.content or ""
+        for i in range(0, len(text), 7):
+            yield text[i : i + 7]
+        for i, (name, raw) in enumerate(scenario.native):
+            yield {i: DeltaToolCall(name=name, json_args=raw, tool_call_id=f"call_n{i}")}
+
+    agent = Agent(
+        FunctionModel(stream_function=stream, model_name=scenario.model), capabilities=[Toolmend()]
+    )
+
+    @agent.tool_plain
+    def read_file(file_path: str, limit: int = 10) -> str:
+        """Read a file of the workspace."""
+        ran.append(file_path)
+        return "ok"
+
+    async def run() -> Any:
+        async def drain(ctx: Any, events: Any) -> None:
+            async for _ in events:
+                pass
+
+        return await agent.run("Read a.txt", event_stream_handler=drain)
+
+    result = asyncio.run(run())
+    assert ran == [a["file_path"] for _, a in scenario.calls]
+    assert result.output == "Done."
