@@ -17,7 +17,10 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
+    PartDeltaEvent,
+    PartStartEvent,
     TextPart,
+    TextPartDelta,
     ToolCallPart,
     ToolReturnPart,
 )
@@ -165,13 +168,20 @@ def test_a_streamed_run_runs_the_same_calls(scenario):
         ran.append(file_path)
         return "ok"
 
-    async def run() -> Any:
-        async def drain(ctx: Any, events: Any) -> None:
-            async for _ in events:
-                pass
+    streamed: list[str] = []
 
-        return await agent.run("Read a.txt", event_stream_handler=drain)
+    async def run() -> Any:
+        async def watch(ctx: Any, events: Any) -> None:
+            async for event in events:
+                if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                    streamed.append(event.part.content)
+                elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                    streamed.append(event.delta.content_delta)
+
+        return await agent.run("Read a.txt", event_stream_handler=watch)
 
     result = asyncio.run(run())
     assert ran == [a["file_path"] for _, a in scenario.calls]
     assert result.output == "Done."
+    if scenario.text is not None:  # what the consumer saw stream: the text, never the markup
+        assert "".join(streamed) == scenario.text + "Done."

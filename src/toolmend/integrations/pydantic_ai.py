@@ -2,7 +2,10 @@
 
 Owns the capability's hooks and the conversion of pydantic-ai messages to the OpenAI form the
 guard and recovery read. `after_model_request` recovers a whole response (leaked calls in its
-text become `ToolCallPart`s, native calls are repaired, split or refused); `before_tool_validate`
+text become `ToolCallPart`s, native calls are repaired, split or refused); `get_wrapper_model`
+puts the model behind `RecoveringModel`, a `WrapperModel` whose streamed responses feed their
+text deltas through recovery, so a consumer of the event stream never sees leaked markup;
+`before_tool_validate`
 repairs a call's arguments against its tool's schema before pydantic validates them;
 `on_tool_validate_error` and `wrap_tool_execute` answer a call that cannot be made valid, a
 blocked call (a duplicate), a raised exception or a failing result with the guard's guidance,
@@ -16,8 +19,10 @@ Never parses text, repairs arguments or classifies errors itself: recovery and t
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -26,13 +31,23 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
     ModelResponsePart,
+    ModelResponseStreamEvent,
+    PartDeltaEvent,
+    PartStartEvent,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
+    TextPartDelta,
+    ThinkingPart,
+    ThinkingPartDelta,
     ToolCallPart,
+    ToolCallPartDelta,
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from toolmend.guard.classify import error_text
@@ -45,6 +60,8 @@ from toolmend.integrations._chat import (
     rejected_guidance,
     result_guidance,
 )
+from toolmend.recovery import REJECTED_CALLS_FIELD, StreamRecovery
+from toolmend.recovery.emitter import REASONING_FIELD
 from toolmend.recovery.families import ProtocolsArg
 from toolmend.recovery.stream import DiagnosticSink
 
@@ -127,6 +144,141 @@ def _parts(recovered: Mapping[str, Any], original: ModelResponse) -> list[ModelR
     return parts
 
 
+# ------------------------------------------------------------------------- streamed responses
+
+
+def _event_delta(event: ModelResponseStreamEvent) -> dict[str, Any] | None:
+    """One upstream stream event as a `chat.completion.chunk` delta (None: nothing to say)."""
+    if isinstance(event, PartStartEvent):
+        part, index = event.part, event.index
+        if isinstance(part, TextPart):
+            return {"content": part.content}
+        if isinstance(part, ThinkingPart):
+            return {REASONING_FIELD: part.content}
+        if isinstance(part, ToolCallPart):
+            return {"tool_calls": [{**_call_entry(part), "index": index}]}
+        return None
+    if isinstance(event, PartDeltaEvent):
+        delta, index = event.delta, event.index
+        if isinstance(delta, TextPartDelta):
+            return {"content": delta.content_delta}
+        if isinstance(delta, ThinkingPartDelta):
+            return {REASONING_FIELD: delta.content_delta or ""}
+        if isinstance(delta, ToolCallPartDelta):
+            args = delta.args_delta
+            arguments = args if isinstance(args, str) else json.dumps(args) if args else ""
+            function = {"name": delta.tool_name_delta or "", "arguments": arguments}
+            return {"tool_calls": [{"index": index, "function": function}]}
+    return None
+
+
+@dataclass
+class RecoveredStreamedResponse(StreamedResponse):
+    """A streamed response whose text deltas went through recovery before anyone saw them.
+
+    Text and reasoning are re-emitted as they leave recovery (markup held back and removed);
+    native calls and the calls recovered from the text arrive whole when the stream ends.
+    """
+
+    inner: StreamedResponse = field(kw_only=True)
+    recovery: StreamRecovery = field(kw_only=True)
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        try:
+            async for event in self.inner:
+                delta = _event_delta(event)
+                if delta is None:
+                    continue
+                chunk = {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+                for out in self.recovery.feed(chunk):
+                    for recovered in self._events(out):
+                        yield recovered
+            for out in self.recovery.end():
+                for recovered in self._events(out):
+                    yield recovered
+        finally:
+            self._usage = self.inner.usage
+            self.finish_reason = self.inner.finish_reason
+            self.provider_response_id = self.inner.provider_response_id
+
+    def _events(self, chunk: Mapping[str, Any]) -> Iterator[ModelResponseStreamEvent]:
+        parts = self._parts_manager
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get(REASONING_FIELD):
+                yield from parts.handle_thinking_delta(
+                    vendor_part_id="reasoning", content=delta[REASONING_FIELD]
+                )
+            if delta.get("content"):
+                yield from parts.handle_text_delta(
+                    vendor_part_id="content", content=delta["content"]
+                )
+            refused = delta.get(REJECTED_CALLS_FIELD) or []
+            for entry in [*(delta.get("tool_calls") or []), *refused]:
+                function = entry.get("function") or {}
+                reason = entry.get("error") if entry in refused else None
+                yield from parts.handle_tool_call_delta_events(
+                    vendor_part_id=("call", entry.get("id")),
+                    tool_name=function.get("name") or "",
+                    args=function.get("arguments") or "{}",
+                    tool_call_id=entry.get("id"),
+                    provider_details={REFUSED: reason} if reason is not None else None,
+                )
+
+    async def close_stream(self) -> None:
+        await self.inner.close_stream()
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
+    def provider_name(self) -> str | None:
+        return self.inner.provider_name
+
+    @property
+    def provider_url(self) -> str | None:
+        return self.inner.provider_url
+
+    @property
+    def timestamp(self) -> datetime:
+        return self.inner.timestamp
+
+
+class RecoveringModel(WrapperModel):
+    """A model whose streamed responses are recovered as they stream (whole responses are
+    recovered by the capability's `after_model_request`)."""
+
+    def __init__(self, wrapped: Model, capability: Toolmend) -> None:
+        super().__init__(wrapped)
+        self.capability = capability
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: Any = None,
+    ) -> AsyncGenerator[StreamedResponse]:
+        tools = [openai_tool(t) for t in model_request_parameters.function_tools]
+        async with self.wrapped.request_stream(
+            messages, model_settings, model_request_parameters, run_context
+        ) as inner:
+            if not tools:
+                yield inner
+                return
+            recovery = StreamRecovery(
+                tools,
+                self.capability.model or inner.model_name,
+                self.capability.protocols,
+                self.capability.on_diagnostic,
+            )
+            yield RecoveredStreamedResponse(
+                model_request_parameters, inner=inner, recovery=recovery
+            )
+
+
 @dataclass(init=False)
 class Toolmend(AbstractCapability[Any]):
     """Leak recovery, argument repair and guidance for a pydantic-ai agent, in one line:
@@ -154,6 +306,10 @@ class Toolmend(AbstractCapability[Any]):
         return "Toolmend"
 
     # -- model responses ---------------------------------------------------------------
+
+    def get_wrapper_model(self, model: Model) -> Model | None:
+        """Streamed responses are recovered while they stream, so no one sees leaked markup."""
+        return RecoveringModel(model, self)
 
     async def after_model_request(
         self, ctx: Any, *, request_context: Any, response: ModelResponse
