@@ -110,6 +110,7 @@ SCENARIOS = [
         content='Reading.\n<tool_call>\n{"name": "read_file", "arguments": {"file_path": "a.t',
         rejected=("read_file",),
         rejected_guidance="INVALID_JSON_ARGUMENTS EI/INVALID_JSON_ARGUMENTS/002",
+        text="Reading.\n",
     ),
 ]
 

@@ -35,6 +35,7 @@ from toolmend.integrations._chat import (
     rejected_guidance,
     result_guidance,
 )
+from toolmend.recovery import REJECTED_CALLS_FIELD
 from toolmend.recovery.families import ProtocolsArg
 from toolmend.recovery.stream import DiagnosticSink
 
@@ -69,7 +70,7 @@ def openai_history(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------- AIMessage <-> dict
 
 
-def _text(content: Any) -> str | None:
+def text_of(content: Any) -> str | None:
     """The text of a message's content: a string, or a list of text blocks only."""
     if isinstance(content, str):
         return content
@@ -80,7 +81,7 @@ def _text(content: Any) -> str | None:
     return None
 
 
-def _stated(message: AIMessage) -> dict[str, Any]:
+def stated_message(message: AIMessage) -> dict[str, Any]:
     calls = [
         {
             "id": call.get("id") or "",
@@ -97,7 +98,7 @@ def _stated(message: AIMessage) -> dict[str, Any]:
         }
         for call in message.invalid_tool_calls
     ]
-    stated: dict[str, Any] = {"role": "assistant", "content": _text(message.content)}
+    stated: dict[str, Any] = {"role": "assistant", "content": text_of(message.content)}
     if calls:
         stated["tool_calls"] = calls
     return stated
@@ -113,7 +114,7 @@ def _arguments(entry: Mapping[str, Any]) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _lc_call(entry: Mapping[str, Any]) -> dict[str, Any]:
+def lc_call(entry: Mapping[str, Any]) -> dict[str, Any]:
     function = entry.get("function")
     name = function.get("name") if isinstance(function, Mapping) else ""
     return {"name": name, "args": _arguments(entry), "id": entry.get("id"), "type": "tool_call"}
@@ -182,16 +183,23 @@ class ToolmendMiddleware(AgentMiddleware):
         self, message: AIMessage, turn: ChatTurn, history: list[dict[str, Any]]
     ) -> list[BaseMessage]:
         """The recovered message, then a guidance `ToolMessage` for each call it refused."""
-        stated = _stated(message)
+        stated = stated_message(message)
         recovered = recover_message(stated, turn, self.protocols, self.on_diagnostic)
-        if recovered == stated:
+        # Calls a `ToolmendChatModel` already refused arrive beside the message: answered too.
+        carried = rejected_calls(message.additional_kwargs)
+        if recovered == stated and not carried:
             return [message]
-        refused = rejected_calls(recovered)
-        calls = [_lc_call(e) for e in recovered.get("tool_calls") or []]
-        calls += [_lc_call(e) for e in refused]
-        update: dict[str, Any] = {"tool_calls": calls, "invalid_tool_calls": []}
+        refused = [*rejected_calls(recovered), *carried]
+        calls = [lc_call(e) for e in recovered.get("tool_calls") or []]
+        calls += [lc_call(e) for e in refused]
+        kwargs = {k: v for k, v in message.additional_kwargs.items() if k != REJECTED_CALLS_FIELD}
+        update: dict[str, Any] = {
+            "tool_calls": calls,
+            "invalid_tool_calls": [],
+            "additional_kwargs": kwargs,
+        }
         text = recovered.get("content")
-        if _text(message.content) is not None:
+        if text_of(message.content) is not None:
             update["content"] = text if isinstance(text, str) else ""
         fixed = message.model_copy(update=update)
         answered = [
@@ -202,7 +210,7 @@ class ToolmendMiddleware(AgentMiddleware):
             ToolMessage(
                 content=rejected_guidance(answered, entry, turn.tools),
                 tool_call_id=entry.get("id") or "",
-                name=_lc_call(entry)["name"],
+                name=lc_call(entry)["name"],
                 status="error",
             )
             for entry in refused
@@ -254,7 +262,7 @@ class ToolmendMiddleware(AgentMiddleware):
             text = rejected_guidance(history, refused[0], tools)
             return request, self._answer(call, text)
         settled_entries = recovered.get("tool_calls") or [entry]
-        settled = {**_lc_call(settled_entries[0]), "id": call.get("id")}
+        settled = {**lc_call(settled_entries[0]), "id": call.get("id")}
         blocked = blocking_guidance(history, _openai_call(settled), tools)
         if blocked is not None:
             return request, self._answer(call, blocked)
@@ -265,7 +273,7 @@ class ToolmendMiddleware(AgentMiddleware):
     def _guided(self, request: Any, outcome: Any) -> Any:
         if not isinstance(outcome, ToolMessage):
             return outcome  # a Command: the tool steers the graph itself
-        text = _text(outcome.content)
+        text = text_of(outcome.content)
         if text is None:
             return outcome
         guided = self._after(request, text, failed=outcome.status == "error")
