@@ -202,3 +202,20 @@ def outcome(message: dict[str, Any]) -> dict[str, Any]:
 
 def expected(scenario: Scenario) -> dict[str, Any]:
     return {"calls": [(n, a) for n, a in scenario.calls], "rejected": list(scenario.rejected)}
+
+
+def sdk_stream_outcome(chunks: Any) -> dict[str, Any]:
+    """What an agent gets from a stream of SDK chunk objects (openai's, LiteLLM's): the calls
+    accumulated by index, and the refused calls' names (toolmend's extra delta field)."""
+    calls: dict[int, list[str]] = {}
+    rejected: list[str] = []
+    for chunk in chunks:
+        for choice in chunk.choices:
+            for call in choice.delta.tool_calls or []:
+                entry = calls.setdefault(call.index, ["", ""])
+                entry[0] += call.function.name or ""
+                entry[1] += call.function.arguments or ""
+            refused = getattr(choice.delta, "toolmend_rejected_calls", None) or []
+            rejected += [c["function"]["name"] for c in refused]
+    ordered = [calls[i] for i in sorted(calls)]
+    return {"calls": [(n, json.loads(a)) for n, a in ordered], "rejected": rejected}

@@ -28,6 +28,7 @@ from .scenarios import (  # noqa: E402
     expected,
     failing_history,
     header,
+    sdk_stream_outcome,
 )
 
 USER = [{"role": "user", "content": "Read a.txt"}]
@@ -74,23 +75,6 @@ def whole_outcome(response: Any) -> dict[str, Any]:
     return {"calls": calls, "rejected": rejected}
 
 
-def streamed_outcome(chunks: list[Any]) -> dict[str, Any]:
-    calls: dict[int, list[str]] = {}
-    rejected: list[str] = []
-    for chunk in chunks:
-        for choice in chunk.choices:
-            for call in choice.delta.tool_calls or []:
-                entry = calls.setdefault(call.index, ["", ""])
-                entry[0] += call.function.name or ""
-                entry[1] += call.function.arguments or ""
-            refused = getattr(choice.delta, "toolmend_rejected_calls", None) or []
-            rejected += [c["function"]["name"] for c in refused]
-    return {
-        "calls": [(n, json.loads(a)) for n, a in (calls[i] for i in sorted(calls))],
-        "rejected": rejected,
-    }
-
-
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
 def test_the_sdk_wrapper_gives_the_same_calls_as_every_host(scenario):
     got = completion(**request(scenario))
@@ -104,7 +88,7 @@ def test_the_sdk_wrapper_recovers_a_stream_alike(scenario, monkeypatch):
     if scenario.native:
         monkeypatch.setattr(litellm, "completion", lambda **_: iter(native_stream(scenario)))
     got = list(completion(**request(scenario, stream=True)))
-    assert streamed_outcome(got) == expected(scenario)
+    assert sdk_stream_outcome(got) == expected(scenario)
 
 
 def test_the_async_wrapper_recovers_whole_and_streamed_replies():
@@ -116,7 +100,7 @@ def test_the_async_wrapper_recovers_whole_and_streamed_replies():
         return whole, [c async for c in stream]
 
     whole, streamed = asyncio.run(run())
-    assert whole_outcome(whole) == streamed_outcome(streamed) == expected(scenario)
+    assert whole_outcome(whole) == sdk_stream_outcome(streamed) == expected(scenario)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
@@ -136,7 +120,7 @@ def test_the_proxy_hooks_recover_whole_and_streamed_replies(scenario):
 
     whole, streamed = asyncio.run(run())
     assert whole_outcome(whole) == expected(scenario)
-    assert streamed_outcome(streamed) == expected(scenario)
+    assert sdk_stream_outcome(streamed) == expected(scenario)
 
 
 def test_the_pre_call_hook_guards_the_history_up_to_the_loop_breaker():

@@ -27,6 +27,7 @@ from .scenarios import (  # noqa: E402
     expected,
     failing_history,
     header,
+    sdk_stream_outcome,
     sse,
 )
 
@@ -85,24 +86,9 @@ def message_outcome(message: Any) -> dict[str, Any]:
     return {"calls": calls, "rejected": rejected}
 
 
-def streamed_outcome(stream: Any) -> dict[str, Any]:
-    calls: dict[int, list[str]] = {}
-    rejected: list[str] = []
-    for chunk in stream:
-        for choice in chunk.choices:
-            for call in choice.delta.tool_calls or []:
-                entry = calls.setdefault(call.index, ["", ""])
-                entry[0] += call.function.name or ""
-                entry[1] += call.function.arguments or ""
-            extra = choice.delta.model_extra or {}
-            rejected += [c["function"]["name"] for c in extra.get("toolmend_rejected_calls") or []]
-    ordered = [calls[i] for i in sorted(calls)]
-    return {"calls": [(n, json.loads(a)) for n, a in ordered], "rejected": rejected}
-
-
 async def astreamed_outcome(stream: Any) -> dict[str, Any]:
     collected = [chunk async for chunk in stream]
-    return streamed_outcome(collected)
+    return sdk_stream_outcome(collected)
 
 
 @pytest.mark.parametrize("lib", LIBRARIES, ids=lambda m: m.__name__)
@@ -125,7 +111,7 @@ def test_a_streamed_reply_reaches_the_agent_with_the_same_calls_as_every_host(li
     stream = client.chat.completions.create(
         model=scenario.model, messages=USER, tools=TOOLS, stream=True
     )
-    assert streamed_outcome(stream) == expected(scenario)
+    assert sdk_stream_outcome(stream) == expected(scenario)
 
 
 @pytest.mark.parametrize("lib", LIBRARIES, ids=lambda m: m.__name__)

@@ -16,7 +16,7 @@ from typing import Any
 
 from toolmend.guard import guard_history
 from toolmend.guard.history import GUIDANCE_PREFIX
-from toolmend.recovery import REJECTED_CALLS_FIELD, recover_response
+from toolmend.recovery import REJECTED_CALLS_FIELD, StreamRecovery, recover_response
 from toolmend.recovery.families import ProtocolsArg
 from toolmend.recovery.stream import DiagnosticSink
 
@@ -44,11 +44,34 @@ def chat_turn(body: Mapping[str, Any]) -> ChatTurn:
     return ChatTurn(declared or None, model if isinstance(model, str) else None)
 
 
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """How an adapter recovers replies: the same choices for every entry point it has."""
+
+    protocols: ProtocolsArg = "auto"
+    on_diagnostic: DiagnosticSink | None = None
+    attach_diagnostics: bool = False
+
+    def options(self, turn: ChatTurn) -> dict[str, Any]:
+        """Keyword arguments of `recover_response` / `recover_stream` for one turn."""
+        return {
+            "tools": turn.tools,
+            "model": turn.model,
+            "protocols": self.protocols,
+            "on_diagnostic": self.on_diagnostic,
+            "attach_diagnostics": self.attach_diagnostics,
+        }
+
+    def response(self, turn: ChatTurn, body: Mapping[str, Any]) -> dict[str, Any]:
+        return recover_response(body, **self.options(turn))
+
+    def stream(self, turn: ChatTurn) -> StreamRecovery:
+        """The sans-IO recovery of one streamed reply, for hosts that drive it chunk by chunk."""
+        return StreamRecovery(**self.options(turn))
+
+
 def recover_message(
-    message: Mapping[str, Any],
-    turn: ChatTurn,
-    protocols: ProtocolsArg = "auto",
-    on_diagnostic: DiagnosticSink | None = None,
+    message: Mapping[str, Any], turn: ChatTurn, recovery: Recovery | None = None
 ) -> dict[str, Any]:
     """One assistant message (OpenAI form) through `recover_response`: the recovered message.
 
@@ -63,13 +86,7 @@ def recover_message(
         "model": turn.model or "",
         "choices": [{"index": 0, "finish_reason": None, "message": dict(message)}],
     }
-    recovered = recover_response(
-        completion,
-        tools=turn.tools,
-        model=turn.model,
-        protocols=protocols,
-        on_diagnostic=on_diagnostic,
-    )
+    recovered = (recovery or Recovery()).response(turn, completion)
     out: dict[str, Any] = recovered["choices"][0]["message"]
     return out
 

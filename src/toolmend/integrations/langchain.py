@@ -28,6 +28,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from toolmend.guard.classify import error_text
 from toolmend.integrations._chat import (
     ChatTurn,
+    Recovery,
     blocking_guidance,
     is_guidance,
     recover_message,
@@ -149,9 +150,8 @@ class ToolmendMiddleware(AgentMiddleware):
         on_diagnostic: DiagnosticSink | None = None,
     ) -> None:
         super().__init__()
-        self.protocols = protocols
+        self.recovery = Recovery(protocols, on_diagnostic)
         self.model = model
-        self.on_diagnostic = on_diagnostic
         #: The tools of the last model call: what a tool call is settled and guided against.
         self.bound_tools: list[dict[str, Any]] | None = None
 
@@ -184,7 +184,7 @@ class ToolmendMiddleware(AgentMiddleware):
     ) -> list[BaseMessage]:
         """The recovered message, then a guidance `ToolMessage` for each call it refused."""
         stated = stated_message(message)
-        recovered = recover_message(stated, turn, self.protocols, self.on_diagnostic)
+        recovered = recover_message(stated, turn, self.recovery)
         # Calls a `ToolmendChatModel` already refused arrive beside the message: answered too.
         carried = rejected_calls(message.additional_kwargs)
         if recovered == stated and not carried:
@@ -256,7 +256,7 @@ class ToolmendMiddleware(AgentMiddleware):
         history = self._history(request)
         entry = _openai_call(call)
         stated = {"role": "assistant", "content": None, "tool_calls": [entry]}
-        recovered = recover_message(stated, ChatTurn(tools, self.model), self.protocols)
+        recovered = recover_message(stated, ChatTurn(tools, self.model), self.recovery)
         refused = rejected_calls(recovered)
         if refused:
             text = rejected_guidance(history, refused[0], tools)

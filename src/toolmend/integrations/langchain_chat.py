@@ -22,7 +22,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 
-from toolmend.integrations._chat import ChatTurn, recover_message, rejected_calls
+from toolmend.integrations._chat import ChatTurn, Recovery, recover_message, rejected_calls
 from toolmend.integrations.langchain import (
     lc_call,
     model_name,
@@ -30,7 +30,7 @@ from toolmend.integrations.langchain import (
     stated_message,
     text_of,
 )
-from toolmend.recovery import REJECTED_CALLS_FIELD, StreamRecovery
+from toolmend.recovery import REJECTED_CALLS_FIELD
 
 #: The inner model's own run is tagged so that LangGraph's `stream_mode="messages"` does not
 #: stream its raw tokens next to the recovered ones (LangGraph's `TAG_NOSTREAM`).
@@ -70,7 +70,7 @@ class ToolmendChatModel(BaseChatModel):
         if not isinstance(message, AIMessage):
             return ChatResult(generations=[ChatGeneration(message=message)])
         stated = stated_message(message)
-        recovered = recover_message(stated, self._turn(), self.protocols)
+        recovered = recover_message(stated, self._turn(), Recovery(self.protocols))
         if recovered != stated:
             refused = rejected_calls(recovered)
             update: dict[str, Any] = {
@@ -96,7 +96,7 @@ class ToolmendChatModel(BaseChatModel):
             for piece in source:
                 yield ChatGenerationChunk(message=piece)
             return
-        recovery = StreamRecovery(turn.tools, turn.model, self.protocols)
+        recovery = Recovery(self.protocols).stream(turn)
         for piece in source:
             for out in recovery.feed(_chunk(piece)):
                 yield from _generation_chunks(out)

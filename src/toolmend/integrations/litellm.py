@@ -21,8 +21,8 @@ from typing import Any
 import litellm
 from litellm.integrations.custom_logger import CustomLogger
 
-from toolmend.integrations._chat import ChatTurn, chat_turn, guarded_messages
-from toolmend.recovery import arecover_stream, recover_response, recover_stream
+from toolmend.integrations._chat import ChatTurn, Recovery, chat_turn, guarded_messages
+from toolmend.recovery import arecover_stream, recover_stream
 from toolmend.recovery.families import ProtocolsArg
 from toolmend.recovery.stream import DiagnosticSink
 
@@ -30,34 +30,24 @@ from toolmend.recovery.stream import DiagnosticSink
 CHAT_CALL_TYPES = frozenset({"completion", "acompletion", "text_completion", "atext_completion"})
 
 
-class Recovery:
-    """How replies are recovered: the options every entry point here shares."""
+class LiteLLMRecovery:
+    """Recovery around LiteLLM's own types: dumped to dicts, recovered, rebuilt."""
 
-    def __init__(
-        self, protocols: ProtocolsArg = "auto", on_diagnostic: DiagnosticSink | None = None
-    ) -> None:
-        self.protocols = protocols
-        self.on_diagnostic = on_diagnostic
+    def __init__(self, recovery: Recovery) -> None:
+        self.recovery = recovery
 
     def response(self, turn: ChatTurn, response: Any) -> Any:
         """A `litellm.ModelResponse` recovered (anything else as it came)."""
         if not turn.recovers or not isinstance(response, litellm.ModelResponse):
             return response
-        recovered = recover_response(
-            response.model_dump(),
-            tools=turn.tools,
-            model=turn.model,
-            protocols=self.protocols,
-            on_diagnostic=self.on_diagnostic,
-        )
-        return litellm.ModelResponse(**recovered)
+        return litellm.ModelResponse(**self.recovery.response(turn, response.model_dump()))
 
     def stream(self, turn: ChatTurn, chunks: Iterator[Any]) -> Iterator[Any]:
         if not turn.recovers:
             yield from chunks
             return
         dicts = (_dumped(c) for c in chunks)
-        for chunk in recover_stream(dicts, **self._options(turn)):
+        for chunk in recover_stream(dicts, **self.recovery.options(turn)):
             yield litellm.ModelResponseStream(**chunk)
 
     async def astream(self, turn: ChatTurn, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
@@ -70,16 +60,8 @@ class Recovery:
             async for chunk in chunks:
                 yield _dumped(chunk)
 
-        async for chunk in arecover_stream(dicts(), **self._options(turn)):
+        async for chunk in arecover_stream(dicts(), **self.recovery.options(turn)):
             yield litellm.ModelResponseStream(**chunk)
-
-    def _options(self, turn: ChatTurn) -> dict[str, Any]:
-        return {
-            "tools": turn.tools,
-            "model": turn.model,
-            "protocols": self.protocols,
-            "on_diagnostic": self.on_diagnostic,
-        }
 
 
 def _dumped(chunk: Any) -> dict[str, Any]:
@@ -109,7 +91,7 @@ class ToolmendHandler(CustomLogger):
         on_diagnostic: DiagnosticSink | None = None,
     ) -> None:
         super().__init__()
-        self.recovery = Recovery(protocols, on_diagnostic)
+        self.recovery = LiteLLMRecovery(Recovery(protocols, on_diagnostic))
         self.guard = guard
 
     async def async_pre_call_hook(
@@ -141,7 +123,7 @@ def completion(
     """`litellm.completion(**request)` with the history guarded and the reply recovered,
     whole or streamed (`stream=True` returns an iterator of `ModelResponseStream`)."""
     request = _guarded(request) if guard else request
-    recovery = Recovery(protocols, on_diagnostic)
+    recovery = LiteLLMRecovery(Recovery(protocols, on_diagnostic))
     turn = chat_turn(request)
     response = litellm.completion(**request)
     if request.get("stream"):
@@ -158,7 +140,7 @@ async def acompletion(
 ) -> Any:
     """`litellm.acompletion(**request)`, guarded and recovered like `completion`."""
     request = _guarded(request) if guard else request
-    recovery = Recovery(protocols, on_diagnostic)
+    recovery = LiteLLMRecovery(Recovery(protocols, on_diagnostic))
     turn = chat_turn(request)
     response = await litellm.acompletion(**request)
     if request.get("stream"):

@@ -21,9 +21,9 @@ from functools import cache
 from types import ModuleType
 from typing import Any, Protocol, TypeVar
 
-from toolmend.integrations._chat import ChatTurn, chat_turn, guarded_messages
+from toolmend.integrations._chat import ChatTurn, Recovery, chat_turn, guarded_messages
 from toolmend.integrations._sse import DONE, Event, aread_events, encode_chunk, read_events
-from toolmend.recovery import arecover_stream, recover_response, recover_stream
+from toolmend.recovery import arecover_stream, recover_stream
 from toolmend.recovery.families import ProtocolsArg
 from toolmend.recovery.stream import DiagnosticSink
 
@@ -39,29 +39,8 @@ DONE_EVENT = f"data: {DONE}\n\n".encode()
 class Settings:
     """How replies are recovered and whether requests are guarded."""
 
-    protocols: ProtocolsArg = "auto"
+    recovery: Recovery
     guard: bool = True
-    attach_diagnostics: bool = False
-    on_diagnostic: DiagnosticSink | None = None
-
-    def recover(self, turn: ChatTurn, body: Mapping[str, Any]) -> dict[str, Any]:
-        return recover_response(
-            body,
-            tools=turn.tools,
-            model=turn.model,
-            protocols=self.protocols,
-            on_diagnostic=self.on_diagnostic,
-            attach_diagnostics=self.attach_diagnostics,
-        )
-
-    def stream_options(self, turn: ChatTurn) -> dict[str, Any]:
-        return {
-            "tools": turn.tools,
-            "model": turn.model,
-            "protocols": self.protocols,
-            "on_diagnostic": self.on_diagnostic,
-            "attach_diagnostics": self.attach_diagnostics,
-        }
 
 
 # ------------------------------------------------------------------------- the two httpx
@@ -180,7 +159,7 @@ def _recovered_json(content: bytes, turn: ChatTurn, settings: Settings) -> bytes
         return None
     if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
         return None
-    return json.dumps(settings.recover(turn, body), ensure_ascii=False).encode()
+    return json.dumps(settings.recovery.response(turn, body), ensure_ascii=False).encode()
 
 
 # ------------------------------------------------------------------------- streams
@@ -261,17 +240,12 @@ class _AsyncSender(Protocol):
     async def handle_async_request(self, request: Any) -> Any: ...
 
 
-class ToolmendTransport:
-    """An `httpx.BaseTransport` (or `httpx2`'s) that recovers chat-completions replies.
-
-    `inner` is the transport that really sends (`httpx.HTTPTransport()`, a `MockTransport`).
-    Use it directly, `OpenAI(http_client=httpx.Client(transport=ToolmendTransport(inner)))`,
-    or let `wrap(client)` put a client's own HTTP client behind it.
-    """
+class _Rewriting:
+    """What both transports share: their settings, and a whole reply's rewrite."""
 
     def __init__(
         self,
-        inner: _SyncSender,
+        inner: Any,
         *,
         protocols: ProtocolsArg = "auto",
         guard: bool = True,
@@ -279,7 +253,20 @@ class ToolmendTransport:
         on_diagnostic: DiagnosticSink | None = None,
     ) -> None:
         self.inner = inner
-        self.settings = Settings(protocols, guard, attach_diagnostics, on_diagnostic)
+        self.settings = Settings(Recovery(protocols, on_diagnostic, attach_diagnostics), guard)
+
+    def _whole(self, response: Any, request: Any, content: bytes, turn: ChatTurn) -> Any:
+        recovered = _recovered_json(content, turn, self.settings)
+        return _rewritten(response, request, content=content if recovered is None else recovered)
+
+
+class ToolmendTransport(_Rewriting):
+    """An `httpx.BaseTransport` (or `httpx2`'s) that recovers chat-completions replies.
+
+    `inner` is the transport that really sends (`httpx.HTTPTransport()`, a `MockTransport`).
+    Use it directly, `OpenAI(http_client=httpx.Client(transport=ToolmendTransport(inner)))`,
+    or let `wrap(client)` put a client's own HTTP client behind it.
+    """
 
     def handle_request(self, request: Any) -> Any:
         request, turn = _prepare(request, self.settings)
@@ -292,11 +279,8 @@ class ToolmendTransport:
                 content = response.read()
             finally:
                 response.close()
-            recovered = _recovered_json(content, turn, self.settings)
-            if recovered is None:
-                return _rewritten(response, request, content=content)
-            return _rewritten(response, request, content=recovered)
-        body = _sse_body(response.iter_bytes(), self.settings.stream_options(turn))
+            return self._whole(response, request, content, turn)
+        body = _sse_body(response.iter_bytes(), self.settings.recovery.options(turn))
         stream = _stream_class(_library(request), False)(body, response)
         return _rewritten(response, request, stream=stream)
 
@@ -312,20 +296,8 @@ class ToolmendTransport:
         self.close()
 
 
-class AsyncToolmendTransport:
+class AsyncToolmendTransport(_Rewriting):
     """The async twin of `ToolmendTransport` (an `httpx.AsyncBaseTransport`)."""
-
-    def __init__(
-        self,
-        inner: _AsyncSender,
-        *,
-        protocols: ProtocolsArg = "auto",
-        guard: bool = True,
-        attach_diagnostics: bool = False,
-        on_diagnostic: DiagnosticSink | None = None,
-    ) -> None:
-        self.inner = inner
-        self.settings = Settings(protocols, guard, attach_diagnostics, on_diagnostic)
 
     async def handle_async_request(self, request: Any) -> Any:
         request, turn = _prepare(request, self.settings)
@@ -338,11 +310,8 @@ class AsyncToolmendTransport:
                 content = await response.aread()
             finally:
                 await response.aclose()
-            recovered = _recovered_json(content, turn, self.settings)
-            if recovered is None:
-                return _rewritten(response, request, content=content)
-            return _rewritten(response, request, content=recovered)
-        options = self.settings.stream_options(turn)
+            return self._whole(response, request, content, turn)
+        options = self.settings.recovery.options(turn)
         body = _asse_body(response.aiter_bytes(), options)
         stream = _stream_class(_library(request), True)(body, response)
         return _rewritten(response, request, stream=stream)

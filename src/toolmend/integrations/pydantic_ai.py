@@ -53,6 +53,7 @@ from pydantic_ai.tools import ToolDefinition
 from toolmend.guard.classify import error_text
 from toolmend.integrations._chat import (
     ChatTurn,
+    Recovery,
     blocking_guidance,
     is_guidance,
     recover_message,
@@ -268,12 +269,8 @@ class RecoveringModel(WrapperModel):
             if not tools:
                 yield inner
                 return
-            recovery = StreamRecovery(
-                tools,
-                self.capability.model or inner.model_name,
-                self.capability.protocols,
-                self.capability.on_diagnostic,
-            )
+            turn = ChatTurn(tools, self.capability.model or inner.model_name)
+            recovery = self.capability.recovery.stream(turn)
             yield RecoveredStreamedResponse(
                 model_request_parameters, inner=inner, recovery=recovery
             )
@@ -305,6 +302,10 @@ class Toolmend(AbstractCapability[Any]):
     def get_serialization_name(cls) -> str | None:
         return "Toolmend"
 
+    @property
+    def recovery(self) -> Recovery:
+        return Recovery(self.protocols, self.on_diagnostic)
+
     # -- model responses ---------------------------------------------------------------
 
     def get_wrapper_model(self, model: Model) -> Model | None:
@@ -321,7 +322,7 @@ class Toolmend(AbstractCapability[Any]):
         if not turn.recovers:
             return response
         (stated,) = openai_history([response])
-        recovered = recover_message(stated, turn, self.protocols, self.on_diagnostic)
+        recovered = recover_message(stated, turn, self.recovery)
         if recovered == stated:
             return response
         return replace(response, parts=_parts(recovered, response))
@@ -340,7 +341,7 @@ class Toolmend(AbstractCapability[Any]):
             raise ToolFailed(rejected_guidance(history, refused, [openai_tool(tool_def)]))
         turn = ChatTurn([openai_tool(tool_def)], self.model)
         stated = {"role": "assistant", "content": None, "tool_calls": [entry]}
-        settled = recover_message(stated, turn, self.protocols).get("tool_calls") or []
+        settled = recover_message(stated, turn, self.recovery).get("tool_calls") or []
         if len(settled) != 1:
             return args
         repaired = json.loads(settled[0]["function"]["arguments"])
