@@ -110,3 +110,20 @@ def test_the_async_agent_recovers_and_guides_alike():
     state = asyncio.run(agent.ainvoke({"messages": [{"role": "user", "content": "Read a.txt"}]}))
     assert workspace.calls == [{"file_path": "a.txt", "limit": 10}]
     assert state["messages"][-1].content == "Done."
+
+
+def test_langgraph_control_flow_raised_by_a_tool_is_never_turned_into_guidance():
+    from langgraph.errors import GraphInterrupt
+    from langgraph.prebuilt.tool_node import ToolCallRequest
+
+    workspace = Workspace()
+    call = {"name": "read_file", "args": {"file_path": "a.txt"}, "id": "c1"}
+    request = ToolCallRequest(
+        tool_call=call, tool=workspace.tool, state={"messages": []}, runtime=None
+    )
+
+    def handler(request):
+        raise GraphInterrupt(())
+
+    with pytest.raises(GraphInterrupt):
+        ToolmendMiddleware().wrap_tool_call(request, handler)

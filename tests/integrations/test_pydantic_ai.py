@@ -186,3 +186,23 @@ def test_a_streamed_run_runs_the_same_calls(scenario):
     assert result.output == "Done."
     if scenario.text is not None:  # what the consumer saw stream: the text, never the markup
         assert "".join(streamed) == scenario.text + "Done."
+
+
+def test_a_tools_own_model_retry_stays_pydantic_ais_retry():
+    from pydantic_ai import ModelRetry
+
+    asked: list[int] = []
+    first = ModelResponse(parts=[ToolCallPart(tool_name="check", args={}, tool_call_id="c1")])
+    host = Host([first])
+
+    @host.agent.tool_plain
+    def check() -> str:
+        """Checks once, asks again the first time."""
+        asked.append(1)
+        if len(asked) == 1:
+            raise ModelRetry("try once more")
+        return "fine"
+
+    returns = tool_returns(host.run())
+    assert [r.outcome for r in returns] == ["retried"]
+    assert "try once more" in str(returns[0].content)

@@ -36,12 +36,17 @@ class ChatTurn:
         return bool(self.tools)
 
 
+def declared_tools(body: Mapping[str, Any]) -> list[Any] | None:
+    """The tools a request body declares (what its history is guarded against)."""
+    tools = body.get("tools")
+    return list(tools) if isinstance(tools, list) and tools else None
+
+
 def chat_turn(body: Mapping[str, Any]) -> ChatTurn:
     """The turn a request body describes (`tool_choice: "none"` forbids calls: no recovery)."""
-    tools = body.get("tools")
     model = body.get("model")
-    declared = list(tools) if isinstance(tools, list) and body.get("tool_choice") != "none" else []
-    return ChatTurn(declared or None, model if isinstance(model, str) else None)
+    tools = declared_tools(body) if body.get("tool_choice") != "none" else None
+    return ChatTurn(tools, model if isinstance(model, str) else None)
 
 
 @dataclass(frozen=True, slots=True)

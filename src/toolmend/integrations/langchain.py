@@ -24,6 +24,7 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_openai_messages
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.errors import GraphBubbleUp
 
 from toolmend.guard.classify import error_text
 from toolmend.integrations._chat import (
@@ -225,6 +226,8 @@ class ToolmendMiddleware(AgentMiddleware):
             return answer
         try:
             outcome = handler(settled)
+        except GraphBubbleUp:  # LangGraph's control flow (interrupt, Command to a parent)
+            raise
         except Exception as exc:  # the tool raised: the model is told what to do next
             return self._after(settled, raised(exc), failed=True)
         return self._guided(settled, outcome)
@@ -235,6 +238,8 @@ class ToolmendMiddleware(AgentMiddleware):
             return answer
         try:
             outcome = await handler(settled)
+        except GraphBubbleUp:
+            raise
         except Exception as exc:
             return self._after(settled, raised(exc), failed=True)
         return self._guided(settled, outcome)

@@ -21,7 +21,13 @@ from typing import Any
 import litellm
 from litellm.integrations.custom_logger import CustomLogger
 
-from toolmend.integrations._chat import ChatTurn, Recovery, chat_turn, guarded_messages
+from toolmend.integrations._chat import (
+    ChatTurn,
+    Recovery,
+    chat_turn,
+    declared_tools,
+    guarded_messages,
+)
 from toolmend.recovery import arecover_stream, recover_stream
 from toolmend.recovery.families import ProtocolsArg
 from toolmend.recovery.stream import DiagnosticSink
@@ -75,7 +81,7 @@ def _guarded(request: dict[str, Any]) -> dict[str, Any]:
     messages = request.get("messages")
     if not isinstance(messages, list):
         return request
-    guarded = guarded_messages(messages, chat_turn(request).tools)
+    guarded = guarded_messages(messages, declared_tools(request))
     return request if guarded is None else {**request, "messages": guarded}
 
 

@@ -21,7 +21,13 @@ from functools import cache
 from types import ModuleType
 from typing import Any, Protocol, TypeVar
 
-from toolmend.integrations._chat import ChatTurn, Recovery, chat_turn, guarded_messages
+from toolmend.integrations._chat import (
+    ChatTurn,
+    Recovery,
+    chat_turn,
+    declared_tools,
+    guarded_messages,
+)
 from toolmend.integrations._sse import DONE, Event, aread_events, encode_chunk, read_events
 from toolmend.recovery import arecover_stream, recover_stream
 from toolmend.recovery.families import ProtocolsArg
@@ -102,14 +108,14 @@ def _prepare(request: Any, settings: Settings) -> tuple[Any, ChatTurn | None]:
         return request, None
     try:
         body = json.loads(request.content)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RuntimeError):  # RuntimeError: a body not read yet
         return request, None
     if not isinstance(body, dict):
         return request, None
     turn = chat_turn(body)
     messages = body.get("messages")
     if settings.guard and isinstance(messages, list):
-        guarded = guarded_messages(messages, turn.tools)
+        guarded = guarded_messages(messages, declared_tools(body))
         if guarded is not None:
             request = _with_body(request, {**body, "messages": guarded})
     return request, turn

@@ -358,26 +358,35 @@ class Toolmend(AbstractCapability[Any]):
 
     # -- tool execution ----------------------------------------------------------------
 
-    async def wrap_tool_execute(
-        self, ctx: Any, *, call: ToolCallPart, tool_def: ToolDefinition, args: Any, handler: Any
+    async def before_tool_execute(
+        self, ctx: Any, *, call: ToolCallPart, tool_def: ToolDefinition, args: Any
     ) -> Any:
-        history = openai_history(ctx.messages)
+        """A blocked call (a duplicate, say) is answered with guidance and not run."""
         entry = _call_entry(replace(call, args=args))
         tools = [openai_tool(tool_def)]
-        blocked = blocking_guidance(history, entry, tools)
+        blocked = blocking_guidance(openai_history(ctx.messages), entry, tools)
         if blocked is not None:
             raise ToolFailed(blocked)
-        try:
-            result = await handler(args)
-        except (ToolFailed, KeyboardInterrupt):
-            raise
-        except Exception as exc:  # the tool raised: the model is told what to do next
-            text = f"Error: {error_text(exc)}"
-            guided = result_guidance(history, entry, text, tools)
-            raise ToolFailed(guided or text) from exc
+        return args
+
+    async def on_tool_execute_error(
+        self, ctx: Any, *, call: ToolCallPart, tool_def: ToolDefinition, args: Any, error: Exception
+    ) -> Any:
+        """The tool raised (pydantic-ai's control flow never reaches here): guidance instead."""
+        entry = _call_entry(replace(call, args=args))
+        text = f"Error: {error_text(error)}"
+        guided = result_guidance(openai_history(ctx.messages), entry, text, [openai_tool(tool_def)])
+        raise ToolFailed(guided or text) from error
+
+    async def after_tool_execute(
+        self, ctx: Any, *, call: ToolCallPart, tool_def: ToolDefinition, args: Any, result: Any
+    ) -> Any:
+        """A failing result is answered with guidance; a protocol note rides on a success."""
         if not isinstance(result, str):
             return result
-        guided = result_guidance(history, entry, result, tools)
+        entry = _call_entry(replace(call, args=args))
+        tools = [openai_tool(tool_def)]
+        guided = result_guidance(openai_history(ctx.messages), entry, result, tools)
         if guided is None:
             return result
         if is_guidance(guided):
