@@ -199,3 +199,20 @@ def test_without_a_model_argument_the_streams_own_model_picks_the_family():
     assert got["calls"] == [("read_file", {"path": "a"})]
     got = fold(toolmend.recover_stream(chunks, tools=TOOLS, protocols=["hermes"]))
     assert got["calls"] == []
+
+
+LONG_CONTENT = "".join(f'line {i}: <b>&amp; "quoted" {{braces}}</b>\n' for i in range(120))
+
+
+@pytest.mark.parametrize("size", [1, 3, 5, 64, 300])
+@pytest.mark.parametrize("model", ["claude-opus-4-1", "qwen3", "kimi-k2"])
+def test_a_long_leaked_call_and_the_text_after_it_come_out_whole_however_it_is_chunked(model, size):
+    call = toolmend.ToolCall(
+        id="x", name="write_file", arguments={"file_path": "a.md", "content": LONG_CONTENT}
+    )
+    written = {"claude-opus-4-1": "antml", "qwen3": "hermes", "kimi-k2": "kimi-xtml"}[model]
+    markup = toolmend.get_protocol(written).render_call(call)
+    text = f"Writing it.\n{markup}\nWritten; next I will explain `<tool_call>`."
+    got = recover(split_every(text, size), model=model)
+    assert got["calls"] == [("write_file", {"file_path": "a.md", "content": LONG_CONTENT})]
+    assert got["text"] == "Writing it.\n\nWritten; next I will explain `<tool_call>`."

@@ -27,7 +27,7 @@ from typing import Any, TypedDict, Unpack
 from toolmend.model import CallIdFactory, ToolmendError, ToolsLike, coerce_tools
 from toolmend.recovery.choice import ChoiceRecovery, Terminal
 from toolmend.recovery.diagnostics import RecoveryDiagnostic
-from toolmend.recovery.emitter import DIAGNOSTICS_FIELD, added_chunk, copy_chunk
+from toolmend.recovery.emitter import DIAGNOSTICS_FIELD, added_chunk, copy_chunk, copy_json
 from toolmend.recovery.families import (
     ProtocolsArg,
     family_protocols,
@@ -120,9 +120,14 @@ class StreamRecovery:
                 # An error reported in the stream: the turn ends here, then the error goes on.
                 return [*self._terminal(Terminal.ERROR), self._with_diagnostics(copy_chunk(chunk))]
             return [self._with_diagnostics(copy_chunk(chunk))]
-        if len(choices) == 1:  # the common case, once per chunk
-            outs = self._take(0, choices[0])
-            last = copy_chunk(chunk)
+        if len(choices) == 1:  # the common case, once per chunk: written for speed
+            choice = choices[0]
+            index = choice.get("index") if type(choice) is dict else None
+            state = self._choices.get(index) if type(index) is int else None
+            outs = state.take(choice) if state is not None else self._take(0, choice)
+            last = dict(chunk)
+            if "usage" in last:
+                last["usage"] = copy_json(last["usage"])
             last["choices"] = [outs[-1]]
             if len(outs) == 1:
                 return [self._with_diagnostics(last) if self._pending else last]
@@ -289,7 +294,11 @@ class RecoveredStream(Iterator[dict[str, Any]]):
         ended = False
         try:
             for chunk in source:
-                yield from recovery.feed(chunk)
+                out = recovery.feed(chunk)
+                if len(out) == 1:
+                    yield out[0]
+                else:
+                    yield from out
             ended = True
             yield from recovery.end(Terminal.END)
         except Exception:
