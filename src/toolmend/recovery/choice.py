@@ -282,9 +282,14 @@ class ChoiceRecovery:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
         entries: list[dict[str, Any]] = []
         rejected: list[dict[str, Any]] = []
+        first = self._wire_index
         reserved = {s.call.id for s in settled if s.native and s.call.id}
         for one in settled:
             call = one.call
+            if one.fragments is not None:  # a call type toolmend does not read: as it came
+                entries += [{**f, "index": self._wire_index} for f in one.fragments]
+                self._wire_index += 1
+                continue
             if not one.native:
                 call = replace(call, id=self._new_id(reserved | self._ids_seen))
             if call.id in self._ids_seen:
@@ -316,7 +321,7 @@ class ChoiceRecovery:
                     )
             entries.append(tool_call_entry(self._wire_index, call, one.extras, one.function_extras))
             self._wire_index += 1
-        return entries, rejected, len(entries)
+        return entries, rejected, self._wire_index - first
 
     def _about(
         self, call: ToolCall, one: SettledCall, code: str, message: str, **detail: Any
