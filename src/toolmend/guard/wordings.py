@@ -111,6 +111,7 @@ JSON_ARGUMENT_CONTEXT = words(
     r"invalid JSON in (?:tool(?: call)? )?(?:arguments|input)",
     r"JSON (?:pars(?:e|ing)|decode) (?:error|failed):|\bjson_invalid\b",
     r"with an invalid JSON argument",
+    r"\binvalid (?:tool|function) call arguments\b",
     r"(?:could not|cannot|can't) be (?:parsed|decoded) as JSON",
     r"must be encoded as a JSON object",
     r"expected a JSON object",
@@ -174,6 +175,8 @@ TOO_LARGE = words(
     r"exceeds? (?:a |the )?(?:max(?:imum)? (?:of )?)?\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars"
     r"|tokens|lines)\b",
     r"output of your last command was too long",
+    r"\bis too (?:large|long|big) (?:to (?:read|fit|load|include|process|display)|for (?:the )?"
+    r"(?:context|model))",
 )
 
 RATE = words(
@@ -196,6 +199,7 @@ MCP_MISSING = words(
     r"No connection found for server|MCP Client not found for server",
     r"Unknown MCP (?:tool|server)|\bunknown_server\b",
     r"Server is not configured",
+    r"not found in (?:the )?MCP (?:configuration|config|settings)",
 )
 
 MCP_DOWN = words(
@@ -251,7 +255,7 @@ ONE_TOOL = words(
 MALFORMED_CALL = words(
     "roo-code ollama llama-cpp gemini-cli",
     r"XML tool calls are no longer supported",
-    r"\binvalid tool call\b",
+    r"\binvalid tool call\b(?! arguments)",
     r"(?:empty|missing) (?:function|tool) (?:call )?name|Function calls must have a name",
     r"Failed to parse input at pos \d+",
     r"incomplete \w+ tool call",
@@ -290,6 +294,8 @@ PARAM_MISSING = words(
     r"(?:following|these) required (?:parameters|arguments|fields|properties) (?:are|were) missing",
     r"\bno value (?:was )?(?:provided|given) for " + _PARAM,
     r"expected \w+, received undefined",
+    r"\bmissing required [`'\"](?P<param>[A-Za-z_][\w.\-]{0,63})[`'\"] (?:field|parameter|argument"
+    r"|property|key)\b",
 )
 
 PARAM_TYPE = words(
@@ -336,6 +342,7 @@ PARAM_VALUE = words(
     r"\b(?:unsupported|unknown|invalid) (?:value|unit|option|mode|format|enum|choice)\b",
     r"^(?:Error: )?Invalid (?!JSON|diff|patch|tool call)[\w ]{1,40}(?::|\")",
     r"\binvalid (?:regex|glob|search pattern|pattern)\b",
+    r"\b(?:unsupported|cannot read text for) (?:\w+ )?(?:format|file type|extension)s?\b",
     r"\bInvalid (?:mode|offset|insert_line|regular expression|URL|timezone|time format"
     r"|branch name|path|state code|todos format|value|date|option)\b",
     r"(?:skill|rule|entity|task|mode|agent|branch|schedule|item) (?:with name )?[\"']?[\w .\-]+"
@@ -366,6 +373,8 @@ FILE_MISSING = words(
     r"The system cannot find the (?:file|path) specified",
     r"Could not find file\b|Failed to read file\b",
     r"Parent directory does not exist",
+    r"Cannot find module '(?:/|\.{1,2}/|[A-Za-z]:\\)",  # Node: a script path, not a package
+    r"(?:file or directory|path) not found:",
 )
 
 FILE_EXISTS = words(
@@ -386,8 +395,9 @@ DIFF_STALE = words(
 DIFF_IDENTICAL = words(
     "claude-code gemini-cli opencode roo-code continue",
     r"No changes to (?:apply|make)",
-    r"(?:old_?string|oldString|search(?: content)?|old_?text)[\w ]{0,20} and (?:new_?string"
-    r"|newString|replace(?: content)?|new_?text)[\w ]{0,20} (?:are|must be) (?:identical"
+    r"(?:old_?string|oldString|search(?: content)?|old_?text)[`'\"]?[\w ]{0,20} and [`'\"]?"
+    r"(?:new_?string|newString|replace(?: content)?|new_?text)[`'\"]?[\w ]{0,20} (?:are|must be)"
+    r" (?:identical"
     r"|exactly the same|different|the same)",
     r"no changes would be made",
 )
@@ -399,6 +409,8 @@ DIFF_AMBIGUOUS = words(
     r"Found multiple matches",
     r"multiple occurrences",
     r"Expected 1 occurrence but found \d+",
+    r"\bFound \d+ (?:matches|occurrences) (?:of|for)\b",
+    r"Occurrence count mismatch|Expected \d+ occurrences?(?:\(s\))?,? but (?:found|matching found)",
     r"appears (?:\d+ times|multiple times|more than once)",
     r"more than (?:one|once) (?:match|occurrence|place)",
 )
@@ -428,6 +440,7 @@ DIFF_NO_MATCH = words(
     r"SearchReplaceNoExactMatch",
     r"does not match anything in the file",
     r"No replacement performed",
+    r"\bNo (?:exact )?match(?:es)? found (?:for|in)\b",
     r"no matching (?:search )?(?:content|text|block|string|lines)",
     r"\bpatch (?:does not apply|failed:)|\bHunk #\d+ FAILED\b|could not apply (?:the )?"
     r"(?:patch|diff|edit)",
@@ -519,6 +532,13 @@ NETWORK = words(
     r"resolution",
 )
 
+#: Clients that could not reach a host (curl, git over HTTP, npm offline or unreachable).
+NETWORK_CLIENTS = words(
+    "os curl git npm",
+    r"Failed to connect to \S+ port \d+|Couldn't connect to server|unable to access '[^'\n]+':",
+    r"\bENOTCACHED\b|\bE(?:CONN)?TIMEDOUT\b|\brequest to \S+ failed\b",
+)
+
 COMMAND = words(
     "os claude-code continue gemini-cli mini-swe-agent mcp-servers aider goose cline codex"
     " qwen-code",
@@ -527,4 +547,26 @@ COMMAND = words(
     r"Exit Code: [1-9]\d*",
     r"\bCommand failed\b|Cmd\('\w+'\) failed|non-zero exit",
     r"Fix any errors below",
+    r"(?:failed|unable) to (?:execute|run) (?:the )?command",
+)
+
+#: How runtimes and developer tools report a failed run when no exit code is shown: an uncaught
+#: exception (a Python traceback, a JavaScript stack), a `fatal:`/`error:` line (git, cargo,
+#: rustc), npm's and pip's error lines, make's `***` line, pytest's failure summary, and the
+#: errno texts of a failed write or process call (disk full, directory not empty, no process).
+RUNTIME_FAILURE = words(
+    "os cpython node git npm pip pytest make cargo mini-swe-agent cline claude-code codex"
+    " mcp-servers aider",
+    r"^Traceback \(most recent call last\):|^\s*File \"[^\"\n]+\", line \d+\n",
+    r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?: \[\w+\])?: [^\n]+(?:\n[^\n]*){0,6}?\n\s+at \S",
+    r"\bCannot find module\b|\bMODULE_NOT_FOUND\b",
+    r"(?-i:^(?:fatal|error)(?:\[E\d+\])?: )",  # lower case: git, cargo, rustc; not "Error: "
+    r"^npm (?:ERR!|error) ",
+    r"^ERROR: (?:Could not|No matching|Invalid|Cannot|Failed|[\w:/.\-]+ does not)",
+    r"^make(?:\[\d+\])?: \*\*\* ",
+    r"^=+ (?:FAILURES|ERRORS) =+$|^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
+    r"|Interrupted: \d+ errors? during collection",
+    r"^CONFLICT \(|Automatic merge failed",
+    r"No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b|Directory not empty"
+    r"|\bENOTEMPTY\b|No such process|\bESRCH\b|Cannot allocate memory|\bENOMEM\b",
 )
