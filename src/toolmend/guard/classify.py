@@ -27,7 +27,7 @@ from toolmend.guard.patterns import (
     Flag,
     Pattern,
 )
-from toolmend.guard.wordings import Wording
+from toolmend.guard.wordings import PROGRAM_CRASH_FRAMING, Wording
 from toolmend.model import Tool
 
 #: Wordings are matched on at most this many leading characters, plus the tail below: error
@@ -256,13 +256,23 @@ class Classifier:
 
     def _worded(self, texts: list[str]) -> tuple[Pattern, dict[str, str], float] | None:
         for body in texts:
+            crashed = any(framing.search(body) for framing in PROGRAM_CRASH_FRAMING)
             for pattern, family in self._wordings:
+                if crashed and pattern.category in _CALL_ARGUMENT_CATEGORIES:
+                    continue
                 for wording in family:
                     match = wording.search(body)
                     if match is not None:
                         groups = {k: v for k, v in match.groupdict().items() if v}
                         return pattern, groups, pattern.text_confidence
         return None
+
+
+#: Categories that blame the arguments of the call itself; inside a program's crash report (see
+#: `PROGRAM_CRASH_FRAMING`) the same words describe that program's own input.
+_CALL_ARGUMENT_CATEGORIES = frozenset(
+    {Category.INVALID_JSON_ARGUMENTS, Category.PARAM_INVALID_VALUE}
+)
 
 
 def _bounded(text: object) -> object:

@@ -361,6 +361,7 @@ FILE_WRONG_KIND = words(
     r"Not a file or directory",
     r"not a valid directory or file",
     r"illegal operation on a directory",
+    r"\bNot a directory\b|\bENOTDIR\b|NotADirectoryError",
 )
 
 FILE_MISSING = words(
@@ -375,6 +376,7 @@ FILE_MISSING = words(
     r"Parent directory does not exist",
     r"Cannot find module '(?:/|\.{1,2}/|[A-Za-z]:\\)",  # Node: a script path, not a package
     r"(?:file or directory|path) not found:",
+    r"unable to open (?:the )?(?:database )?file",  # SQLite's SQLITE_CANTOPEN
 )
 
 FILE_EXISTS = words(
@@ -537,6 +539,7 @@ NETWORK_CLIENTS = words(
     "os curl git npm",
     r"Failed to connect to \S+ port \d+|Couldn't connect to server|unable to access '[^'\n]+':",
     r"\bENOTCACHED\b|\bE(?:CONN)?TIMEDOUT\b|\brequest to \S+ failed\b",
+    r"\breturned (?:error|status)(?: code)?:? [45]\d\d\b",
 )
 
 COMMAND = words(
@@ -548,7 +551,18 @@ COMMAND = words(
     r"\bCommand failed\b|Cmd\('\w+'\) failed|non-zero exit",
     r"Fix any errors below",
     r"(?:failed|unable) to (?:execute|run) (?:the )?command",
+    r"\bUnknown command:? |\bis not an? [\w-]+ command\b",
 )
+
+#: A Python traceback's header, a JavaScript error line followed by its stack, npm's error lines
+#: and pytest's error sections: shared by `RUNTIME_FAILURE` and `PROGRAM_CRASH_FRAMING`.
+_PY_TRACEBACK = r"^Traceback \(most recent call last\):"
+_JS_STACK = (
+    r"^(?:[\w.]+\.)?(?:[A-Z]\w*)?(?:Error|Exception)(?: \[\w+\])?: [^\n]+"
+    r"(?:\n[^\n]*){0,6}?\n\s+at \S"
+)
+_NPM_ERROR = r"^npm (?:ERR!|error) "
+_PYTEST_SECTION = r"^=+ (?:FAILURES|ERRORS) =+$"
 
 #: How runtimes and developer tools report a failed run when no exit code is shown: an uncaught
 #: exception (a Python traceback, a JavaScript stack), a `fatal:`/`error:` line (git, cargo,
@@ -557,16 +571,35 @@ COMMAND = words(
 RUNTIME_FAILURE = words(
     "os cpython node git npm pip pytest make cargo mini-swe-agent cline claude-code codex"
     " mcp-servers aider",
-    r"^Traceback \(most recent call last\):|^\s*File \"[^\"\n]+\", line \d+\n",
-    r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?: \[\w+\])?: [^\n]+(?:\n[^\n]*){0,6}?\n\s+at \S",
+    _PY_TRACEBACK,
+    r"^\s*File \"[^\"\n]+\", line \d+\n",
+    _JS_STACK,
     r"\bCannot find module\b|\bMODULE_NOT_FOUND\b",
     r"(?-i:^(?:fatal|error)(?:\[E\d+\])?: )",  # lower case: git, cargo, rustc; not "Error: "
-    r"^npm (?:ERR!|error) ",
+    _NPM_ERROR,
     r"^ERROR: (?:Could not|No matching|Invalid|Cannot|Failed|[\w:/.\-]+ does not)",
     r"^make(?:\[\d+\])?: \*\*\* ",
-    r"^=+ (?:FAILURES|ERRORS) =+$|^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
+    _PYTEST_SECTION,
+    r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
     r"|Interrupted: \d+ errors? during collection",
     r"^CONFLICT \(|Automatic merge failed",
+    r"^(?:ERROR: )?usage: \S|\berror: unrecognized arguments?\b",
+    r"\bsyntax error(?: near| at|: unexpected|$)|\bunbound variable\b|\bno such (?:table|column)\b",
     r"No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b|Directory not empty"
-    r"|\bENOTEMPTY\b|No such process|\bESRCH\b|Cannot allocate memory|\bENOMEM\b",
+    r"|\bENOTEMPTY\b|No such process|\bESRCH\b|Cannot allocate memory|\bENOMEM\b|\bEADDRINUSE\b"
+    r"|address already in use",
+)
+
+#: A program's own crash report: a Python traceback, a JavaScript stack, npm's error lines,
+#: pytest's error sections. Text framed like this is the output of a command that ran, so a JSON
+#: parse error or an unknown argument inside it belongs to that program, not to the tool call.
+PROGRAM_CRASH_FRAMING = regexes(
+    words(
+        "os",
+        _PY_TRACEBACK,
+        _JS_STACK,
+        _NPM_ERROR,
+        _PYTEST_SECTION,
+        r"^(?:ERROR: )?usage: ",
+    )
 )
