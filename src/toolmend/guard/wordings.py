@@ -168,12 +168,13 @@ CONTEXT = words(
 
 TOO_LARGE = words(
     "claude-code continue gemini-cli goose roo-code opencode mini-swe-agent",
-    r"(?:file|image|content|output|response)\b[^\n]{0,80}?\bis too (?:large|long|big) ?[(:]",
+    r"(?:file|image|content|output|response|diff|patch|request|input|payload)\b[^\n]{0,80}?\bis "
+    r"too (?:large|long|big) ?[(:]",
     r"exceeds? (?:the )?(?:\d+ ?(?:[KMG]B|bytes|tokens) )?(?:maximum|max|limit)(?: allowed)?"
     r"(?: (?:size|tokens|file size|length))?",
     r"File size exceeds",
     r"exceeds? (?:a |the )?(?:max(?:imum)? (?:of )?)?\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars"
-    r"|tokens|lines)\b",
+    r"|tokens?|lines?)\b",
     r"output of your last command was too long",
     r"\bis too (?:large|long|big) (?:to (?:read|fit|load|include|process|display)|for (?:the )?"
     r"(?:context|model))",
@@ -349,6 +350,8 @@ PARAM_VALUE = words(
     r"[\"']? (?:not found|does not exist)",
     r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
     r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
+    r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range)\b[^\n]{0,30}\bout of "
+    r"(?:range|bounds)\b",
 )
 
 # --- files and edits ------------------------------------------------------------------------
@@ -429,6 +432,8 @@ DIFF_MALFORMED = words(
     r"Empty search content is not allowed|old_string cannot be empty",
     r"missing required sections",
     r"Unexpected line found in update hunk",
+    r"must be (?:in |a )?(?:valid )?unified diff(?: format)?",
+    r"\bnot a (?:valid )?(?:unified )?diff\b",
 )
 
 DIFF_NO_MATCH = words(
@@ -436,7 +441,8 @@ DIFF_NO_MATCH = words(
     " mcp-servers goose codex",
     SEARCH_TEXT + r"[^\n]{0,60}?(?:not found|did not match|does not match|failed to (?:exactly )?"
     r"match|could not be found|did not appear|does not appear)",
-    r"(?:could not|couldn't|unable to|failed to) find (?:the |an? )?(?:exact )?" + SEARCH_TEXT,
+    r"(?:could not|couldn't|unable to|failed to) find (?:the |an? )?(?:exact )?(?:specified |given "
+    r"|provided )?" + SEARCH_TEXT,
     r"\b0 occurrences found\b",
     r"No sufficiently similar match",
     r"SearchReplaceNoExactMatch",
@@ -477,7 +483,9 @@ USER_DENIED = words(
 POLICY_DENIED = words(
     "mcp-servers gemini-cli qwen-code cline roo-code kilocode claude-code opencode smolagents"
     " aider codex",
-    r"outside (?:of )?(?:the )?(?:allowed|workspace|project|cwd)",
+    r"outside (?:of )?(?:the )?(?:allowed|workspace|project|cwd|base directory|root directory"
+    r"|working directory)",
+    r"\bpath traversal\b|\bwould escape (?:the )?(?:base|root|workspace|project) directory",
     r"(?:must|may only) (?:stay|be|change directories to)[^\n]{0,40}(?:within|inside|child"
     r" directories)",
     r"\bblocked by\b|Access blocked|\bwas blocked\b|\bis ignored by\b|\bin gitignore\b",
@@ -497,6 +505,7 @@ OS_DENIED = words(
     "os http",
     r"\bEACCES\b|\bEPERM\b",
     r"Permission denied|PermissionError|Operation not permitted|Access is denied",
+    r"Read-only file system|\bEROFS\b",
     r"\b403 Forbidden\b|\b401 Unauthorized\b",
     r"(?:insufficient|no|not have|lacks?|missing) (?:the )?(?:required )?permissions?\b",
 )
