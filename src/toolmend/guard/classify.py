@@ -4,9 +4,10 @@ This module owns the matching order, so the same input always gives the same ans
 structural flags from toolmend's own checks first; then what the error's envelope says
 structurally (a validation list naming the field, a machine error type such as `unknown_tool`
 or `context_length_exceeded`); then the wording families, innermost message first, by pattern
-priority; then the envelope's coarse status (HTTP status, exit code). It never builds guidance,
-never counts and never changes the error; anything it does not recognise is UNCLASSIFIED (the
-caller passes it through unchanged). Names captured from error text are kept only when they are
+priority (inside a program's crash report, never the call-argument categories); then the
+envelope's coarse status (HTTP status, exit code). It never builds guidance, never counts and
+never changes the error; anything it does not recognise is UNCLASSIFIED (the caller passes it
+through unchanged). Names captured from error text are kept only when they are
 safe identifiers, so an error message cannot smuggle text into the guidance.
 """
 
