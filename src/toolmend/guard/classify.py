@@ -4,9 +4,10 @@ This module owns the matching order, so the same input always gives the same ans
 structural flags from toolmend's own checks first; then what the error's envelope says
 structurally (a validation list naming the field, a machine error type such as `unknown_tool`
 or `context_length_exceeded`); then the wording families, innermost message first, by pattern
-priority; then the envelope's coarse status (HTTP status, exit code). It never builds guidance,
-never counts and never changes the error; anything it does not recognise is UNCLASSIFIED (the
-caller passes it through unchanged). Names captured from error text are kept only when they are
+priority (inside a program's crash report, never the call-argument categories); then the
+envelope's coarse status (HTTP status, exit code). It never builds guidance, never counts and
+never changes the error; anything it does not recognise is UNCLASSIFIED (the caller passes it
+through unchanged). Names captured from error text are kept only when they are
 safe identifiers, so an error message cannot smuggle text into the guidance.
 """
 
@@ -27,7 +28,7 @@ from toolmend.guard.patterns import (
     Flag,
     Pattern,
 )
-from toolmend.guard.wordings import Wording
+from toolmend.guard.wordings import PROGRAM_CRASH_FRAMING, Wording
 from toolmend.model import Tool
 
 #: Wordings are matched on at most this many leading characters, plus the tail below: error
@@ -156,6 +157,9 @@ _CODE_PATTERNS = {
     "unknown_server": "EI/MCP_TOOL_MISSING/001",
     "access_denied": "EI/PERMISSION_DENIED/003",
     "permission_denied": "EI/PERMISSION_DENIED/001",
+    "permission_error": "EI/PERMISSION_DENIED/001",
+    "authentication_error": "EI/PERMISSION_DENIED/001",
+    "invalid_api_key": "EI/PERMISSION_DENIED/001",
     "denied": "EI/PERMISSION_DENIED/002",
     "rate_limit_exceeded": "EI/RATE_LIMITED/001",
     "rate_limit_error": "EI/RATE_LIMITED/001",
@@ -253,13 +257,23 @@ class Classifier:
 
     def _worded(self, texts: list[str]) -> tuple[Pattern, dict[str, str], float] | None:
         for body in texts:
+            crashed = any(framing.search(body) for framing in PROGRAM_CRASH_FRAMING)
             for pattern, family in self._wordings:
+                if crashed and pattern.category in _CALL_ARGUMENT_CATEGORIES:
+                    continue
                 for wording in family:
                     match = wording.search(body)
                     if match is not None:
                         groups = {k: v for k, v in match.groupdict().items() if v}
                         return pattern, groups, pattern.text_confidence
         return None
+
+
+#: Categories that blame the arguments of the call itself; inside a program's crash report (see
+#: `PROGRAM_CRASH_FRAMING`) the same words describe that program's own input.
+_CALL_ARGUMENT_CATEGORIES = frozenset(
+    {Category.INVALID_JSON_ARGUMENTS, Category.PARAM_INVALID_VALUE}
+)
 
 
 def _bounded(text: object) -> object:

@@ -591,7 +591,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.NETWORK_ERROR,
         variant="generic",
         priority=44,
-        text=w.NETWORK,
+        text=w.NETWORK + w.NETWORK_CLIENTS,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call could not reach the server or URL, or the server answered with "
         "an error status.",
@@ -607,7 +607,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.COMMAND_FAILED,
         variant="generic",
         priority=42,
-        text=w.COMMAND,
+        text=w.COMMAND + w.RUNTIME_FAILURE,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

@@ -111,6 +111,7 @@ JSON_ARGUMENT_CONTEXT = words(
     r"invalid JSON in (?:tool(?: call)? )?(?:arguments|input)",
     r"JSON (?:pars(?:e|ing)|decode) (?:error|failed):|\bjson_invalid\b",
     r"with an invalid JSON argument",
+    r"\binvalid (?:tool|function) call arguments\b",
     r"(?:could not|cannot|can't) be (?:parsed|decoded) as JSON",
     r"must be encoded as a JSON object",
     r"expected a JSON object",
@@ -167,13 +168,16 @@ CONTEXT = words(
 
 TOO_LARGE = words(
     "claude-code continue gemini-cli goose roo-code opencode mini-swe-agent",
-    r"(?:file|image|content|output|response)\b[^\n]{0,80}?\bis too (?:large|long|big) ?[(:]",
+    r"(?:file|image|content|output|response|diff|patch|request|input|payload)\b[^\n]{0,80}?\bis "
+    r"too (?:large|long|big) ?[(:]",
     r"exceeds? (?:the )?(?:\d+ ?(?:[KMG]B|bytes|tokens) )?(?:maximum|max|limit)(?: allowed)?"
     r"(?: (?:size|tokens|file size|length))?",
     r"File size exceeds",
     r"exceeds? (?:a |the )?(?:max(?:imum)? (?:of )?)?\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars"
-    r"|tokens|lines)\b",
+    r"|tokens?|lines?)\b",
     r"output of your last command was too long",
+    r"\bis too (?:large|long|big) (?:to (?:read|fit|load|include|process|display)|for (?:the )?"
+    r"(?:context|model))",
 )
 
 RATE = words(
@@ -196,6 +200,7 @@ MCP_MISSING = words(
     r"No connection found for server|MCP Client not found for server",
     r"Unknown MCP (?:tool|server)|\bunknown_server\b",
     r"Server is not configured",
+    r"not found in (?:the )?MCP (?:configuration|config|settings)",
 )
 
 MCP_DOWN = words(
@@ -251,7 +256,7 @@ ONE_TOOL = words(
 MALFORMED_CALL = words(
     "roo-code ollama llama-cpp gemini-cli",
     r"XML tool calls are no longer supported",
-    r"\binvalid tool call\b",
+    r"\binvalid tool call\b(?! arguments)",
     r"(?:empty|missing) (?:function|tool) (?:call )?name|Function calls must have a name",
     r"Failed to parse input at pos \d+",
     r"incomplete \w+ tool call",
@@ -290,6 +295,8 @@ PARAM_MISSING = words(
     r"(?:following|these) required (?:parameters|arguments|fields|properties) (?:are|were) missing",
     r"\bno value (?:was )?(?:provided|given) for " + _PARAM,
     r"expected \w+, received undefined",
+    r"\bmissing required [`'\"](?P<param>[A-Za-z_][\w.\-]{0,63})[`'\"] (?:field|parameter|argument"
+    r"|property|key)\b",
 )
 
 PARAM_TYPE = words(
@@ -336,12 +343,15 @@ PARAM_VALUE = words(
     r"\b(?:unsupported|unknown|invalid) (?:value|unit|option|mode|format|enum|choice)\b",
     r"^(?:Error: )?Invalid (?!JSON|diff|patch|tool call)[\w ]{1,40}(?::|\")",
     r"\binvalid (?:regex|glob|search pattern|pattern)\b",
+    r"\b(?:unsupported|cannot read text for) (?:\w+ )?(?:format|file type|extension)s?\b",
     r"\bInvalid (?:mode|offset|insert_line|regular expression|URL|timezone|time format"
     r"|branch name|path|state code|todos format|value|date|option)\b",
     r"(?:skill|rule|entity|task|mode|agent|branch|schedule|item) (?:with name )?[\"']?[\w .\-]+"
     r"[\"']? (?:not found|does not exist)",
     r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
     r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
+    r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range)\b[^\n]{0,30}\bout of "
+    r"(?:range|bounds)\b",
 )
 
 # --- files and edits ------------------------------------------------------------------------
@@ -354,6 +364,7 @@ FILE_WRONG_KIND = words(
     r"Not a file or directory",
     r"not a valid directory or file",
     r"illegal operation on a directory",
+    r"\bNot a directory\b|\bENOTDIR\b|NotADirectoryError",
 )
 
 FILE_MISSING = words(
@@ -366,6 +377,9 @@ FILE_MISSING = words(
     r"The system cannot find the (?:file|path) specified",
     r"Could not find file\b|Failed to read file\b",
     r"Parent directory does not exist",
+    r"Cannot find module '(?:/|\.{1,2}/|[A-Za-z]:\\)",  # Node: a script path, not a package
+    r"(?:file or directory|path) not found:",
+    r"unable to open (?:the )?(?:database )?file",  # SQLite's SQLITE_CANTOPEN
 )
 
 FILE_EXISTS = words(
@@ -386,8 +400,9 @@ DIFF_STALE = words(
 DIFF_IDENTICAL = words(
     "claude-code gemini-cli opencode roo-code continue",
     r"No changes to (?:apply|make)",
-    r"(?:old_?string|oldString|search(?: content)?|old_?text)[\w ]{0,20} and (?:new_?string"
-    r"|newString|replace(?: content)?|new_?text)[\w ]{0,20} (?:are|must be) (?:identical"
+    r"(?:old_?string|oldString|search(?: content)?|old_?text)[`'\"]?[\w ]{0,20} and [`'\"]?"
+    r"(?:new_?string|newString|replace(?: content)?|new_?text)[`'\"]?[\w ]{0,20} (?:are|must be)"
+    r" (?:identical"
     r"|exactly the same|different|the same)",
     r"no changes would be made",
 )
@@ -399,6 +414,8 @@ DIFF_AMBIGUOUS = words(
     r"Found multiple matches",
     r"multiple occurrences",
     r"Expected 1 occurrence but found \d+",
+    r"\bFound \d+ (?:matches|occurrences) (?:of|for)\b",
+    r"Occurrence count mismatch|Expected \d+ occurrences?(?:\(s\))?,? but (?:found|matching found)",
     r"appears (?:\d+ times|multiple times|more than once)",
     r"more than (?:one|once) (?:match|occurrence|place)",
 )
@@ -415,6 +432,8 @@ DIFF_MALFORMED = words(
     r"Empty search content is not allowed|old_string cannot be empty",
     r"missing required sections",
     r"Unexpected line found in update hunk",
+    r"must be (?:in |a )?(?:valid )?unified diff(?: format)?",
+    r"\bnot a (?:valid )?(?:unified )?diff\b",
 )
 
 DIFF_NO_MATCH = words(
@@ -422,12 +441,14 @@ DIFF_NO_MATCH = words(
     " mcp-servers goose codex",
     SEARCH_TEXT + r"[^\n]{0,60}?(?:not found|did not match|does not match|failed to (?:exactly )?"
     r"match|could not be found|did not appear|does not appear)",
-    r"(?:could not|couldn't|unable to|failed to) find (?:the |an? )?(?:exact )?" + SEARCH_TEXT,
+    r"(?:could not|couldn't|unable to|failed to) find (?:the |an? )?(?:exact )?(?:specified |given "
+    r"|provided )?" + SEARCH_TEXT,
     r"\b0 occurrences found\b",
     r"No sufficiently similar match",
     r"SearchReplaceNoExactMatch",
     r"does not match anything in the file",
     r"No replacement performed",
+    r"\bNo (?:exact )?match(?:es)? found (?:for|in)\b",
     r"no matching (?:search )?(?:content|text|block|string|lines)",
     r"\bpatch (?:does not apply|failed:)|\bHunk #\d+ FAILED\b|could not apply (?:the )?"
     r"(?:patch|diff|edit)",
@@ -462,7 +483,9 @@ USER_DENIED = words(
 POLICY_DENIED = words(
     "mcp-servers gemini-cli qwen-code cline roo-code kilocode claude-code opencode smolagents"
     " aider codex",
-    r"outside (?:of )?(?:the )?(?:allowed|workspace|project|cwd)",
+    r"outside (?:of )?(?:the )?(?:allowed|workspace|project|cwd|base directory|root directory"
+    r"|working directory)",
+    r"\bpath traversal\b|\bwould escape (?:the )?(?:base|root|workspace|project) directory",
     r"(?:must|may only) (?:stay|be|change directories to)[^\n]{0,40}(?:within|inside|child"
     r" directories)",
     r"\bblocked by\b|Access blocked|\bwas blocked\b|\bis ignored by\b|\bin gitignore\b",
@@ -482,6 +505,7 @@ OS_DENIED = words(
     "os http",
     r"\bEACCES\b|\bEPERM\b",
     r"Permission denied|PermissionError|Operation not permitted|Access is denied",
+    r"Read-only file system|\bEROFS\b",
     r"\b403 Forbidden\b|\b401 Unauthorized\b",
     r"(?:insufficient|no|not have|lacks?|missing) (?:the )?(?:required )?permissions?\b",
 )
@@ -519,6 +543,14 @@ NETWORK = words(
     r"resolution",
 )
 
+#: Clients that could not reach a host (curl, git over HTTP, npm offline or unreachable).
+NETWORK_CLIENTS = words(
+    "os curl git npm",
+    r"Failed to connect to \S+ port \d+|Couldn't connect to server|unable to access '[^'\n]+':",
+    r"\bENOTCACHED\b|\bE(?:CONN)?TIMEDOUT\b|\brequest to \S+ failed\b",
+    r"\breturned (?:error|status)(?: code)?:? [45]\d\d\b",
+)
+
 COMMAND = words(
     "os claude-code continue gemini-cli mini-swe-agent mcp-servers aider goose cline codex"
     " qwen-code",
@@ -527,4 +559,56 @@ COMMAND = words(
     r"Exit Code: [1-9]\d*",
     r"\bCommand failed\b|Cmd\('\w+'\) failed|non-zero exit",
     r"Fix any errors below",
+    r"(?:failed|unable) to (?:execute|run) (?:the )?command",
+    r"\bUnknown command:? |\bis not an? [\w-]+ command\b",
+)
+
+#: A Python traceback's header, a JavaScript error line followed by its stack, npm's error lines
+#: and pytest's error sections: shared by `RUNTIME_FAILURE` and `PROGRAM_CRASH_FRAMING`.
+_PY_TRACEBACK = r"^Traceback \(most recent call last\):"
+_JS_STACK = (
+    r"^(?:[\w.]+\.)?(?:[A-Z]\w*)?(?:Error|Exception)(?: \[\w+\])?: [^\n]+"
+    r"(?:\n[^\n]*){0,6}?\n\s+at \S"
+)
+_NPM_ERROR = r"^npm (?:ERR!|error) "
+_PYTEST_SECTION = r"^=+ (?:FAILURES|ERRORS) =+$"
+
+#: How runtimes and developer tools report a failed run when no exit code is shown: an uncaught
+#: exception (a Python traceback, a JavaScript stack), a `fatal:`/`error:` line (git, cargo,
+#: rustc), npm's and pip's error lines, make's `***` line, pytest's failure summary, and the
+#: errno texts of a failed write or process call (disk full, directory not empty, no process).
+RUNTIME_FAILURE = words(
+    "os cpython node git npm pip pytest make cargo mini-swe-agent cline claude-code codex"
+    " mcp-servers aider",
+    _PY_TRACEBACK,
+    r"^\s*File \"[^\"\n]+\", line \d+\n",
+    _JS_STACK,
+    r"\bCannot find module\b|\bMODULE_NOT_FOUND\b",
+    r"(?-i:^(?:fatal|error)(?:\[E\d+\])?: )",  # lower case: git, cargo, rustc; not "Error: "
+    _NPM_ERROR,
+    r"^ERROR: (?:Could not|No matching|Invalid|Cannot|Failed|[\w:/.\-]+ does not)",
+    r"^make(?:\[\d+\])?: \*\*\* ",
+    _PYTEST_SECTION,
+    r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
+    r"|Interrupted: \d+ errors? during collection",
+    r"^CONFLICT \(|Automatic merge failed",
+    r"^(?:ERROR: )?usage: \S|\berror: unrecognized arguments?\b",
+    r"\bsyntax error(?: near| at|: unexpected|$)|\bunbound variable\b|\bno such (?:table|column)\b",
+    r"No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b|Directory not empty"
+    r"|\bENOTEMPTY\b|No such process|\bESRCH\b|Cannot allocate memory|\bENOMEM\b|\bEADDRINUSE\b"
+    r"|address already in use",
+)
+
+#: A program's own crash report: a Python traceback, a JavaScript stack, npm's error lines,
+#: pytest's error sections. Text framed like this is the output of a command that ran, so a JSON
+#: parse error or an unknown argument inside it belongs to that program, not to the tool call.
+PROGRAM_CRASH_FRAMING = regexes(
+    words(
+        "os",
+        _PY_TRACEBACK,
+        _JS_STACK,
+        _NPM_ERROR,
+        _PYTEST_SECTION,
+        r"^(?:ERROR: )?usage: ",
+    )
 )
