@@ -1,12 +1,16 @@
 """toolmend.server: the OpenAI-compatible proxy (`toolmend serve`) and `toolmend demo`.
 
-Needs the `server` extra (Starlette, uvicorn, aiohttp, prometheus_client). The public names:
-`create_app(config)` for embedding the proxy in an ASGI stack, `resolve_config` /
-`load_config_file` for its configuration, and `ServerConfig` and its records. The package keeps
-no state between requests: every replica can serve any request.
+Needs the `server` extra (Starlette, uvicorn, aiohttp, prometheus_client, openai). Public:
+`create_app(config)` to embed the proxy in an ASGI stack, `resolve_config` / `load_config_file`
+for its configuration, and `ServerConfig` with its records. Importing this package imports no
+web or metrics library: `toolmend serve --workers N` must set up the shared metrics directory
+before `prometheus_client` is first imported, so the app is loaded on first use.
 """
 
-from toolmend.server.app import create_app
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from toolmend.server.config import (
     ConfigError,
     Limits,
@@ -17,6 +21,9 @@ from toolmend.server.config import (
     load_config_file,
     resolve_config,
 )
+
+if TYPE_CHECKING:
+    from toolmend.server.app import create_app
 
 __all__ = [
     "ConfigError",
@@ -29,3 +36,11 @@ __all__ = [
     "load_config_file",
     "resolve_config",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "create_app":
+        from toolmend.server.app import create_app
+
+        return create_app
+    raise AttributeError(f"module 'toolmend.server' has no attribute {name!r}")

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolmend.model import ToolCall
+from toolmend.recovery import REJECTED_CALLS_FIELD
+from toolmend.recovery.emitter import rejected_entry
 
 #: Characters of arguments JSON per chunk when a checked call is sent: small enough for agents
 #: that render calls while they arrive, large enough that a 1 MiB call is a few hundred chunks.
 ARGUMENT_FRAGMENT = 4096
-#: The extra key on a tool call the proxy could not make valid (the agent shows an error).
-REJECTED_KEY = "toolmend"
 
 
 def repair_kind(repair: str) -> str:
@@ -41,6 +41,13 @@ class Outcome:
     held: list[tuple[ToolCall, str]] = field(default_factory=list)
     #: Calls that could not be made valid, sent flagged because the re-ask budget was spent.
     flagged: list[ToolCall] = field(default_factory=list)
+
+    def release_held(self) -> list[tuple[ToolCall, str]]:
+        """The held calls, now to be sent flagged (no re-ask will happen)."""
+        held, self.held = self.held, []
+        self.flagged += [call for call, _ in held]
+        return held
+
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
     recovered: Counter[str] = field(default_factory=Counter)
@@ -94,7 +101,7 @@ class ChunkWriter:
         out["usage"] = usage
         return out
 
-    def tool_call(self, call: ToolCall, rejected: str | None = None) -> list[dict[str, Any]]:
+    def tool_call(self, call: ToolCall) -> list[dict[str, Any]]:
         """A whole call as chunks: id and name first, then the arguments in fragments."""
         index = self.next_index
         self.next_index += 1
@@ -105,15 +112,35 @@ class ChunkWriter:
             "type": "function",
             "function": {"name": call.name, "arguments": arguments[:ARGUMENT_FRAGMENT]},
         }
-        if rejected is not None:
-            head[REJECTED_KEY] = {"rejected": True, "error": rejected}
         out = [self.chunk({"tool_calls": [head]})]
         for start in range(ARGUMENT_FRAGMENT, len(arguments), ARGUMENT_FRAGMENT):
-            fragment = arguments[start : start + ARGUMENT_FRAGMENT]
-            out.append(
-                self.chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
-            )
+            part = {
+                "index": index,
+                "function": {"arguments": arguments[start : start + ARGUMENT_FRAGMENT]},
+            }
+            out.append(self.chunk({"tool_calls": [part]}))
         return out
+
+    def rejected(self, calls: list[tuple[ToolCall, str]]) -> dict[str, Any]:
+        """Calls that must not run, flagged as recovery flags them, with a visible note."""
+        return self.chunk(flag_rejected({}, calls))
+
+
+def rejection_note(call: ToolCall, reason: str) -> str:
+    """The line the agent shows (and the model reads next turn) for a call that was not run."""
+    why = (call.error or reason).splitlines()[0][:300]
+    return f"\n[toolmend] The call to `{call.name}` was not run: {why}\n"
+
+
+def flag_rejected(delta: dict[str, Any], calls: list[tuple[ToolCall, str]]) -> dict[str, Any]:
+    """`delta` with `calls` listed under the rejected-calls field and noted in its text."""
+    if calls:
+        entries = [rejected_entry(call, call.error or reason) for call, reason in calls]
+        delta[REJECTED_CALLS_FIELD] = entries
+        note = "".join(rejection_note(call, reason) for call, reason in calls)
+        content = delta.get("content")
+        delta["content"] = (content if isinstance(content, str) else "") + note
+    return delta
 
 
 def fold_chunks(chunks: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

@@ -32,7 +32,6 @@ from toolmend.server.chat import (
     upstream_problem,
 )
 from toolmend.server.config import Overrides, ServerConfig, resolve_config
-from toolmend.server.native_mode import RECOVERY_AVAILABLE
 from toolmend.server.requestlog import RequestLog, RequestRecord
 from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
 
@@ -42,10 +41,7 @@ ENV_SERVE_FLAGS = "TOOLMEND_SERVE_FLAGS"
 
 async def healthz(request: Request) -> Response:
     config: ServerConfig = request.app.state.toolmend.config
-    native = "recovering" if RECOVERY_AVAILABLE else "pass-through (recovery not installed)"
-    return JSONResponse(
-        {"status": "ok", "upstreams": [u.name for u in config.upstreams], "native_mode": native}
-    )
+    return JSONResponse({"status": "ok", "upstreams": [u.name for u in config.upstreams]})
 
 
 async def metrics_endpoint(request: Request) -> Response:

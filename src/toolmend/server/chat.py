@@ -285,9 +285,7 @@ class ChatPipeline:
             except UpstreamError as exc:
                 # The re-ask failed: the agent still gets the calls, flagged, never a drop.
                 metrics.UPSTREAM_ERRORS.labels(exc.kind).inc()
-                for call, guidance in outcome.held:
-                    for chunk in writer.tool_call(call, rejected=guidance):
-                        yield chunk
+                yield writer.rejected(outcome.release_held())  # already counted as rejected
                 break
             messages = retry
         if self.record.content is not None:

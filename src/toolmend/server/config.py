@@ -38,6 +38,8 @@ ENV_UPSTREAM_API_KEY = "TOOLMEND_UPSTREAM_API_KEY"
 ENV_API_KEYS = "TOOLMEND_API_KEYS"
 ENV_LOG_FILE = "TOOLMEND_LOG_FILE"
 ENV_LOG_CONTENT = "TOOLMEND_LOG_CONTENT"
+#: Where `prometheus_client` keeps every worker's values (read when it is first imported).
+ENV_METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"
 
 #: Text-mode protocol by model family, first match wins (the format each family was trained on).
 FAMILY_PROTOCOLS: tuple[tuple[str, str], ...] = (

@@ -20,7 +20,8 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+from toolmend.server.config import ENV_METRICS_DIR
+
 #: Seconds; first chunks are expected in milliseconds, whole answers in seconds to minutes.
 LATENCY_BUCKETS = (
     0.001,
@@ -95,7 +96,7 @@ REJECTED = Counter(
 
 def render() -> tuple[bytes, str]:
     """The metrics text and its content type (all workers' values under multiprocess mode)."""
-    directory = os.environ.get(MULTIPROC_ENV)
+    directory = os.environ.get(ENV_METRICS_DIR)
     if directory:
         registry = CollectorRegistry()
         MultiProcessCollector(registry, path=directory)  # type: ignore[no-untyped-call]

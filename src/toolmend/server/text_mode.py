@@ -130,11 +130,16 @@ class TextAnswer:
 
     async def run(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
         """The client's chunks for the upstream's, in order; `outcome` is complete at the end."""
-        async for chunk in chunks:
-            for out in self.feed(chunk):
+        try:
+            async for chunk in chunks:
+                for out in self.feed(chunk):
+                    yield out
+            for out in self.finish():
                 yield out
-        for out in self.finish():
-            yield out
+        except Exception:
+            if self.outcome.held:  # no re-ask after a failure: the held calls go on flagged
+                yield self._writer.rejected(self.outcome.release_held())
+            raise
 
     def feed(self, chunk: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The client chunks for one upstream chunk (finish reasons and usage are kept back)."""
@@ -194,4 +199,4 @@ class TextAnswer:
             self.outcome.held.append((call, verdict.guidance))
             return []
         self.outcome.flagged.append(call)
-        return self._writer.tool_call(call, rejected=verdict.guidance)
+        return [self._writer.rejected([(call, verdict.guidance)])]
