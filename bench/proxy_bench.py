@@ -30,7 +30,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -42,6 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
+
+from toolmend.server.loopback import free_port
 
 CHUNKS = 200
 PACE_MS = 5.0
@@ -92,14 +93,6 @@ class _Discard(list[dict[str, Any]]):
 
 
 # --------------------------------------------------------------------------- processes
-
-
-def free_port() -> int:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port: int = sock.getsockname()[1]
-    sock.close()
-    return port
 
 
 def wait_until_up(url: str, seconds: float = 60) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -15,6 +14,7 @@ import pytest
 
 from toolmend.server import Limits, ServerConfig, Upstream
 from toolmend.server.demo.scripted import Answer, Failure
+from toolmend.server.loopback import free_port
 
 from .servers import ASK, HERMES_OSLO, TOOLS, ProxyHandle, ScriptedHandle, StartProxy
 
@@ -32,16 +32,8 @@ def post(url: str, data: bytes, headers: dict[str, str] | None = None) -> tuple[
         return exc.code, json.loads(exc.read())
 
 
-def closed_port() -> int:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port: int = sock.getsockname()[1]
-    sock.close()
-    return port
-
-
 def test_an_unreachable_upstream_gives_a_502_naming_the_upstream(start_proxy: StartProxy) -> None:
-    config = ServerConfig(upstreams=(Upstream("gone", f"http://127.0.0.1:{closed_port()}/v1"),))
+    config = ServerConfig(upstreams=(Upstream("gone", f"http://127.0.0.1:{free_port()}/v1"),))
     proxy = start_proxy(config)
     with pytest.raises(openai.APIStatusError) as caught:
         proxy.client().chat.completions.create(model="any", messages=ASK)

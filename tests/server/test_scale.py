@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ import pytest
 
 from toolmend.cli import main
 from toolmend.server.demo.scripted import Answer
+from toolmend.server.loopback import free_port
 
 from .servers import ASK, TOOLS, ProxyHandle, ScriptedHandle
 
@@ -58,14 +58,6 @@ def test_200_concurrent_streams_arrive_whole_and_in_order(
     records = proxy.log()
     assert len(records) == CONCURRENT_STREAMS
     assert {r["status"] for r in records} == {200} and not any(r["error"] for r in records)
-
-
-def free_port() -> int:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port: int = sock.getsockname()[1]
-    sock.close()
-    return port
 
 
 def wait_for(url: str, seconds: float) -> None:
