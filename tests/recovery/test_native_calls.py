@@ -84,7 +84,10 @@ def test_a_native_call_that_cannot_be_made_valid_is_flagged_with_its_reason():
 
 def test_a_native_call_of_an_unknown_tool_is_flagged_not_passed_on():
     got = run(native_fragments("c1", "rm_rf", "{}"))
-    assert got["calls"] == [] and got["rejected"][0]["error"] == "unknown tool"
+    assert got["calls"] == [] and got["rejected"][0]["function"]["name"] == "rm_rf"
+    rejected = next(d for d in got["diags"] if d["code"] == "call_rejected")
+    assert rejected["detail"]["reason"] == "unknown_tool"
+    assert rejected["detail"]["category"] == "TOOL_NOT_FOUND"
 
 
 def test_truncated_native_json_is_flagged_as_truncated():
