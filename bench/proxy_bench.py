@@ -244,7 +244,7 @@ def agent_conversation() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         tool("webfetch", "Fetch a URL.", url="string", format="string"),
     ]
     code = "".join(
-        f"    line {i}: value = compute(alpha, beta)  # a line of the file\n" for i in range(12)
+        f"    line {i}: value = compute(alpha, beta)  # a line of the file\n" for i in range(16)
     )
     failures = [
         "Error: ENOENT: no such file or directory, open '/repo/src/missing.ts'",
