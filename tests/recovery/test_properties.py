@@ -184,3 +184,76 @@ def test_no_diagnostic_ever_carries_model_text(kind, cuts, attach):
     attached = [d for c in out for d in c.get("toolmend_diagnostics", [])]
     assert SECRET not in json.dumps(attached)
     assert fold(out)["calls"] == []
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.text(alphabet='ab<>{}"|:', max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                ["index", "id", "type", "function", "name", "arguments", "content", "x"]
+            ),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=8,
+)
+DELTA = st.fixed_dictionaries(
+    {},
+    optional={
+        "content": JSON | st.sampled_from(CALLS),
+        "tool_calls": JSON
+        | st.lists(
+            st.fixed_dictionaries({"index": JSON, "id": JSON, "function": JSON}), max_size=2
+        ),
+        "reasoning_content": JSON,
+        "role": JSON,
+    },
+)
+CHOICE = st.fixed_dictionaries(
+    {"delta": DELTA | JSON}, optional={"index": JSON, "finish_reason": JSON}
+)
+CHUNK = st.fixed_dictionaries(
+    {},
+    optional={
+        "choices": st.lists(CHOICE, max_size=2) | JSON,
+        "usage": JSON,
+        "error": JSON,
+        "model": JSON,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(CHUNK, max_size=6))
+def test_malformed_chunks_never_crash_and_every_emitted_call_is_whole(chunks):
+    for out in toolmend.recover_stream(chunks, tools=TOOLS):
+        choices = out.get("choices")
+        for choice in choices if isinstance(choices, list) else []:
+            if not isinstance(choice, dict) or not isinstance(choice.get("delta"), dict):
+                continue
+            for entry in choice["delta"].get("tool_calls") or []:
+                assert entry["type"] == "function" and entry["id"]
+                assert isinstance(json.loads(entry["function"]["arguments"]), dict)
+
+
+RESPONSE_CHOICE = st.fixed_dictionaries(
+    {"message": DELTA | JSON}, optional={"index": JSON, "finish_reason": JSON}
+)
+RESPONSE = st.fixed_dictionaries(
+    {},
+    optional={
+        "choices": st.lists(RESPONSE_CHOICE, max_size=3) | JSON,
+        "usage": JSON,
+        "model": JSON,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(RESPONSE)
+def test_malformed_responses_never_crash(response):
+    out = toolmend.recover_response(response, tools=TOOLS)
+    assert isinstance(out, dict)

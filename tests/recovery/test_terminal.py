@@ -6,7 +6,7 @@ import pytest
 
 import toolmend
 
-from .wire import TOOLS, chunk, content_stream, fold, native_fragments
+from .wire import TOOLS, chunk, content_stream, fold, native_fragments, split_every
 
 INVOKE = '<invoke name="read_file"><parameter name="path">a.py</parameter></invoke>'
 PARTIAL = '<invoke name="read_file"><parameter name="path">b.py</parameter>'
@@ -219,3 +219,14 @@ def test_the_sans_io_core_runs_one_terminal_however_often_it_is_asked():
     assert fold(out)["calls"] == [("read_file", {"path": "a.py"})]
     with pytest.raises(toolmend.ToolmendError):
         recovery.feed(chunk({"content": "more"}))
+
+
+def test_a_call_complete_in_small_chunks_before_a_transport_error_is_delivered():
+    chunks = content_stream([*split_every(INVOKE, 3), " and", " then "], finish=None, usage=False)
+    source = Source(chunks, TimeoutError("read timed out"))
+    out: list[dict] = []
+    with pytest.raises(TimeoutError):
+        out.extend(toolmend.recover_stream(source, tools=TOOLS, model="claude-opus-4-1"))
+    got = fold(out)
+    assert got["calls"] == [("read_file", {"path": "a.py"})]
+    assert got["rejected"] == [] and got["text"] == " and then "

@@ -79,18 +79,8 @@ def test_an_upstream_answer_that_is_not_json_gives_a_502(
     assert "invalid JSON" in caught.value.message
 
 
-#: Recovery since 9e72c63 feeds a call's text to the parser in 256-character batches, and on
-#: an error terminal marks every call that batch completes as cut off, even one whose closing
-#: tag arrived before the error. Reported; the native case is expected to fail until then.
-RECOVERY_DROPS_COMPLETE_CALLS_ON_ERROR = pytest.mark.xfail(
-    reason="recovery flags a call completed before a stream error as cut off", strict=True
-)
-
-
 @pytest.mark.parametrize("kind", ["invalid_json", "invalid_sse", "drop"])
-@pytest.mark.parametrize(
-    "mode", [pytest.param("native", marks=RECOVERY_DROPS_COMPLETE_CALLS_ON_ERROR), "text"]
-)
+@pytest.mark.parametrize("mode", ["native", "text"])
 def test_a_stream_that_breaks_delivers_the_complete_calls_then_an_error_event_then_done(
     upstream: ScriptedHandle, start_proxy: StartProxy, kind: str, mode: str
 ) -> None:

@@ -7,7 +7,8 @@ closed), dual protocol (markup in the text next to native calls), and `finish_re
 emitted whole: a call is executable only once its end is known and it validates.
 
 Never: copies chunks or reads the stream's envelope (the stream and the emitter do), parses text
-itself (the text leg's parsers do), reads `reasoning_content`.
+itself (the text leg's parsers do), scans `reasoning_content` (recovered reasoning is only
+appended to it).
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ from toolmend.recovery.emitter import (
 from toolmend.recovery.native import NativeAssembler, NativeCall, NativeSettler, SettledCall
 from toolmend.recovery.textleg import Piece, TextLeg
 
-#: `finish_reason` values kept whatever was emitted: the model stopped for a reason of its own.
-KEPT_FINISH_REASONS = frozenset({"length", "content_filter"})
 IN_REASONING = "written inside reasoning"
 CUT_BY_ERROR = "the call was cut off: the stream ended by an error before it was complete"
 
@@ -198,6 +197,7 @@ class ChoiceRecovery:
         """Flush the leg, settle every call in source order; (entries, rejected, executable)."""
         cut = CUT_BY_ERROR if how is Terminal.ERROR else None
         if self._leg is not None:
+            self._absorb(self._leg.drain(), runs, cut=None)
             self._absorb(self._leg.finish(), runs, cut=cut)
             self._leg = None
         if how is Terminal.ABORT:
@@ -369,9 +369,9 @@ def rewrite_finish(original: Any, executable: int) -> Any:
     """`stop` (or none) becomes `tool_calls` when an executable call was emitted; `length` and
     `content_filter` are kept; `tool_calls` with no executable call left becomes `stop`."""
     if executable:
-        if original in KEPT_FINISH_REASONS:
-            return original
-        return "tool_calls" if original in (None, "stop", "tool_calls") else original
+        if original is None or original in ("stop", "tool_calls"):
+            return "tool_calls"
+        return original  # `length`, `content_filter` and any other reason of the server's
     return "stop" if original == "tool_calls" else original
 
 

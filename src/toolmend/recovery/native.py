@@ -46,9 +46,9 @@ MAX_NATIVE_ARGUMENTS = 1024 * 1024
 class SettledCall:
     """A call ready to be emitted or flagged: the canonical call and what rides with it.
 
-    `call.id` is the upstream id for a native call (None-like "" when it sent none) and is
-    replaced by the stream's wire id for recovered calls; `extras` / `function_extras` are the
-    vendor fields of the native entry. `native` tells where it came from.
+    `call.id` is the upstream id for a native call (one is made when it sent none); a recovered
+    call gets its wire id when it is emitted. `extras` / `function_extras` are the vendor fields
+    of the native entry. `native` tells where it came from.
     """
 
     call: ToolCall

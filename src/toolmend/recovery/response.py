@@ -66,6 +66,8 @@ def _fold(response: Mapping[str, Any], chunks: list[dict[str, Any]]) -> dict[str
     messages: dict[int, dict[str, Any]] = {}
     diagnostics: list[Any] = []
     out: dict[str, Any] = {}
+    if not isinstance(response.get("choices"), list):  # nothing to fold: passed on as it is
+        return chunks[0] if chunks else dict(response)
     for chunk in chunks:
         diagnostics += chunk.get(DIAGNOSTICS_FIELD, [])
         out.update((k, v) for k, v in chunk.items() if k not in ("choices", DIAGNOSTICS_FIELD))
@@ -73,10 +75,11 @@ def _fold(response: Mapping[str, Any], chunks: list[dict[str, Any]]) -> dict[str
             if not isinstance(choice, Mapping):
                 continue
             index = choice.get("index", position)
+            index = index if isinstance(index, int) else position
             target = folded.setdefault(index, {})
             message = messages.setdefault(index, {})
             for key, value in choice.items():
-                if key == "delta":
+                if key == "delta" and isinstance(value, Mapping):
                     _fold_delta(message, value)
                 elif key not in target or value is not None:
                     target[key] = value

@@ -117,15 +117,23 @@ class TextLeg:
                 return out
         return visible
 
+    def drain(self) -> list[Piece]:
+        """What the text batched so far completes: it arrived before whatever ends the stream,
+        so a call it closes was complete then (an error does not cut it)."""
+        out: list[Piece] = []
+        if self._batch and not self.finished:
+            text = "".join(self._batch)
+            self._batch.clear()
+            self._batched = 0
+            self._route(0, self._stages[0].parser.feed(text), out)
+        return out
+
     def finish(self) -> list[Piece]:
         """End of this choice's text: flush every parser once, in chain order."""
         if self.finished:
             return []
+        out = self.drain()
         self.finished = True
-        out: list[Piece] = []
-        if self._batch:
-            self._route(0, self._stages[0].parser.feed("".join(self._batch)), out)
-            self._batch.clear()
         for i, stage in enumerate(self._stages):
             self._route(i, stage.parser.finish(), out)
         return out
