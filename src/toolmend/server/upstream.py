@@ -20,8 +20,8 @@ from toolmend.server import wirejson
 from toolmend.server.config import Limits, Upstream
 from toolmend.server.sse import DONE_PAYLOAD, SSEDecoder, SSEError, parse_chunk
 
-#: Connections kept per worker; 64 concurrent streams per worker is the benchmark's load.
-POOL_LIMIT = 256
+#: Upstream connections per worker (each open stream holds one; more wait for a free one).
+POOL_LIMIT = 1024
 #: Bytes of an upstream error body passed back to the client (its message, never our secrets).
 MAX_ERROR_BODY = 64 * 1024
 
