@@ -1,0 +1,203 @@
+"""Native mode: the model's own tool calling, tools passed through, answers recovered.
+
+This module owns the answer side of native mode: the upstream's chunks go through
+`toolmend.arecover_stream` (leaked markup of the model's family becomes real calls, native calls
+are name-resolved, gated and split when glued), then every executable call meets the request's
+`CallGate` (a blocked preflight such as a `cwd` object is held back like an unusable call), and
+calls that recovery flagged are held for a re-ask or sent flagged. Finish reasons and usage are
+kept back for the pipeline's closing chunk. It never rewrites a request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from toolmend.model import Tool, ToolCall
+from toolmend.recovery import REJECTED_CALLS_FIELD, arecover_stream
+from toolmend.recovery.diagnostics import (
+    ARGUMENTS_REPAIRED,
+    LEAKED_CALL_RECOVERED,
+    NATIVE_NAME_RESOLVED,
+    RecoveryDiagnostic,
+)
+from toolmend.server.answer import ChunkWriter, Outcome, flag_rejected, repair_kind
+from toolmend.server.guarding import CallGate, arguments_of
+
+#: The repair kind a disguised native tool name mapped back to its tool is counted under.
+NAME_ALIAS_REPAIR = "name_alias"
+
+
+def _call_of(entry: Mapping[str, Any], *, rejected: bool) -> ToolCall:
+    function = entry.get("function") if isinstance(entry.get("function"), Mapping) else {}
+    name = function.get("name") if isinstance(function, Mapping) else None
+    error = entry.get("error") if rejected else None
+    return ToolCall(
+        id=str(entry.get("id") or ""),
+        name=str(name or ""),
+        arguments=arguments_of(entry),
+        incomplete=rejected,
+        error=(str(error) if error else "the call is incomplete") if rejected else None,
+    )
+
+
+class NativeAnswer:
+    """One upstream answer in native mode."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool] | None,
+        model: str,
+        protocols: str | tuple[str, ...],
+        writer: ChunkWriter,
+        gate: CallGate,
+        *,
+        hold_rejected: bool,
+    ) -> None:
+        self._tools = tools
+        self._model = model
+        self._protocols = protocols
+        self._writer = writer
+        self._gate = gate
+        self._hold = hold_rejected
+        self.outcome = Outcome()
+        #: What the model wrote as each native call's arguments, by call id. Recovery hands a
+        #: rejected call on without its arguments, and the guard needs them to say what was
+        #: wrong (a `cwd` object reads as a missing `command` without them).
+        self._written: dict[str, list[str]] = {}
+        self._ids_by_index: dict[int, str] = {}
+
+    async def _noting_native_arguments(
+        self, chunks: AsyncIterator[dict[str, Any]]
+    ) -> AsyncIterator[dict[str, Any]]:
+        async for chunk in chunks:
+            for choice in chunk.get("choices") or ():
+                delta = choice.get("delta") if isinstance(choice, Mapping) else None
+                if isinstance(delta, Mapping) and "tool_calls" in delta:
+                    parts = delta["tool_calls"]
+                    for part in parts if isinstance(parts, list) else ():
+                        self._note_native(part)
+            yield chunk
+
+    def _note_native(self, part: Any) -> None:
+        if not isinstance(part, Mapping) or not isinstance(part.get("index"), int):
+            return
+        index: int = part["index"]
+        call_id = part.get("id") or self._ids_by_index.get(index)
+        if not isinstance(call_id, str) or not call_id:
+            return
+        self._ids_by_index[index] = call_id
+        function = part.get("function")
+        arguments = function.get("arguments") if isinstance(function, Mapping) else None
+        if isinstance(arguments, str):
+            self._written.setdefault(call_id, []).append(arguments)
+
+    def _rejected_call(self, entry: Mapping[str, Any]) -> ToolCall:
+        call = _call_of(entry, rejected=True)
+        written = self._written.get(call.id)
+        if not call.arguments and written:
+            call.arguments = arguments_of({"function": {"arguments": "".join(written)}})
+        return call
+
+    async def run(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        """The client's chunks; calls complete before a failure are still delivered."""
+        recovered = arecover_stream(
+            self._noting_native_arguments(chunks),
+            tools=self._tools,
+            model=self._model,
+            protocols=self._protocols,
+            on_diagnostic=self._diagnostic,
+        )
+        try:
+            async for chunk in recovered:
+                shaped = self._shape(chunk)
+                if shaped is not None:
+                    yield shaped
+        except Exception:
+            if self.outcome.held:  # no re-ask after a failure: the held calls go on flagged
+                yield self._writer.rejected(self.outcome.release_held())
+            raise
+
+    def _diagnostic(self, item: RecoveryDiagnostic) -> None:
+        code = str(item.get("code"))
+        self.outcome.diagnostics[code] += 1
+        detail = item.get("detail") or {}
+        if code == LEAKED_CALL_RECOVERED:
+            self.outcome.recovered[str(item.get("protocol") or "unknown")] += 1
+        if code in (LEAKED_CALL_RECOVERED, ARGUMENTS_REPAIRED):
+            for repair in detail.get("repairs") or ():
+                self.outcome.repairs[repair_kind(str(repair))] += 1
+        elif code == NATIVE_NAME_RESOLVED:
+            self.outcome.repairs[NAME_ALIAS_REPAIR] += 1
+
+    def _shape(self, chunk: dict[str, Any]) -> dict[str, Any] | None:
+        self._writer.adopt(chunk)
+        usage = chunk.pop("usage", None)
+        if usage:
+            self.outcome.usage = dict(usage)
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices:
+            return None
+        keep = False
+        for choice in choices:
+            if isinstance(choice, dict) and choice.get("index", 0) == 0:
+                self._shape_choice(choice)
+            keep = keep or _carries_something(choice)
+        return chunk if keep else None
+
+    def _shape_choice(self, choice: dict[str, Any]) -> None:
+        finish = choice.get("finish_reason")
+        if finish is not None:
+            self.outcome.finish_reason = str(finish)
+            choice["finish_reason"] = None
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            return
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            self.outcome.text.append(content)
+        if "tool_calls" in delta or REJECTED_CALLS_FIELD in delta:
+            self._gate_calls(delta)
+
+    def _gate_calls(self, delta: dict[str, Any]) -> None:
+        """Executable calls through the gate; refused and flagged ones held or flagged."""
+        refused: list[tuple[ToolCall, str]] = []
+        entries = delta.pop("tool_calls", None)
+        if isinstance(entries, list):
+            passed = []
+            for entry in entries:
+                call = _call_of(entry, rejected=False)
+                verdict = self._gate.check(call)
+                if verdict.allowed:
+                    entry["index"] = self._writer.next_index
+                    self._writer.next_index += 1
+                    self.outcome.handed.append(call)
+                    passed.append(entry)
+                else:
+                    refused.append((call, verdict.guidance))
+            if passed:
+                delta["tool_calls"] = passed
+        for entry in delta.pop(REJECTED_CALLS_FIELD, None) or ():
+            call = self._rejected_call(entry)
+            refused.append((call, self._gate.check(call).guidance))
+        if not refused:
+            return
+        if self._hold:
+            self.outcome.held += refused
+        else:
+            self.outcome.flagged += [call for call, _ in refused]
+            flag_rejected(delta, refused)
+
+
+def _carries_something(choice: object) -> bool:
+    """Whether a choice says anything (a delta whose text recovery held back says nothing)."""
+    if not isinstance(choice, Mapping):
+        return True
+    delta = choice.get("delta")
+    if type(delta) is dict and len(delta) == 1 and "content" in delta and len(choice) <= 4:
+        return bool(delta["content"])  # the common chunk: a text delta, nothing else
+    if choice.get("finish_reason") is not None or choice.get("logprobs"):
+        return True
+    if not isinstance(delta, Mapping):
+        return delta is not None
+    return any(value != "" for key, value in delta.items()) or "role" in delta
