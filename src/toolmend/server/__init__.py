@@ -1,0 +1,1 @@
+"""The proxy: HTTP front-ends and the upstream client around the library."""
