@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from frontends.anthropic_grammar import check_grammar, sdk_message
 from frontends.chunks import call, chunk, reasoning, split_call_stream, text, usage
-from toolmend.server.frontends.messages import ChatRequest, translate_request
+from toolmend.server.frontends.chat_request import ChatRequest
+from toolmend.server.frontends.messages import translate_request
 from toolmend.server.frontends.messages_stream import (
     INVALID_ARGUMENTS_KEY,
     MessagesStream,

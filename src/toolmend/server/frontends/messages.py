@@ -17,22 +17,21 @@ The answer direction lives in `messages_stream`. This module does no I/O.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from toolmend.events import Diagnostic
 from toolmend.model import ToolmendError
 from toolmend.server.frontends.chat_history import place_tool_results
+from toolmend.server.frontends.chat_request import (
+    ChatRequest,
+    content_value,
+    echoes_reasoning,
+    image_part,
+)
 from toolmend.server.frontends.ids import UniqueIds
-from toolmend.server.frontends.toolnames import ToolNameMap
 
 PROTOCOL = "anthropic-messages"
 TOOL_USE_ID_PREFIX = "toolu_"
-#: Families whose chat templates expect the previous turns' reasoning back (DeepSeek's
-#: thinking-with-tools mode, GLM's preserved thinking, Kimi K2 thinking).
-REASONING_ECHO_MODELS = re.compile(r"deepseek|glm|kimi|moonshot", re.IGNORECASE)
 #: Sampling fields with the same meaning on both APIs.
 _SAME_FIELDS = ("temperature", "top_p", "top_k")
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
@@ -42,23 +41,8 @@ class MessagesRequestError(ToolmendError, ValueError):
     """The body is not an Anthropic Messages request; the message says which field and why."""
 
 
-@dataclass(slots=True)
-class ChatRequest:
-    """A translated request: the chat body, the names to map back, the ids already used."""
-
-    body: dict[str, Any]
-    names: ToolNameMap
-    history_ids: set[str] = field(default_factory=set)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-def echoes_reasoning(model: str) -> bool:
-    """Whether `model`'s family needs its earlier reasoning sent back upstream."""
-    return bool(REASONING_ECHO_MODELS.search(model))
-
-
 def _note(out: ChatRequest, code: str, message: str, **metadata: Any) -> None:
-    out.diagnostics.append(Diagnostic(code, message, PROTOCOL, metadata))
+    out.note(code, message, PROTOCOL, **metadata)
 
 
 def _text_blocks(content: object) -> str:
@@ -97,17 +81,10 @@ def _image_part(block: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     if source.get("type") == "base64" and isinstance(source.get("data"), str):
         media = source.get("media_type") or "image/png"
-        return {"type": "image_url", "image_url": {"url": f"data:{media};base64,{source['data']}"}}
-    if source.get("type") == "url" and isinstance(source.get("url"), str):
-        return {"type": "image_url", "image_url": {"url": source["url"]}}
+        return image_part(f"data:{media};base64,{source['data']}")
+    if source.get("type") == "url":
+        return image_part(source.get("url"))
     return None
-
-
-def _content_value(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    """Plain text as one string (every chat server reads it); parts only when images are in."""
-    if all(part["type"] == "text" for part in parts):
-        return "\n".join(part["text"] for part in parts)
-    return parts
 
 
 class _Translator:
@@ -191,7 +168,7 @@ class _Translator:
                 parts.extend(self.user_parts(block, role))
         parts = moved_images + parts
         if parts:
-            self.messages.append({"role": "user", "content": _content_value(parts)})
+            self.messages.append({"role": "user", "content": content_value(parts)})
 
     def tool_call(self, block: Mapping[str, Any]) -> dict[str, Any]:
         client_id = block.get("id")
@@ -327,7 +304,7 @@ def translate_request(body: Mapping[str, Any], *, upstream_model: str | None = N
     turns = body.get("messages")
     if not isinstance(turns, list):
         raise MessagesRequestError("`messages` must be a list of messages")
-    out = ChatRequest(body={}, names=ToolNameMap())
+    out = ChatRequest()
     tools = _tools(body, out)
     translator = _Translator(out, echoes_reasoning(upstream_model or model))
     system = _text_blocks(body.get("system"))
@@ -374,6 +351,5 @@ def translate_request(body: Mapping[str, Any], *, upstream_model: str | None = N
     if body.get("stream") is True:
         chat["stream"] = True
         chat["stream_options"] = {"include_usage": True}
-    out.body = chat
-    out.history_ids = {c["id"] for m in messages for c in m.get("tool_calls") or ()}
+    out.finish(chat)
     return out

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolmend.events import Diagnostic
+from toolmend.server.frontends.chat_request import ChatRequest
 from toolmend.server.frontends.chat_stream import (
     ChatStreamReader,
     Piece,
@@ -33,7 +34,7 @@ from toolmend.server.frontends.chat_stream import (
     late_fragment,
 )
 from toolmend.server.frontends.ids import new_id
-from toolmend.server.frontends.messages import PROTOCOL, TOOL_USE_ID_PREFIX, ChatRequest
+from toolmend.server.frontends.messages import PROTOCOL, TOOL_USE_ID_PREFIX
 from toolmend.server.frontends.tokens import estimate_text_tokens
 
 _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
