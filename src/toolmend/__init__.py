@@ -33,6 +33,7 @@ from toolmend.model import (
     UnknownProtocolError,
 )
 from toolmend.protocols import get_protocol, protocols
+from toolmend.recovery import arecover_stream, recover_response, recover_stream
 from toolmend.schema_gate import GateResult, Policy, SchemaGate
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "ToolSchemaError",
     "ToolmendError",
     "UnknownProtocolError",
+    "arecover_stream",
     "classify_error",
     "classify_result",
     "get_protocol",
@@ -63,5 +65,7 @@ __all__ = [
     "json_error_reminder",
     "parse",
     "protocols",
+    "recover_response",
+    "recover_stream",
     "stream_parser",
 ]

@@ -3,6 +3,8 @@
     toolmend parse [--protocol ID] [--tools FILE] [--chunk-size N] [FILE|-]
     toolmend parse --sample
     toolmend protocols
+    toolmend serve [--config FILE] [--host H] [--port N] [--upstream URL] [--workers N]
+    toolmend demo
 
 Mistakes of the caller (unknown protocol, unreadable file, invalid tools file) print one line
 on stderr and exit with status 2. Mistakes of the model are data in the printed JSON.
@@ -86,7 +88,69 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--indent", type=int, default=2, help="JSON indent (0 for one line)")
 
     commands.add_parser("protocols", help="list the protocol ids")
+    _add_server_commands(commands)
     return parser
+
+
+def _add_server_commands(commands: Any) -> None:
+    s = commands.add_parser(
+        "serve",
+        help="run the OpenAI-compatible proxy in front of a model server",
+        description="Run the proxy. Flags override TOOLMEND_* environment variables, which "
+        "override the config file. Needs the server extra: pip install 'toolmend[server]'.",
+    )
+    s.add_argument("--config", "-c", metavar="FILE", help="TOML configuration file")
+    s.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    s.add_argument("--port", type=int, help="port to listen on (default 4000)")
+    s.add_argument(
+        "--upstream", metavar="URL", help="the model server (default http://127.0.0.1:11434/v1)"
+    )
+    s.add_argument("--workers", type=_positive, help="worker processes (default 1)")
+    s.add_argument(
+        "--insecure",
+        action="store_true",
+        default=None,
+        help="allow a non-loopback --host without client keys",
+    )
+    s.add_argument("--log-file", metavar="FILE", help="request log file (default: stderr)")
+    s.add_argument(
+        "--log-content",
+        action="store_true",
+        default=None,
+        help="put prompts and answers in the request log (off by default)",
+    )
+    commands.add_parser(
+        "demo",
+        help="show the proxy fixing real failure cases against a built-in scripted model",
+        description="Start the proxy and a scripted model server on loopback, replay the "
+        "bundled failure cases with the openai client, and exit 0 when all come out right.",
+    )
+
+
+def _run_server_command(args: argparse.Namespace) -> int:
+    try:
+        if args.command == "demo":
+            from toolmend.server.demo.runner import run_demo
+
+            return run_demo()
+        from toolmend.server.config import Overrides
+        from toolmend.server.serve import run_serve
+    except ImportError as exc:
+        raise CliError(
+            f"{args.command} needs the server extra ({exc.name} is missing): "
+            "pip install 'toolmend[server]'"
+        ) from None
+    flags = Overrides(
+        config=args.config,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        upstream=args.upstream,
+        insecure=args.insecure,
+        log_file=args.log_file,
+        log_content=args.log_content,
+    )
+    return run_serve(flags)
 
 
 def _read_text(path: str) -> str:
@@ -157,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 aliases = f" (alias: {', '.join(proto.aliases)})" if proto.aliases else ""
                 print(f"{pid}{aliases}: {proto.summary}")
             return 0
+        if args.command in ("serve", "demo"):
+            return _run_server_command(args)
         return _run_parse(args)
     except (CliError, ToolmendError, ValueError) as exc:
         _fail(str(exc))

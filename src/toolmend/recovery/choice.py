@@ -1,0 +1,349 @@
+"""One choice of a streamed response: its text leg, its native calls and its terminal.
+
+Owns, for one `choices[i]`, the calls in source order (recovered and native alike), the rule
+that a call is emitted only at the choice's terminal (so an aborted or cancelled stream never
+yields one), wire indices (contiguous, in source order), id collisions (the later call fails
+closed), dual protocol (markup in the text next to native calls), and `finish_reason`. Calls are
+emitted whole: a call is executable only once its end is known and it validates.
+
+Never: copies chunks or reads the stream's envelope (the stream and the emitter do), parses text
+itself (the text leg's parsers do), reads `reasoning_content`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from toolmend.guard.patterns import Flag
+from toolmend.model import Tool
+from toolmend.recovery import diagnostics as codes
+from toolmend.recovery.diagnostics import RecoveryDiagnostic, diagnostic, from_parser, guard_signal
+from toolmend.recovery.emitter import (
+    REASONING_FIELD,
+    REJECTED_CALLS_FIELD,
+    rejected_entry,
+    segment_choice,
+    tool_call_entry,
+)
+from toolmend.recovery.native import NativeAssembler, NativeCall, NativeSettler, SettledCall
+from toolmend.recovery.textleg import Piece, TextLeg
+
+#: `finish_reason` values kept whatever was emitted: the model stopped for a reason of its own.
+KEPT_FINISH_REASONS = frozenset({"length", "content_filter"})
+CUT_BY_ERROR = "the call was cut off: the stream ended by an error before it was complete"
+CUT_BY_ABORT = "the call was cut off: the stream was aborted before it was complete"
+
+
+class Terminal(Enum):
+    """How a choice ends: its own finish, the end of the stream, an error, or an abort."""
+
+    FINISH = "finish"
+    END = "end"
+    ERROR = "error"
+    ABORT = "abort"
+
+
+@dataclass(slots=True)
+class Run:
+    """Adjacent visible text or recovered reasoning, in order."""
+
+    reasoning: bool
+    parts: list[str] = field(default_factory=list)
+
+
+class ChoiceRecovery:
+    """The recovery state of one choice index across the stream."""
+
+    __slots__ = (
+        "_ids_seen",
+        "_leg",
+        "_native",
+        "_new_id",
+        "_protocols",
+        "_report",
+        "_settler",
+        "_slots",
+        "_tools",
+        "_wire_index",
+        "index",
+    )
+
+    def __init__(
+        self,
+        index: int,
+        protocols: Sequence[str],
+        tools: list[Tool] | None,
+        settler: NativeSettler,
+        new_id: Callable[[set[str]], str],
+        report: Callable[[RecoveryDiagnostic], None],
+    ) -> None:
+        self.index = index
+        self._protocols = protocols
+        self._tools = tools
+        self._settler = settler
+        self._new_id = new_id
+        self._report = report
+        self._leg: TextLeg | None = None
+        self._native = NativeAssembler()
+        #: Calls in source order: settled recovered calls, and native calls still assembling.
+        self._slots: list[SettledCall | NativeCall] = []
+        self._ids_seen: set[str] = set()
+        self._wire_index = 0
+
+    # ---------------------------------------------------------------------------- streaming
+
+    def take(self, choice: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The output choices for one input choice: split-off segments, then its copy."""
+        delta = choice.get("delta")
+        out = dict(choice)
+        if not isinstance(delta, Mapping):
+            return [out]
+        new_delta = dict(delta)
+        runs: list[Run] = []
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            self._absorb(self._text_leg().feed(content), runs, cut=None)
+        native = delta.get("tool_calls")
+        if native is not None:
+            del new_delta["tool_calls"]
+            if isinstance(native, list):
+                for entry in native:
+                    started = self._native.add(entry)
+                    if started is not None:
+                        self._slots.append(started)
+            for d in self._native.order_diagnostics:
+                self._report(d)
+            self._native.order_diagnostics.clear()
+        finish = choice.get("finish_reason")
+        if finish is not None:
+            calls, rejected, executable = self._terminal(Terminal.FINISH, runs)
+            out["finish_reason"] = rewrite_finish(finish, executable)
+            self._attach_calls(new_delta, calls, rejected)
+        segments = self._segments(runs, new_delta, had_content=isinstance(content, str))
+        out["delta"] = new_delta
+        return [*segments, out]
+
+    def end(self, how: Terminal) -> dict[str, Any] | None:
+        """The choice's terminal at the end of the stream (normal, error or abort), or None.
+
+        Flushes the text leg once; on abort nothing is returned. Returns a choice for a chunk
+        toolmend adds when there is text or a call to deliver.
+        """
+        runs: list[Run] = []
+        calls, rejected, executable = self._terminal(how, runs)
+        if how is Terminal.ABORT:
+            return None
+        # The stream's end cannot be split into segments: text and reasoning each in one field.
+        delta: dict[str, Any] = {}
+        for run in runs:
+            key = REASONING_FIELD if run.reasoning else "content"
+            delta[key] = delta.get(key, "") + "".join(run.parts)
+        self._attach_calls(delta, calls, rejected)
+        if not delta:
+            return None
+        choice = segment_choice(self.index, delta)
+        if executable or how is Terminal.ERROR:
+            choice["finish_reason"] = "tool_calls" if executable else None
+        return choice
+
+    # ---------------------------------------------------------------------------- internals
+
+    def _text_leg(self) -> TextLeg:
+        if self._leg is None:
+            self._leg = TextLeg(self._protocols, self._tools)
+        return self._leg
+
+    def _absorb(self, pieces: list[Piece], runs: list[Run], *, cut: str | None) -> None:
+        for piece in pieces:
+            if piece.kind in ("text", "reasoning"):
+                reasoning = piece.kind == "reasoning"
+                if not runs or runs[-1].reasoning is not reasoning:
+                    runs.append(Run(reasoning))
+                runs[-1].parts.append(piece.text)
+            elif piece.kind == "call" and piece.call is not None:
+                call = piece.call
+                if piece.in_reasoning:
+                    call = replace(call, incomplete=True, error="written inside reasoning")
+                elif cut is not None and call.executable:
+                    call = replace(call, incomplete=True, error=cut)
+                self._slots.append(SettledCall(call, piece.protocol, native=False))
+            elif piece.kind == "diagnostic" and piece.event is not None:
+                self._report(from_parser(piece.event))
+            elif piece.kind == "thinking":
+                self._report(
+                    diagnostic(
+                        codes.KIMI_THINKING_RECOVERY,
+                        protocol=piece.protocol,
+                        message="a think channel in the visible text was moved to reasoning",
+                    )
+                )
+
+    def _terminal(
+        self, how: Terminal, runs: list[Run]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+        """Flush the leg, settle every call in source order; (entries, rejected, executable)."""
+        cut = {Terminal.ERROR: CUT_BY_ERROR, Terminal.ABORT: CUT_BY_ABORT}.get(how)
+        if self._leg is not None:
+            self._absorb(self._leg.finish(), runs, cut=cut)
+            self._leg = None
+        settled = self._settle_all(how, cut)
+        self._slots = []
+        self._native = NativeAssembler()
+        if how is Terminal.ABORT:
+            for one in settled:
+                self._report(
+                    diagnostic(
+                        codes.CALL_CUT_OFF,
+                        protocol=one.protocol,
+                        tool=one.call.name,
+                        call_id=one.call.id or None,
+                        message=CUT_BY_ABORT,
+                    )
+                )
+            return [], [], 0
+        return self._emit(self._dual_protocol(settled))
+
+    def _settle_all(self, how: Terminal, cut: str | None) -> list[SettledCall]:
+        settled: list[SettledCall] = []
+        for slot in self._slots:
+            if isinstance(slot, SettledCall):
+                settled.append(slot)
+                continue
+            complete = how in (Terminal.FINISH, Terminal.END) or slot.closed
+            calls, diags = self._settler.settle(slot, None if complete else cut)
+            settled += calls
+            for d in diags:
+                self._report(d)
+        return settled
+
+    def _dual_protocol(self, settled: list[SettledCall]) -> list[SettledCall]:
+        """Markup in the text next to native calls: recorded, and an echo of a native call
+        (same tool, same arguments, the later of the two) is dropped so it runs once."""
+        native = [s for s in settled if s.native]
+        written = [s for s in settled if not s.native]
+        if not native or not written:
+            return settled
+        self._report(
+            diagnostic(
+                codes.DUAL_PROTOCOL,
+                protocol=written[0].protocol,
+                message="tool markup in the text of a turn that also made native calls",
+                count=len(written),
+                **guard_signal(str(Flag.XML_NATIVE_DUAL)),
+            )
+        )
+        kept: list[SettledCall] = []
+        seen: set[tuple[str, str, bool]] = set()
+        for one in settled:
+            key = (one.call.name, one.call.arguments_json())
+            if one.call.executable and (*key, not one.native) in seen:
+                self._report(
+                    diagnostic(
+                        codes.DUAL_PROTOCOL_DUPLICATE,
+                        protocol=one.protocol,
+                        tool=one.call.name,
+                        call_id=one.call.id or None,
+                        message="a call repeated the same call made the other way; run once",
+                    )
+                )
+                continue
+            if one.call.executable:
+                seen.add((*key, one.native))
+            kept.append(one)
+        return kept
+
+    def _emit(
+        self, settled: list[SettledCall]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+        entries: list[dict[str, Any]] = []
+        rejected: list[dict[str, Any]] = []
+        reserved = {s.call.id for s in settled if s.native and s.call.id}
+        for one in settled:
+            call = one.call
+            if not one.native:
+                call = replace(call, id=self._new_id(reserved | self._ids_seen))
+            if call.id in self._ids_seen:
+                self._report(
+                    diagnostic(
+                        codes.ID_COLLISION,
+                        protocol=one.protocol,
+                        tool=call.name,
+                        call_id=call.id,
+                        message="an earlier call of this turn holds the same id; not executed",
+                    )
+                )
+                rejected.append(rejected_entry(call, "tool call id collides with an earlier call"))
+                continue
+            self._ids_seen.add(call.id)
+            if not call.executable:
+                if not one.native:  # a native call's rejection was reported when settled
+                    self._report(
+                        diagnostic(
+                            codes.CALL_REJECTED,
+                            protocol=one.protocol,
+                            tool=call.name,
+                            call_id=call.id,
+                            message=call.error or "the call is incomplete",
+                        )
+                    )
+                rejected.append(rejected_entry(call, call.error or "the call is incomplete"))
+                continue
+            if not one.native:
+                self._report(
+                    diagnostic(
+                        codes.LEAKED_CALL_RECOVERED,
+                        protocol=one.protocol,
+                        tool=call.name,
+                        call_id=call.id,
+                        message="a call written into the text became a tool call",
+                        repairs=list(call.repairs),
+                    )
+                )
+            entries.append(tool_call_entry(self._wire_index, call, one.extras, one.function_extras))
+            self._wire_index += 1
+        return entries, rejected, len(entries)
+
+    @staticmethod
+    def _attach_calls(
+        delta: dict[str, Any], calls: list[dict[str, Any]], rejected: list[dict[str, Any]]
+    ) -> None:
+        if calls:
+            delta["tool_calls"] = calls
+        if rejected:
+            delta[REJECTED_CALLS_FIELD] = rejected
+
+    def _segments(
+        self, runs: list[Run], delta: dict[str, Any], *, had_content: bool
+    ) -> list[dict[str, Any]]:
+        """Put the last run into `delta`; earlier runs become split-off segment choices."""
+        segments = [segment_choice(self.index, _run_delta(r, {})) for r in runs[:-1]]
+        if runs:
+            _run_delta(runs[-1], delta)
+            if runs[-1].reasoning and had_content:
+                delta["content"] = ""
+        elif had_content:
+            delta["content"] = ""
+        return segments
+
+
+def _run_delta(run: Run, delta: dict[str, Any]) -> dict[str, Any]:
+    text = "".join(run.parts)
+    if run.reasoning:
+        upstream = delta.get(REASONING_FIELD)
+        delta[REASONING_FIELD] = (upstream if isinstance(upstream, str) else "") + text
+    else:
+        delta["content"] = text
+    return delta
+
+
+def rewrite_finish(original: Any, executable: int) -> Any:
+    """`stop` (or none) becomes `tool_calls` when an executable call was emitted; `length` and
+    `content_filter` are kept; `tool_calls` with no executable call left becomes `stop`."""
+    if executable:
+        if original in KEPT_FINISH_REASONS:
+            return original
+        return "tool_calls" if original in (None, "stop", "tool_calls") else original
+    return "stop" if original == "tool_calls" else original

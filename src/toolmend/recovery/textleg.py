@@ -1,0 +1,130 @@
+"""The text-scanning leg: one choice's `delta.content` through the selected stream parsers.
+
+Owns the chain of parsers for one choice (each protocol's parser reads the visible text the one
+before it left, so `["kimi-xtml", "kimi-k2"]` reads both formats), and turns their events into
+`Piece`s in source order: visible text, reasoning, finished calls and parser diagnostics. It also
+owns Kimi's thinking-channel recovery: text between a stripped `<|open|>think` and
+`<|close|>think` marker is reasoning, not text, and a call read inside it is never executable.
+Stray channel markers are stripped silently (the parser's own marker grammar decides what a
+marker is). Code spans and fences are masked by the parsers themselves.
+
+Never: sees `reasoning_content`, native tool calls or the request's history; builds wire
+chunks; decides whether a call is emitted (the stream does, at the choice's end).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from toolmend.api import stream_parser
+from toolmend.events import Diagnostic, Event, TextDelta, ToolCallEnd
+from toolmend.model import Tool, ToolCall
+from toolmend.recovery.diagnostics import XTML_MARKER_STRIPPED
+
+#: The parser's code for the markup a stripped marker consumed (follows the marker's record).
+MARKUP_STRIPPED = "markup_stripped"
+#: The Kimi channel whose text is reasoning.
+THINK_CHANNEL = "think"
+
+PieceKind = Literal["text", "reasoning", "call", "diagnostic", "thinking"]
+
+
+@dataclass(slots=True)
+class Piece:
+    """One thing the leg read, in source order.
+
+    `text` for "text"/"reasoning"; `call` for "call" (`in_reasoning` when read inside a think
+    channel); `event` for "diagnostic"; "thinking" marks the start of a recovered think channel.
+    """
+
+    kind: PieceKind
+    protocol: str
+    text: str = ""
+    call: ToolCall | None = None
+    event: Diagnostic | None = None
+    in_reasoning: bool = False
+
+
+class EventParser(Protocol):
+    """What the leg needs of a stream parser: the public `feed` / `finish`."""
+
+    def feed(self, chunk: str) -> list[Event]: ...
+
+    def finish(self) -> list[Event]: ...
+
+
+class _Stage:
+    """One parser of the chain and the think-channel state read from its diagnostics."""
+
+    __slots__ = ("in_think", "parser", "protocol", "swallow_strip")
+
+    def __init__(self, protocol: str, parser: EventParser) -> None:
+        self.protocol = protocol
+        self.parser = parser
+        self.in_think = False
+        self.swallow_strip = False
+
+
+class TextLeg:
+    """The parsers of one choice's visible text; `feed(text)` / `finish()` return `Piece`s."""
+
+    __slots__ = ("_stages", "finished")
+
+    def __init__(self, protocols: Sequence[str], tools: list[Tool] | None) -> None:
+        self._stages = [_Stage(p, stream_parser(p, tools)) for p in protocols]
+        self.finished = False
+
+    def feed(self, text: str) -> list[Piece]:
+        out: list[Piece] = []
+        self._run(0, text, out)
+        return out
+
+    def finish(self) -> list[Piece]:
+        """End of this choice's text: flush every parser once, in chain order."""
+        if self.finished:
+            return []
+        self.finished = True
+        out: list[Piece] = []
+        for i, stage in enumerate(self._stages):
+            self._route(i, stage.parser.finish(), out)
+        return out
+
+    def _run(self, i: int, text: str, out: list[Piece]) -> None:
+        if i == len(self._stages):
+            if text:
+                out.append(Piece("text", self._stages[-1].protocol, text))
+            return
+        self._route(i, self._stages[i].parser.feed(text), out)
+
+    def _route(self, i: int, events: list[Event], out: list[Piece]) -> None:
+        stage = self._stages[i]
+        for event in events:
+            if isinstance(event, TextDelta):
+                if stage.in_think:
+                    out.append(Piece("reasoning", stage.protocol, event.text))
+                else:
+                    self._run(i + 1, event.text, out)
+            elif isinstance(event, ToolCallEnd):
+                out.append(
+                    Piece("call", stage.protocol, call=event.call, in_reasoning=stage.in_think)
+                )
+            elif isinstance(event, Diagnostic):
+                self._diagnostic(stage, event, out)
+
+    def _diagnostic(self, stage: _Stage, event: Diagnostic, out: list[Piece]) -> None:
+        if event.code == XTML_MARKER_STRIPPED:
+            # Stray markers are stripped silently; only a think channel's start is reported.
+            stage.swallow_strip = True
+            if event.metadata.get("channel") == THINK_CHANNEL:
+                opened = event.metadata.get("kind") == "open"
+                if opened and not stage.in_think:
+                    out.append(Piece("thinking", event.protocol or stage.protocol))
+                stage.in_think = opened
+            return
+        if event.code == MARKUP_STRIPPED and stage.swallow_strip:
+            stage.swallow_strip = False
+            return
+        stage.swallow_strip = False
+        out.append(Piece("diagnostic", event.protocol or stage.protocol, event=event))

@@ -1,0 +1,142 @@
+"""The ASGI application: routes, the worker's lifespan, and the app factory uvicorn workers use.
+
+This module owns wiring only: `create_app(config)` builds the Starlette app with its routes
+(`/v1/chat/completions`, `/v1/models`, `/healthz`, `/metrics`) and, in its lifespan, the one
+pooled upstream client and the request log of this worker. `app_from_environment` is the
+factory each `--workers` process calls; it resolves the same configuration from the same
+file, environment and flags. Request handling lives in `chat`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from toolmend.server import metrics
+from toolmend.server.access import authenticate, forwards_client_authorization
+from toolmend.server.chat import (
+    Problem,
+    ServerState,
+    chat_completions,
+    new_request_id,
+    problem_response,
+    upstream_problem,
+)
+from toolmend.server.config import Overrides, ServerConfig, resolve_config
+from toolmend.server.requestlog import RequestLog, RequestRecord
+from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
+
+#: The environment variable that carries `toolmend serve`'s flags to its worker processes.
+ENV_SERVE_FLAGS = "TOOLMEND_SERVE_FLAGS"
+
+
+async def healthz(request: Request) -> Response:
+    config: ServerConfig = request.app.state.toolmend.config
+    return JSONResponse({"status": "ok", "upstreams": [u.name for u in config.upstreams]})
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    body, content_type = metrics.render()
+    return Response(body, media_type=content_type)
+
+
+async def models(request: Request) -> Response:
+    """The upstreams' model lists, then the configured aliases."""
+    state: ServerState = request.app.state.toolmend
+    config = state.config
+    record = RequestRecord(new_request_id(), "/v1/models")
+    try:
+        if config.keys and authenticate(config.keys, request.headers) is None:
+            raise Problem(401, "authentication_error", "missing or unknown API key")
+        listed = await _list_models(state, request.headers.get("authorization"))
+    except Problem as problem:
+        record.fail(problem.status, problem.kind, problem.message)
+        state.log.write(record)
+        return problem_response(problem)
+    seen = {entry.get("id") for entry in listed}
+    for alias in config.aliases:
+        if alias not in seen:
+            listed.append({"id": alias, "object": "model", "created": 0, "owned_by": "toolmend"})
+    state.log.write(record)
+    return JSONResponse({"object": "list", "data": listed})
+
+
+async def _list_models(state: ServerState, authorization: str | None) -> list[dict[str, Any]]:
+    config = state.config
+    listed: list[dict[str, Any]] = []
+    failure: UpstreamError | None = None
+    for upstream in config.upstreams:
+        headers = upstream_headers(
+            upstream, authorization, forwards_client_authorization(config.keys)
+        )
+        try:
+            _, answer = await state.client.get_json(upstream, "/models", headers, config.limits)
+        except UpstreamError as exc:
+            failure = exc
+            continue
+        data = answer.get("data")
+        if isinstance(data, list):
+            listed += [entry for entry in data if isinstance(entry, dict)]
+    if failure is not None and not listed:
+        raise upstream_problem(failure)
+    return listed
+
+
+def create_app(config: ServerConfig) -> Starlette:
+    """The proxy as an ASGI app; its lifespan opens this worker's pool and log."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        client = UpstreamClient()
+        await client.start()
+        log = RequestLog(config.log_file)
+        app.state.toolmend = ServerState(config, client, log)
+        try:
+            yield
+        finally:
+            await client.close()
+            log.close()
+
+    routes = [
+        Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+        Route("/v1/models", models, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_exception_handler(404, _not_found)
+    app.add_exception_handler(405, _not_allowed)
+    return app
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return PlainTextResponse(
+        json.dumps({"error": {"message": f"no route {request.url.path}", "type": "not_found"}}),
+        404,
+        media_type="application/json",
+    )
+
+
+async def _not_allowed(request: Request, exc: Exception) -> Response:
+    message = f"{request.method} is not allowed on {request.url.path}"
+    return JSONResponse({"error": {"message": message, "type": "method_not_allowed"}}, 405)
+
+
+def overrides_to_environment(flags: Overrides) -> str:
+    """The flags as JSON, for the worker processes (they read the same file and environment)."""
+    return json.dumps(asdict(flags))
+
+
+def app_from_environment() -> Starlette:
+    """The app factory of a `--workers` process: the same configuration as its parent."""
+    flags = Overrides(**json.loads(os.environ.get(ENV_SERVE_FLAGS, "{}")))
+    return create_app(resolve_config(flags))

@@ -1,0 +1,387 @@
+"""`POST /v1/chat/completions`: one request from the agent's body to the agent's answer.
+
+This module owns the request's path through the proxy: reading and checking the body (413,
+400), choosing the rule and the upstream, guarding the history, building the upstream body
+for the rule's mode, opening the upstream (its failures become OpenAI-style errors, its own
+4xx/5xx passed through with its body), shaping the answer, re-asking the upstream when the
+model made a call that cannot be made valid (self-correction, within the rule's budget), and
+writing the stream, the error event or the folded object. It keeps nothing between requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from toolmend.model import Tool, ToolmendError, coerce_tools
+from toolmend.server import metrics
+from toolmend.server.access import authenticate, forwards_client_authorization
+from toolmend.server.answer import ChunkWriter, Outcome, completion_as_chunk, fold_chunks
+from toolmend.server.config import ModelRule, ServerConfig, Upstream
+from toolmend.server.guarding import CallGate, guard_request, openai_call
+from toolmend.server.native_mode import NativeAnswer
+from toolmend.server.requestlog import RequestLog, RequestRecord
+from toolmend.server.sse import DONE, encode_data
+from toolmend.server.text_mode import RequestError, TextAnswer, required_tool, text_request
+from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
+
+ENDPOINT = "/v1/chat/completions"
+#: HTTP status the client gets for each way the upstream can fail (its own status passes).
+UPSTREAM_FAILURE_STATUS = {"timeout": 504}
+DEFAULT_UPSTREAM_FAILURE_STATUS = 502
+#: The user message that asks again when `tool_choice` demanded a call and none came.
+REQUIRED_CALL_REMINDER = (
+    "[toolmend] Your last answer did not call a function, but this turn requires a function "
+    "call. Answer again with the call, written in the format described in the system message."
+)
+
+
+@dataclass(slots=True)
+class ServerState:
+    """What every request of one worker shares: the config, the upstream pool, the log."""
+
+    config: ServerConfig
+    client: UpstreamClient
+    log: RequestLog
+
+
+class Problem(Exception):
+    """A request that ends with an error response (status, OpenAI error type, safe message)."""
+
+    def __init__(self, status: int, kind: str, message: str, body: bytes | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+        self.body = body
+
+
+def error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def problem_response(problem: Problem) -> Response:
+    if problem.body is not None:
+        try:
+            json.loads(problem.body)
+            return Response(problem.body, problem.status, media_type="application/json")
+        except ValueError:
+            text = problem.body.decode("utf-8", "replace")[:2000]
+            body = error_body(f"{problem.message}: {text}", problem.kind)
+            return JSONResponse(body, problem.status)
+    return JSONResponse(error_body(problem.message, problem.kind), problem.status)
+
+
+def upstream_problem(error: UpstreamError) -> Problem:
+    metrics.UPSTREAM_ERRORS.labels(error.kind).inc()
+    if error.kind == "http_status" and error.status is not None:
+        return Problem(error.status, "upstream_error", error.message, error.body)
+    status = UPSTREAM_FAILURE_STATUS.get(error.kind, DEFAULT_UPSTREAM_FAILURE_STATUS)
+    return Problem(status, f"upstream_{error.kind}", error.message)
+
+
+async def read_body(request: Request, max_bytes: int) -> tuple[dict[str, Any], int]:
+    """The request's JSON object and its size, or a `Problem` (413 too large, 400 malformed)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise Problem(413, "request_too_large", f"request body is larger than {max_bytes} bytes")
+    raw = bytearray()
+    async for piece in request.stream():
+        raw += piece
+        if len(raw) > max_bytes:
+            raise Problem(
+                413, "request_too_large", f"request body is larger than {max_bytes} bytes"
+            )
+    try:
+        body = json.loads(raw)
+    except ValueError as exc:
+        raise Problem(400, "invalid_request_error", f"request body is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise Problem(400, "invalid_request_error", "request body must be a JSON object")
+    return body, len(raw)
+
+
+def check_chat_body(body: Mapping[str, Any]) -> None:
+    model = body.get("model")
+    if not isinstance(model, str) or not model.strip():
+        raise Problem(400, "invalid_request_error", "'model' must be a non-empty string")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise Problem(400, "invalid_request_error", "'messages' must be a non-empty list")
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise Problem(400, "invalid_request_error", f"messages[{i}] needs a string 'role'")
+    if "stream" in body and not isinstance(body["stream"], bool):
+        raise Problem(400, "invalid_request_error", "'stream' must be true or false")
+
+
+def parse_tools(body: Mapping[str, Any]) -> list[Tool] | None:
+    tools = body.get("tools")
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        raise Problem(400, "invalid_request_error", "'tools' must be a list")
+    try:
+        return coerce_tools(tools)
+    except ToolmendError as exc:
+        raise Problem(400, "invalid_request_error", f"invalid tools: {exc}") from None
+
+
+def _add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dict[str, Any] | None:
+    if usage is None:
+        return total
+    if total is None:
+        return dict(usage)
+    for key, value in usage.items():
+        if isinstance(value, int) and isinstance(total.get(key), int):
+            total[key] += value
+    return total
+
+
+class ChatPipeline:
+    """One chat request after its body was checked: upstream calls, shaping, re-asks."""
+
+    def __init__(
+        self,
+        state: ServerState,
+        record: RequestRecord,
+        body: dict[str, Any],
+        rule: ModelRule,
+        upstream: Upstream,
+        tools: list[Tool] | None,
+        history: list[dict[str, Any]],
+        headers: dict[str, str],
+    ) -> None:
+        self.state = state
+        self.record = record
+        self.body = body
+        self.rule = rule
+        self.upstream = upstream
+        self.tools = tools
+        self.history = history
+        self.headers = headers
+        self.model = str(body["model"])
+        self.stream = bool(body.get("stream"))
+        self.protocol = rule.text_protocol(self.model) if rule.mode == "text" else None
+        self.required = (
+            rule.mode == "text"
+            and bool(tools)
+            and required_tool(body.get("tool_choice"), tools or [])[0]
+        )
+
+    def upstream_body(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        if self.protocol is not None:
+            out = text_request(self.body, messages, self.tools, self.protocol)
+        else:
+            out = {**self.body, "messages": list(messages)}
+        out["model"] = self.state.config.resolve_alias(self.model)
+        return out
+
+    async def open(self, messages: Sequence[Mapping[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        """Send one upstream request; its chunks (a non-streaming answer is one chunk)."""
+        client = self.state.client
+        body = self.upstream_body(messages)
+        limits = self.rule.limits
+        if self.stream:
+            upstream_stream = await client.open_stream(self.upstream, body, self.headers, limits)
+            self.record.upstream_status = upstream_stream.status
+            return upstream_stream.chunks()
+        status, response = await client.post_json(self.upstream, body, self.headers, limits)
+        self.record.upstream_status = status
+        return _one(completion_as_chunk(response))
+
+    def _shaper(
+        self, writer: ChunkWriter, messages: Sequence[Mapping[str, Any]], hold: bool
+    ) -> TextAnswer | NativeAnswer:
+        gate = CallGate(messages, self.tools, self.rule.guard)
+        if self.protocol is not None:
+            return TextAnswer(
+                self.protocol,
+                self.tools,
+                writer,
+                gate,
+                max_fragment=self.rule.limits.max_fragment,
+                hold_rejected=hold,
+            )
+        return NativeAnswer(
+            self.tools, self.model, self.rule.recovery_protocols, writer, gate, hold_rejected=hold
+        )
+
+    def _reask(
+        self, messages: list[dict[str, Any]], outcome: Outcome
+    ) -> list[dict[str, Any]] | None:
+        """The history for a re-ask, or None when the answer needs none."""
+        text = "".join(outcome.text) or None
+        if outcome.held:
+            assistant = {
+                "role": "assistant",
+                "content": text,
+                "tool_calls": [openai_call(call) for call, _ in outcome.held],
+            }
+            results = [
+                {"role": "tool", "tool_call_id": call.id, "content": guidance}
+                for call, guidance in outcome.held
+            ]
+            return [*messages, assistant, *results]
+        if self.required and not outcome.handed and not outcome.flagged:
+            return [
+                *messages,
+                {"role": "assistant", "content": text or ""},
+                {"role": "user", "content": REQUIRED_CALL_REMINDER},
+            ]
+        return None
+
+    def _account(self, outcome: Outcome) -> None:
+        record = self.record
+        record.tool_calls += len(outcome.handed)
+        record.recovered.update(outcome.recovered)
+        record.repairs.update(outcome.repairs)
+        record.diagnostics.update(outcome.diagnostics)
+        record.rejected += len(outcome.held) + len(outcome.flagged)
+        record.usage = _add_usage(record.usage, outcome.usage)
+        if outcome.flagged:
+            metrics.REJECTED.labels("flagged").inc(len(outcome.flagged))
+        if outcome.held:
+            metrics.REJECTED.labels("self_corrected").inc(len(outcome.held))
+
+    def _is_valid(self, outcome: Outcome) -> bool:
+        if outcome.held or outcome.flagged:
+            return False
+        return not (self.required and not outcome.handed)
+
+    async def chunks(self, source: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        """The client's chunks over every upstream answer of this request, then the closing one."""
+        writer = ChunkWriter(self.model)
+        messages = self.history
+        budget = self.rule.self_correction
+        finish_reason: str | None = None
+        reasked = False
+        texts: list[str] = []
+        while True:
+            shaper = self._shaper(writer, messages, hold=budget > 0)
+            async for chunk in shaper.run(source):
+                yield chunk
+            outcome = shaper.outcome
+            texts += outcome.text
+            self._account(outcome)
+            finish_reason = outcome.finish_reason or finish_reason
+            if reasked and self._is_valid(outcome):
+                self.record.self_correction_ok += 1
+            retry = self._reask(messages, outcome) if budget > 0 else None
+            if retry is None:
+                break
+            budget -= 1
+            self.record.self_corrections += 1
+            reasked = True
+            try:
+                source = await self.open(retry)
+            except UpstreamError as exc:
+                # The re-ask failed: the agent still gets the calls, flagged, never a drop.
+                metrics.UPSTREAM_ERRORS.labels(exc.kind).inc()
+                yield writer.rejected(outcome.release_held())  # already counted as rejected
+                break
+            messages = retry
+        if self.record.content is not None:
+            self.record.content["response_text"] = "".join(texts)
+        if writer.next_index:
+            closing = "tool_calls"
+        else:  # a "tool_calls" finish whose calls were all held back is an ordinary stop
+            closing = "stop" if finish_reason in (None, "tool_calls") else finish_reason
+        yield writer.chunk({}, closing)
+        if self.record.usage is not None:
+            yield writer.usage(self.record.usage)
+
+    async def sse(self, source: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+        """The SSE body: chunks, then `[DONE]`; a failure mid-stream ends with an error event."""
+        record = self.record
+        try:
+            async for chunk in self.chunks(source):
+                record.mark_first_chunk()
+                yield encode_data(chunk)
+            yield DONE
+        except UpstreamError as exc:
+            metrics.UPSTREAM_ERRORS.labels(exc.kind).inc()
+            record.error = {"type": f"upstream_{exc.kind}", "message": exc.message}
+            yield encode_data(error_body(exc.message, f"upstream_{exc.kind}", exc.kind))
+            yield DONE
+        except asyncio.CancelledError:
+            record.fail(499, "client_disconnected", "the client closed the connection")
+            raise
+        finally:
+            self.state.log.write(record)
+
+
+async def _one(chunk: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+    yield chunk
+
+
+def new_request_id() -> str:
+    return "req_" + secrets.token_hex(12)
+
+
+async def chat_completions(request: Request) -> Response:
+    """The endpoint: errors become OpenAI-style error bodies; every request is logged once."""
+    state: ServerState = request.app.state.toolmend
+    record = RequestRecord(new_request_id(), ENDPOINT)
+    try:
+        response = await _serve(request, state, record)
+    except Problem as problem:
+        record.fail(problem.status, problem.kind, problem.message)
+        response = problem_response(problem)
+    if not isinstance(response, StreamingResponse):
+        state.log.write(record)
+    response.headers["x-request-id"] = record.request_id
+    return response
+
+
+async def _serve(request: Request, state: ServerState, record: RequestRecord) -> Response:
+    config = state.config
+    if config.keys and authenticate(config.keys, request.headers) is None:
+        raise Problem(401, "authentication_error", "missing or unknown API key")
+    body, size = await read_body(request, config.limits.max_request_bytes)
+    check_chat_body(body)
+    model = str(body["model"])
+    rule = config.rule_for(model)
+    upstream = config.upstream(rule.upstream)
+    record.model, record.upstream, record.mode = model, upstream.name, rule.mode
+    record.stream = bool(body.get("stream"))
+    if config.log_content:
+        record.content = {"request": body}
+    if size > rule.limits.max_request_bytes:
+        limit = rule.limits.max_request_bytes
+        raise Problem(413, "request_too_large", f"request body is larger than {limit} bytes")
+    tools = parse_tools(body)
+    if rule.mode == "text" and int(body.get("n") or 1) != 1:
+        raise Problem(400, "invalid_request_error", "text mode answers one choice (n must be 1)")
+    if rule.guard:
+        history, counts = guard_request(body["messages"], tools)
+        record.guidance.update(counts.by_category)
+        record.guidance_patterns.update(counts.by_pattern)
+        record.loops_broken = counts.loops_broken
+    else:
+        history = [dict(m) for m in body["messages"]]
+    headers = upstream_headers(
+        upstream, request.headers.get("authorization"), forwards_client_authorization(config.keys)
+    )
+    try:
+        pipeline = ChatPipeline(state, record, body, rule, upstream, tools, history, headers)
+        source = await pipeline.open(history)
+    except RequestError as exc:
+        raise Problem(400, "invalid_request_error", str(exc)) from None
+    except UpstreamError as exc:
+        record.upstream_status = exc.status
+        raise upstream_problem(exc) from None
+    if pipeline.stream:
+        return StreamingResponse(pipeline.sse(source), media_type="text/event-stream")
+    try:
+        chunks = [chunk async for chunk in pipeline.chunks(source)]
+    except UpstreamError as exc:
+        raise upstream_problem(exc) from None
+    return JSONResponse(fold_chunks(chunks))

@@ -1,0 +1,1 @@
+"""`toolmend demo`: the proxy against a scripted upstream replaying real failure cases."""

@@ -1,0 +1,133 @@
+"""The guard in the proxy's loop: guided histories, and the gate a new call must pass.
+
+This module owns two uses of `toolmend.guard_history`, the one guard engine: `guard_request`
+rewrites a request's history (failing tool results become WHAT/WHY/NEXT guidance, repeats meet
+the loop breaker) and counts the guidance the latest results carry; `CallGate` decides whether a
+call the model just made may go to the agent, by replaying the history with that call appended,
+so a blocked preflight (a `cwd` object, a duplicate) and an unusable call get exactly the
+guidance the agent would get on its next request. It keeps no state between requests and never
+parses model output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolmend.guard import guard_history
+from toolmend.guard.history import GUIDANCE_PREFIX
+from toolmend.guard.patterns import Category
+from toolmend.model import Tool, ToolCall
+
+#: The versioned guidance header (`[toolmend guidance v1] CATEGORY PATTERN_ID | ...`), read at the
+#: start of a result or after the blank line a protocol note is appended with.
+_HEADER = re.compile(r"(?:^|\n\n)\[toolmend guidance v\d+\] ([A-Z_]+) (\S+)")
+
+
+@dataclass(slots=True)
+class GuidanceCounts:
+    """Guidance carried by the tool results that answer the latest assistant turn."""
+
+    by_category: Counter[str] = field(default_factory=Counter)
+    by_pattern: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def loops_broken(self) -> int:
+        return self.by_category[Category.MODEL_STUCK_LOOP.value]
+
+    def add(self, text: str) -> None:
+        for category, pattern in _HEADER.findall(text):
+            self.by_category[category] += 1
+            self.by_pattern[pattern] += 1
+
+
+def guard_request(
+    messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool] | None
+) -> tuple[list[dict[str, Any]], GuidanceCounts]:
+    """The guided history, and the guidance its trailing tool results newly carry.
+
+    Only the results after the last assistant message are counted: the earlier ones were
+    counted by the request that first delivered them, so a log summed over a conversation
+    counts each piece of guidance once.
+    """
+    guarded = guard_history(messages, tools)
+    counts = GuidanceCounts()
+    for original, message in zip(reversed(messages), reversed(guarded), strict=True):
+        if message.get("role") != "tool":
+            break
+        content = message.get("content")
+        if isinstance(content, str) and content != original.get("content"):
+            counts.add(content)
+    return guarded, counts
+
+
+def openai_call(call: ToolCall) -> dict[str, Any]:
+    """A call in the OpenAI `tool_calls` form."""
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.arguments_json()},
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether a call may go to the agent; when not, the guided tool result that says why."""
+
+    allowed: bool
+    guidance: str = ""
+    category: str | None = None
+
+
+class CallGate:
+    """Checks the model's new calls against the request's history, tools and guard rules."""
+
+    __slots__ = ("_guard", "_history", "_tools")
+
+    def __init__(
+        self, history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] | None, guard: bool
+    ) -> None:
+        self._history = list(history)
+        self._tools = tools
+        self._guard = guard
+
+    def check(self, call: ToolCall) -> Verdict:
+        """Allowed, or the guided result the model gets instead of the call's execution."""
+        problem = None if call.executable else (call.error or "the tool call is incomplete")
+        if not self._guard:
+            return Verdict(True) if problem is None else Verdict(False, problem)
+        replay = [
+            *self._history,
+            {"role": "assistant", "content": None, "tool_calls": [openai_call(call)]},
+            {"role": "tool", "tool_call_id": call.id, "content": problem or ""},
+        ]
+        result = guard_history(replay, self._tools)[-1].get("content")
+        text = result if isinstance(result, str) else ""
+        if problem is None and not text.startswith(GUIDANCE_PREFIX):
+            return Verdict(True)  # no guidance, or only a protocol note beside a good call
+        match = _HEADER.match(text)
+        return Verdict(False, text or problem or "", match.group(1) if match else None)
+
+
+def unknown_tool_call(call_id: str, name: str) -> ToolCall:
+    """The call a model made to a tool that is not declared (its markup stayed text)."""
+    return ToolCall(
+        id=call_id, name=name, arguments={}, incomplete=True, error=f"unknown tool: {name}"
+    )
+
+
+def arguments_of(call: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments of an OpenAI `tool_calls` entry as a dict (an unreadable string: empty)."""
+    function = call.get("function")
+    raw = function.get("arguments") if isinstance(function, Mapping) else None
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    try:
+        value = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

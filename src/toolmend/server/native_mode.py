@@ -1,0 +1,160 @@
+"""Native mode: the model's own tool calling, tools passed through, answers recovered.
+
+This module owns the answer side of native mode: the upstream's chunks go through
+`toolmend.arecover_stream` (leaked markup of the model's family becomes real calls, native calls
+are name-resolved, gated and split when glued), then every executable call meets the request's
+`CallGate` (a blocked preflight such as a `cwd` object is held back like an unusable call), and
+calls that recovery flagged are held for a re-ask or sent flagged. Finish reasons and usage are
+kept back for the pipeline's closing chunk. It never rewrites a request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from toolmend.model import Tool, ToolCall
+from toolmend.recovery import DIAGNOSTICS_FIELD, REJECTED_CALLS_FIELD, arecover_stream
+from toolmend.recovery.diagnostics import (
+    ARGUMENTS_REPAIRED,
+    LEAKED_CALL_RECOVERED,
+    NATIVE_NAME_RESOLVED,
+    RecoveryDiagnostic,
+)
+from toolmend.server.answer import ChunkWriter, Outcome, flag_rejected, repair_kind
+from toolmend.server.guarding import CallGate, arguments_of
+
+#: The repair kind a disguised native tool name mapped back to its tool is counted under.
+NAME_ALIAS_REPAIR = "name_alias"
+
+
+def _call_of(entry: Mapping[str, Any], *, rejected: bool) -> ToolCall:
+    function = entry.get("function") if isinstance(entry.get("function"), Mapping) else {}
+    name = function.get("name") if isinstance(function, Mapping) else None
+    error = entry.get("error") if rejected else None
+    return ToolCall(
+        id=str(entry.get("id") or ""),
+        name=str(name or ""),
+        arguments=arguments_of(entry),
+        incomplete=rejected,
+        error=(str(error) if error else "the call is incomplete") if rejected else None,
+    )
+
+
+class NativeAnswer:
+    """One upstream answer in native mode."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool] | None,
+        model: str,
+        protocols: str | tuple[str, ...],
+        writer: ChunkWriter,
+        gate: CallGate,
+        *,
+        hold_rejected: bool,
+    ) -> None:
+        self._tools = tools
+        self._model = model
+        self._protocols = protocols
+        self._writer = writer
+        self._gate = gate
+        self._hold = hold_rejected
+        self.outcome = Outcome()
+
+    async def run(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        """The client's chunks; calls complete before a failure are still delivered."""
+        recovered = arecover_stream(
+            chunks,
+            tools=self._tools,
+            model=self._model,
+            protocols=self._protocols,
+            on_diagnostic=self._diagnostic,
+        )
+        try:
+            async for chunk in recovered:
+                shaped = self._shape(chunk)
+                if shaped is not None:
+                    yield shaped
+        except Exception:
+            if self.outcome.held:  # no re-ask after a failure: the held calls go on flagged
+                yield self._writer.rejected(self.outcome.release_held())
+            raise
+
+    def _diagnostic(self, item: RecoveryDiagnostic) -> None:
+        code = str(item.get("code"))
+        self.outcome.diagnostics[code] += 1
+        detail = item.get("detail") or {}
+        if code == LEAKED_CALL_RECOVERED:
+            self.outcome.recovered[str(item.get("protocol") or "unknown")] += 1
+        if code in (LEAKED_CALL_RECOVERED, ARGUMENTS_REPAIRED):
+            for repair in detail.get("repairs") or ():
+                self.outcome.repairs[repair_kind(str(repair))] += 1
+        elif code == NATIVE_NAME_RESOLVED:
+            self.outcome.repairs[NAME_ALIAS_REPAIR] += 1
+
+    def _shape(self, chunk: dict[str, Any]) -> dict[str, Any] | None:
+        self._writer.adopt(chunk)
+        chunk.pop(DIAGNOSTICS_FIELD, None)
+        usage = chunk.pop("usage", None)
+        if usage:
+            self.outcome.usage = dict(usage)
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices:
+            return None
+        keep = False
+        for choice in choices:
+            if isinstance(choice, dict) and choice.get("index", 0) == 0:
+                self._shape_choice(choice)
+            keep = keep or _carries_something(choice)
+        return chunk if keep else None
+
+    def _shape_choice(self, choice: dict[str, Any]) -> None:
+        finish = choice.get("finish_reason")
+        if finish is not None:
+            self.outcome.finish_reason = str(finish)
+            choice["finish_reason"] = None
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            return
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            self.outcome.text.append(content)
+        refused: list[tuple[ToolCall, str]] = []
+        entries = delta.pop("tool_calls", None)
+        if isinstance(entries, list):
+            passed = []
+            for entry in entries:
+                call = _call_of(entry, rejected=False)
+                verdict = self._gate.check(call)
+                if verdict.allowed:
+                    entry["index"] = self._writer.next_index
+                    self._writer.next_index += 1
+                    self.outcome.handed.append(call)
+                    passed.append(entry)
+                else:
+                    refused.append((call, verdict.guidance))
+            if passed:
+                delta["tool_calls"] = passed
+        for entry in delta.pop(REJECTED_CALLS_FIELD, None) or ():
+            call = _call_of(entry, rejected=True)
+            refused.append((call, self._gate.check(call).guidance))
+        if not refused:
+            return
+        if self._hold:
+            self.outcome.held += refused
+        else:
+            self.outcome.flagged += [call for call, _ in refused]
+            flag_rejected(delta, refused)
+
+
+def _carries_something(choice: object) -> bool:
+    """Whether a choice says anything (a delta whose text recovery held back says nothing)."""
+    if not isinstance(choice, Mapping):
+        return True
+    delta = choice.get("delta")
+    if choice.get("finish_reason") is not None or choice.get("logprobs"):
+        return True
+    if not isinstance(delta, Mapping):
+        return delta is not None
+    return any(value != "" for key, value in delta.items()) or "role" in delta

@@ -1,0 +1,89 @@
+"""Server-sent events as OpenAI streams them: reading the upstream's, writing the client's.
+
+`SSEDecoder` turns bytes into the `data:` payloads of complete events, keeping only the
+unfinished line between calls (cost linear in the bytes read). `encode_data` and `DONE` write
+the frames the `openai` client reads. This module never parses JSON beyond the one payload a
+caller asks for, and never touches a socket.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+DONE = b"data: [DONE]\n\n"
+DONE_PAYLOAD = "[DONE]"
+#: One event larger than this is not an OpenAI stream (a 1 MiB tool call arrives in deltas).
+MAX_EVENT_BYTES = 8 * 1024 * 1024
+
+
+class SSEError(Exception):
+    """The upstream's stream is not well-formed server-sent events."""
+
+
+class SSEDecoder:
+    """Incremental SSE reader: `feed(bytes) -> [data payloads]`, `finish()` for the rest."""
+
+    __slots__ = ("_data", "_pending")
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._data: list[str] = []
+
+    def feed(self, raw: bytes) -> list[str]:
+        buffer = self._pending + raw if self._pending else raw
+        lines = buffer.split(b"\n")
+        self._pending = lines.pop()
+        if len(self._pending) > MAX_EVENT_BYTES:
+            raise SSEError(f"an event line is longer than {MAX_EVENT_BYTES} bytes")
+        out: list[str] = []
+        for line in lines:
+            self._line(line.rstrip(b"\r"), out)
+        return out
+
+    def finish(self) -> list[str]:
+        out: list[str] = []
+        if self._pending:
+            self._line(self._pending.rstrip(b"\r"), out)
+            self._pending = b""
+        self._line(b"", out)
+        return out
+
+    def _line(self, line: bytes, out: list[str]) -> None:
+        if not line:
+            if self._data:
+                out.append("\n".join(self._data))
+                self._data = []
+            return
+        if line.startswith(b":"):
+            return  # a comment (keep-alive)
+        name, _, value = line.partition(b":")
+        if value.startswith(b" "):
+            value = value[1:]
+        if name == b"data":
+            try:
+                self._data.append(value.decode("utf-8"))
+            except UnicodeDecodeError:
+                raise SSEError("an event is not UTF-8") from None
+        elif name not in {b"event", b"id", b"retry"}:
+            raise SSEError(f"not an SSE line (field {name[:20]!r})")
+        if sum(len(d) for d in self._data) > MAX_EVENT_BYTES:
+            raise SSEError(f"an event is longer than {MAX_EVENT_BYTES} bytes")
+
+
+def parse_chunk(payload: str) -> dict[str, Any]:
+    """One `data:` payload as a chat.completion.chunk dict, or `SSEError` saying why not."""
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        raise SSEError("a stream event is not JSON") from None
+    if not isinstance(value, dict):
+        raise SSEError("a stream event is not a JSON object")
+    return value
+
+
+def encode_data(value: dict[str, Any]) -> bytes:
+    """One SSE frame holding `value` as JSON."""
+    return (
+        b"data: " + json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
+    )

@@ -1,0 +1,231 @@
+"""The upstream client: one pooled `aiohttp.ClientSession` per worker, OpenAI chat calls.
+
+This module owns talking to the configured model servers: the pooled session, the request
+headers (the client's `Authorization` forwarded only when no key of our own is in play), the
+timeouts, and turning every way an upstream can fail (unreachable, timing out, 4xx/5xx, not
+JSON, broken SSE, dropped mid-stream) into one `UpstreamError` with a kind and a safe message.
+It never decides what an answer means and never takes an address from a request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from toolmend.server.config import Limits, Upstream
+from toolmend.server.sse import DONE_PAYLOAD, SSEDecoder, SSEError, parse_chunk
+
+#: Connections kept per worker; 64 concurrent streams per worker is the benchmark's load.
+POOL_LIMIT = 256
+#: Bytes of an upstream error body passed back to the client (its message, never our secrets).
+MAX_ERROR_BODY = 64 * 1024
+
+
+@dataclass
+class UpstreamError(Exception):
+    """The upstream did not give a usable answer.
+
+    `kind`: `unreachable`, `timeout`, `http_status` (with `status` and the upstream's `body`),
+    `invalid_json`, `invalid_sse` or `dropped`. `message` is safe to show and to log.
+    """
+
+    kind: str
+    message: str
+    status: int | None = None
+    body: bytes = b""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def upstream_headers(
+    upstream: Upstream, client_authorization: str | None, forward_client_auth: bool
+) -> dict[str, str]:
+    """Headers for the upstream: our key, else the client's Authorization when allowed."""
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if upstream.api_key:
+        headers["Authorization"] = f"Bearer {upstream.api_key}"
+    elif forward_client_auth and client_authorization:
+        headers["Authorization"] = client_authorization
+    return headers
+
+
+class UpstreamClient:
+    """The worker's connection pool to its upstreams (created in the app's lifespan)."""
+
+    def __init__(self) -> None:
+        self._session: aiohttp.ClientSession | None = None
+
+    async def start(self) -> None:
+        connector = aiohttp.TCPConnector(limit=POOL_LIMIT, limit_per_host=POOL_LIMIT)
+        self._session = aiohttp.ClientSession(
+            connector=connector, auto_decompress=True, trust_env=False
+        )
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            raise RuntimeError("UpstreamClient.start() was not awaited")
+        return self._session
+
+    def _timeout(self, limits: Limits) -> aiohttp.ClientTimeout:
+        return aiohttp.ClientTimeout(
+            total=limits.total_timeout,
+            sock_connect=limits.connect_timeout,
+            sock_read=limits.read_timeout,
+        )
+
+    async def _open(
+        self,
+        upstream: Upstream,
+        path: str,
+        body: Mapping[str, Any] | None,
+        headers: dict[str, str],
+        limits: Limits,
+    ) -> aiohttp.ClientResponse:
+        url = f"{upstream.url}{path}"
+        method = "GET" if body is None else "POST"
+        data = None if body is None else json.dumps(body, ensure_ascii=False).encode()
+        try:
+            response = await self.session.request(
+                method, url, data=data, headers=headers, timeout=self._timeout(limits)
+            )
+        except TimeoutError:
+            raise UpstreamError("timeout", f"upstream {upstream.name!r} timed out") from None
+        except aiohttp.ClientError as exc:
+            raise UpstreamError(
+                "unreachable", f"upstream {upstream.name!r} is unreachable ({type(exc).__name__})"
+            ) from None
+        if response.status >= 400:
+            try:
+                error_body = await response.content.read(MAX_ERROR_BODY)
+            except (aiohttp.ClientError, TimeoutError):
+                error_body = b""
+            finally:
+                response.release()
+            raise UpstreamError(
+                "http_status",
+                f"upstream {upstream.name!r} answered HTTP {response.status}",
+                response.status,
+                error_body,
+            )
+        return response
+
+    async def get_json(
+        self, upstream: Upstream, path: str, headers: dict[str, str], limits: Limits
+    ) -> tuple[int, dict[str, Any]]:
+        """GET a JSON object (the model list)."""
+        response = await self._open(upstream, path, None, headers, limits)
+        return response.status, await self._read_json(upstream, response)
+
+    async def post_json(
+        self, upstream: Upstream, body: Mapping[str, Any], headers: dict[str, str], limits: Limits
+    ) -> tuple[int, dict[str, Any]]:
+        """A non-streaming chat completion: (status, response object)."""
+        response = await self._open(upstream, "/chat/completions", body, headers, limits)
+        return response.status, await self._read_json(upstream, response)
+
+    async def _read_json(
+        self, upstream: Upstream, response: aiohttp.ClientResponse
+    ) -> dict[str, Any]:
+        try:
+            raw = await response.read()
+        except TimeoutError:
+            raise UpstreamError("timeout", f"upstream {upstream.name!r} timed out") from None
+        except aiohttp.ClientError:
+            raise UpstreamError(
+                "dropped", f"upstream {upstream.name!r} closed the connection mid-answer"
+            ) from None
+        finally:
+            response.release()
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            raise UpstreamError(
+                "invalid_json", f"upstream {upstream.name!r} answered with invalid JSON"
+            ) from None
+        if not isinstance(value, dict):
+            raise UpstreamError(
+                "invalid_json", f"upstream {upstream.name!r} answered with a non-object"
+            )
+        return value
+
+    async def open_stream(
+        self, upstream: Upstream, body: Mapping[str, Any], headers: dict[str, str], limits: Limits
+    ) -> UpstreamStream:
+        """Start a streaming chat completion; the status is known when this returns."""
+        response = await self._open(upstream, "/chat/completions", body, headers, limits)
+        return UpstreamStream(upstream, response)
+
+
+class UpstreamStream:
+    """The chunks of one streaming answer. Closing it (or cancelling) drops the connection."""
+
+    def __init__(self, upstream: Upstream, response: aiohttp.ClientResponse) -> None:
+        self.upstream = upstream
+        self.status = response.status
+        self._response = response
+
+    async def chunks(self) -> AsyncIterator[dict[str, Any]]:
+        """Each chat.completion.chunk dict in order, until `[DONE]` or the end of the body."""
+        name = self.upstream.name
+        decoder = SSEDecoder()
+        done = False
+        finished = False  # a chunk carried a finish_reason: the answer itself is complete
+        try:
+            while True:
+                try:
+                    raw = await self._response.content.readany()
+                except TimeoutError:
+                    raise UpstreamError("timeout", f"upstream {name!r} stopped sending") from None
+                except aiohttp.ClientError:
+                    raise UpstreamError(
+                        "dropped", f"upstream {name!r} closed the connection mid-stream"
+                    ) from None
+                if done:
+                    # Read to the end of the body so the connection goes back to the pool.
+                    if not raw:
+                        return
+                    continue
+                for payload in decoder.feed(raw) if raw else decoder.finish():
+                    if payload.strip() == DONE_PAYLOAD:
+                        done = True
+                        break
+                    chunk = parse_chunk(payload)
+                    if "error" in chunk and "choices" not in chunk:
+                        raise UpstreamError(
+                            "upstream_error",
+                            f"upstream {name!r} reported an error mid-stream",
+                            body=json.dumps(chunk).encode()[:MAX_ERROR_BODY],
+                        )
+                    finished = finished or any(
+                        isinstance(c, dict) and c.get("finish_reason")
+                        for c in chunk.get("choices") or ()
+                    )
+                    yield chunk
+                if not raw:
+                    if done or finished:  # some servers end a complete answer without [DONE]
+                        return
+                    raise UpstreamError(
+                        "dropped", f"upstream {name!r} ended the stream without [DONE]"
+                    )
+        except SSEError as exc:
+            raise UpstreamError(
+                "invalid_sse", f"upstream {name!r} sent a broken stream: {exc}"
+            ) from None
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Drop the connection without reading the rest, which stops the upstream's work."""
+        if not self._response.closed:
+            self._response.close()

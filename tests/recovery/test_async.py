@@ -1,0 +1,93 @@
+"""The async variant under asyncio: same recovery, same terminal path."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import toolmend
+
+from .wire import TOOLS, content_stream, fold, split_every
+
+INVOKE = '<invoke name="read_file"><parameter name="path">a.py</parameter></invoke>'
+
+
+class AsyncSource:
+    def __init__(self, chunks, error: BaseException | None = None) -> None:
+        self.chunks = list(chunks)
+        self.error = error
+        self.closed = False
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        await asyncio.sleep(0)
+        if self.chunks:
+            return self.chunks.pop(0)
+        if self.error is not None:
+            raise self.error
+        raise StopAsyncIteration
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def test_the_async_variant_recovers_the_same_calls_as_the_sync_one():
+    chunks = content_stream(split_every(f"Reading. {INVOKE}", 4), model="claude-opus-4-1")
+
+    async def main():
+        return [
+            c
+            async for c in toolmend.arecover_stream(
+                AsyncSource(chunks), tools=TOOLS, model="claude-opus-4-1", id_prefix="a"
+            )
+        ]
+
+    out = asyncio.run(main())
+    sync = list(
+        toolmend.recover_stream(chunks, tools=TOOLS, model="claude-opus-4-1", id_prefix="a")
+    )
+    assert out == sync
+    assert fold(out)["calls"] == [("read_file", {"path": "a.py"})]
+
+
+def test_an_async_transport_error_delivers_complete_calls_then_raises():
+    chunks = content_stream([INVOKE], model="claude-opus-4-1", finish=None, usage=False)
+    source = AsyncSource(chunks, ConnectionResetError("reset"))
+
+    async def main(out):
+        async for c in toolmend.arecover_stream(source, tools=TOOLS, model="claude-opus-4-1"):
+            out.append(c)
+
+    out: list[dict] = []
+    with pytest.raises(ConnectionResetError):
+        asyncio.run(main(out))
+    got = fold(out)
+    assert got["calls"] == [("read_file", {"path": "a.py"})] and got["finish"] == ["tool_calls"]
+    assert source.closed
+
+
+def test_cancelling_the_consuming_task_yields_no_call_and_closes_the_source():
+    chunks = content_stream([INVOKE, " tail"], model="claude-opus-4-1", usage=False)
+    source = AsyncSource(chunks)
+    seen: list[dict] = []
+
+    async def consume():
+        async for c in toolmend.arecover_stream(source, tools=TOOLS, model="claude-opus-4-1"):
+            seen.append(c)
+            if len(seen) == 2:
+                await asyncio.sleep(10)
+
+    async def main():
+        task = asyncio.create_task(consume())
+        while len(seen) < 2:
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert fold(seen)["calls"] == []
+    assert source.closed

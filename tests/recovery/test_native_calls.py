@@ -1,0 +1,182 @@
+"""Deliver 4: native `tool_calls` fragments reassembled, resolved, gated, split or flagged."""
+
+from __future__ import annotations
+
+import json
+
+import toolmend
+
+from .wire import TOOLS, chunk, content_stream, fold, native_fragments
+
+# Seed 000: six read_file objects glued into one arguments string (model batching reads).
+SIX_READS = "".join(
+    json.dumps({"path": f"src/core/task/{name}.ts", "mode": "slice"})
+    for name in (
+        "apiConversationHistory",
+        "AskIgnoredError",
+        "build-tools",
+        "Task",
+        "TaskRegistry",
+        "index",
+    )
+)
+
+
+def run(native, **kw):
+    chunks = content_stream([], native=native, finish=kw.pop("finish", "tool_calls"))
+    diags: list[dict] = []
+    got = fold(
+        toolmend.recover_stream(
+            chunks, tools=TOOLS, model="gpt-4o", on_diagnostic=diags.append, id_prefix="n", **kw
+        )
+    )
+    got["diags"] = diags
+    return got
+
+
+def test_native_fragments_are_reassembled_into_one_whole_call():
+    got = run(native_fragments("call_a", "read_file", '{"path": "a.py"}', size=3))
+    assert got["calls"] == [("read_file", {"path": "a.py"})]
+    assert got["ids"] == ["call_a"]
+    assert got["finish"] == ["tool_calls"]
+
+
+def test_a_disguised_native_name_maps_back_to_the_declared_tool():
+    for written in ("Todo", "mcp_49f0-Todo", "mcp__server__todo"):
+        got = run(native_fragments("c1", written, '{"item": "x"}'))
+        assert got["calls"] == [("todo", {"item": "x"})], written
+        assert [d["code"] for d in got["diags"]] == ["native_name_resolved"]
+
+
+def test_native_arguments_are_repaired_through_the_schema_gate():
+    got = run(native_fragments("c1", "get_weather", '{"city": "Oslo", "days": "3"}'))
+    assert got["calls"] == [("get_weather", {"city": "Oslo", "days": 3})]
+    repaired = [d for d in got["diags"] if d["code"] == "arguments_repaired"]
+    assert repaired and repaired[0]["call_id"] == "c1"
+
+
+def test_six_glued_read_file_objects_become_six_calls():
+    got = run(native_fragments("call_r", "read_file", SIX_READS, size=40))
+    assert [c[0] for c in got["calls"]] == ["read_file"] * 6
+    assert got["calls"][1][1] == {"path": "src/core/task/AskIgnoredError.ts", "mode": "slice"}
+    assert got["ids"][0] == "call_r" and len(set(got["ids"])) == 6
+    split = [d for d in got["diags"] if d["code"] == "concatenated_json_split"]
+    assert split[0]["detail"]["count"] == 6
+
+
+def test_glued_objects_that_do_not_all_validate_are_flagged_not_split():
+    glued = '{"path": "a.py"}{"nope": 1}'
+    got = run(native_fragments("call_g", "read_file", glued))
+    assert got["calls"] == []
+    assert got["rejected"][0]["id"] == "call_g" and got["rejected"][0]["incomplete"] is True
+    rejected = [d for d in got["diags"] if d["code"] == "call_rejected"]
+    assert rejected[0]["detail"]["flag"] == "concatenated_json"
+    assert rejected[0]["detail"]["category"] == "INVALID_JSON_ARGUMENTS"
+    assert got["finish"] == ["stop"]  # nothing left to execute
+
+
+def test_a_native_call_that_cannot_be_made_valid_is_flagged_with_its_reason():
+    got = run(native_fragments("c1", "read_file", '{"mode": "r"}'))
+    assert got["calls"] == []
+    assert got["rejected"][0]["function"]["name"] == "read_file"
+    assert "path" in got["rejected"][0]["error"]
+
+
+def test_a_native_call_of_an_unknown_tool_is_flagged_not_passed_on():
+    got = run(native_fragments("c1", "rm_rf", "{}"))
+    assert got["calls"] == [] and got["rejected"][0]["error"] == "unknown tool"
+
+
+def test_truncated_native_json_is_flagged_as_truncated():
+    got = run(native_fragments("c1", "read_file", '{"path": "a.p'), finish="length")
+    assert got["calls"] == []
+    assert got["finish"] == ["length"]
+    detail = next(d for d in got["diags"] if d["code"] == "call_rejected")["detail"]
+    assert detail["flag"] == "truncated_json"
+    assert "a.p" not in json.dumps(got["diags"])  # no raw fragment in a diagnostic
+
+
+def test_parallel_native_calls_keep_their_order_ids_and_indices():
+    native = [
+        *native_fragments("c1", "read_file", '{"path": "a"}', index=0),
+        *native_fragments("c2", "todo", '{"item": "b"}', index=1),
+    ]
+    got = run(native)
+    assert got["calls"] == [("read_file", {"path": "a"}), ("todo", {"item": "b"})]
+    assert got["ids"] == ["c1", "c2"]
+
+
+def test_a_server_that_reuses_index_zero_for_every_call_still_gives_two_calls():
+    native = [
+        *native_fragments("c1", "read_file", '{"path": "a"}', index=0),
+        *native_fragments("c2", "read_file", '{"path": "b"}', index=0),
+    ]
+    got = run(native)
+    assert [c[1]["path"] for c in got["calls"]] == ["a", "b"]
+
+
+def test_fragments_that_return_to_an_earlier_call_fail_closed():
+    native = [
+        {"index": 0, "id": "c1", "function": {"name": "read_file", "arguments": '{"pa'}},
+        {"index": 1, "id": "c2", "function": {"name": "todo", "arguments": '{"item": "x"}'}},
+        {"index": 0, "function": {"arguments": 'th": "a"}'}},
+    ]
+    got = run(native)
+    assert got["calls"] == [("todo", {"item": "x"})]
+    assert [r["id"] for r in got["rejected"]] == ["c1"]
+    assert "native_call_order" in [d["code"] for d in got["diags"]]
+
+
+def test_a_native_call_without_an_id_gets_one():
+    native = [{"index": 0, "function": {"name": "todo", "arguments": '{"item": "x"}'}}]
+    got = run(native)
+    assert got["ids"] == ["n1"]
+
+
+def test_native_arguments_sent_as_an_object_are_read():
+    native = [{"index": 0, "id": "c1", "function": {"name": "todo", "arguments": {"item": "x"}}}]
+    assert run(native)["calls"] == [("todo", {"item": "x"})]
+
+
+def test_the_non_streaming_path_splits_glued_native_arguments_too():
+    response = {
+        "id": "x",
+        "object": "chat.completion",
+        "model": "mimo-v2.5-pro",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_r",
+                            "type": "function",
+                            "function": {"name": "read_file", "arguments": SIX_READS},
+                        }
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+    }
+    out = toolmend.recover_response(response, tools=TOOLS)
+    calls = out["choices"][0]["message"]["tool_calls"]
+    assert len(calls) == 6 and all("index" not in c for c in calls)
+    assert out["choices"][0]["message"]["content"] is None
+
+
+def test_text_and_native_calls_in_one_chunk_are_both_read():
+    chunks = [
+        chunk(
+            {
+                "role": "assistant",
+                "content": "ok",
+                "tool_calls": native_fragments("c1", "todo", '{"item": "x"}'),
+            }
+        ),
+        chunk({}, "tool_calls"),
+    ]
+    got = fold(toolmend.recover_stream(chunks, tools=TOOLS, model="gpt-4o"))
+    assert got["text"] == "ok" and got["calls"] == [("todo", {"item": "x"})]
