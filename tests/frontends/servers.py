@@ -17,7 +17,7 @@ from typing import Any
 from toolmend.server import create_app
 from toolmend.server.config import ServerConfig, Upstream
 from toolmend.server.demo.cases import DemoCase, load_cases, scripts_for
-from toolmend.server.demo.scripted import Answer, Script, ScriptedUpstream
+from toolmend.server.demo.scripted import Answer, Failure, Script, ScriptedUpstream
 from toolmend.server.frontends.response_store import SQLiteResponseStore
 from toolmend.server.loopback import LoopbackServer
 
@@ -37,6 +37,10 @@ EXTRA_SCRIPTS = {
     "plain": Script(
         Answer(content="All done.", usage={"prompt_tokens": 12, "completion_tokens": 3})
     ),
+    "dropping": Script(
+        Answer(content="partial answer " * 8, chunk_size=4), failure=Failure("drop", after_chunks=3)
+    ),
+    "slow": Script(Answer(content="late", chunk_size=2, pace_ms=400)),
 }
 
 

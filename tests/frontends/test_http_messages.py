@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import base64
+import json
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anthropic
 import pytest
+
+from toolmend.server import frontend_api
 
 from frontends.servers import (
     WRITE_ARGS,
@@ -202,3 +206,39 @@ def test_a_body_without_messages_is_a_400_invalid_request_error(servers: Servers
     client = anthropic.Anthropic(base_url=servers.url, api_key="sk-test", max_retries=0)
     with pytest.raises(anthropic.BadRequestError, match="messages"):
         client.post("/v1/messages", body={"model": "plain", "max_tokens": 8}, cast_to=object)
+
+
+def test_an_upstream_that_drops_mid_stream_ends_with_an_error_event_the_sdk_raises(
+    client: anthropic.Anthropic,
+) -> None:
+    request = {
+        "model": "dropping",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": "x"}],
+    }
+    with pytest.raises(anthropic.APIStatusError), client.messages.stream(**request) as stream:
+        stream.get_final_message()
+
+
+def test_pings_keep_a_silent_stream_alive(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(frontend_api, "KEEPALIVE_SECONDS", 0.1)
+    body = {
+        "model": "slow",
+        "max_tokens": 8,
+        "stream": True,
+        "messages": [{"role": "user", "content": "x"}],
+    }
+    post = urllib.request.Request(
+        f"{servers.url}/v1/messages",
+        json.dumps(body).encode(),
+        {"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(post, timeout=30) as response:
+        lines = [raw.decode().rstrip("\n") for raw in response]
+    names = [line.removeprefix("event: ") for line in lines if line.startswith("event: ")]
+    first_text = names.index("content_block_start")
+    assert names[:2] == ["message_start", "ping"]
+    assert "ping" in names[2:first_text]
+    assert names[-1] == "message_stop"
