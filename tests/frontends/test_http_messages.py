@@ -12,8 +12,6 @@ from typing import Any
 import anthropic
 import pytest
 
-from toolmend.server import frontend_api
-
 from frontends.servers import (
     WRITE_ARGS,
     Servers,
@@ -21,6 +19,7 @@ from frontends.servers import (
     anthropic_tools,
     running,
 )
+from toolmend.server import frontend_api
 from toolmend.server.demo.cases import DemoCase, load_cases
 
 WRITE_TOOL = {

@@ -129,4 +129,5 @@ def test_an_upstream_that_drops_mid_stream_ends_with_response_failed(client: ope
     with client.responses.stream(model="dropping", input="x") as stream:
         events = [event.type for event in stream]
     assert events[-1] == "response.failed"
-    assert "response.output_item.done" in events  # the open message was closed first
+    # whatever text got through before the drop, its item was closed first
+    assert events.count("response.output_item.added") == events.count("response.output_item.done")
