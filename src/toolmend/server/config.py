@@ -49,8 +49,6 @@ FAMILY_PROTOCOLS: tuple[tuple[str, str], ...] = (
     ("*gemma-4*", "gemma4"),
     ("*gemma4*", "gemma4"),
     ("*claude*", "antml"),
-    ("*glm*", "hermes"),
-    ("*qwen*", "hermes"),
 )
 FALLBACK_TEXT_PROTOCOL = "hermes"
 

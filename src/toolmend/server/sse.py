@@ -18,17 +18,26 @@ MAX_EVENT_BYTES = 8 * 1024 * 1024
 
 
 class SSEError(Exception):
-    """The upstream's stream is not well-formed server-sent events."""
+    """The upstream's stream is not well-formed: `invalid_sse` framing or `invalid_json` data."""
+
+    def __init__(self, message: str, kind: str = "invalid_sse") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class SSEDecoder:
-    """Incremental SSE reader: `feed(bytes) -> [data payloads]`, `finish()` for the rest."""
+    """Incremental SSE reader: `feed(bytes) -> [data payloads]`, `finish()` for the rest.
 
-    __slots__ = ("_data", "_pending")
+    A malformed line ends the stream: the payloads complete before it are still returned, and
+    `error` holds the reason (the caller delivers those payloads, then fails).
+    """
+
+    __slots__ = ("_data", "_pending", "error")
 
     def __init__(self) -> None:
         self._pending = b""
         self._data: list[str] = []
+        self.error: SSEError | None = None
 
     def feed(self, raw: bytes) -> list[str]:
         buffer = self._pending + raw if self._pending else raw
@@ -37,16 +46,22 @@ class SSEDecoder:
         if len(self._pending) > MAX_EVENT_BYTES:
             raise SSEError(f"an event line is longer than {MAX_EVENT_BYTES} bytes")
         out: list[str] = []
-        for line in lines:
-            self._line(line.rstrip(b"\r"), out)
+        try:
+            for line in lines:
+                self._line(line.rstrip(b"\r"), out)
+        except SSEError as exc:
+            self.error = exc
         return out
 
     def finish(self) -> list[str]:
         out: list[str] = []
-        if self._pending:
-            self._line(self._pending.rstrip(b"\r"), out)
-            self._pending = b""
-        self._line(b"", out)
+        try:
+            if self._pending:
+                self._line(self._pending.rstrip(b"\r"), out)
+                self._pending = b""
+            self._line(b"", out)
+        except SSEError as exc:
+            self.error = exc
         return out
 
     def _line(self, line: bytes, out: list[str]) -> None:
@@ -76,9 +91,9 @@ def parse_chunk(payload: str) -> dict[str, Any]:
     try:
         value = json.loads(payload)
     except ValueError:
-        raise SSEError("a stream event is not JSON") from None
+        raise SSEError("a stream event is not JSON", "invalid_json") from None
     if not isinstance(value, dict):
-        raise SSEError("a stream event is not a JSON object")
+        raise SSEError("a stream event is not a JSON object", "invalid_json")
     return value
 
 

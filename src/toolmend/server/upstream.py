@@ -212,6 +212,8 @@ class UpstreamStream:
                         for c in chunk.get("choices") or ()
                     )
                     yield chunk
+                if decoder.error is not None and not done:
+                    raise decoder.error
                 if not raw:
                     if done or finished:  # some servers end a complete answer without [DONE]
                         return
@@ -220,7 +222,7 @@ class UpstreamStream:
                     )
         except SSEError as exc:
             raise UpstreamError(
-                "invalid_sse", f"upstream {name!r} sent a broken stream: {exc}"
+                exc.kind, f"upstream {name!r} sent a broken stream: {exc}"
             ) from None
         finally:
             await self.aclose()

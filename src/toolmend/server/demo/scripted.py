@@ -23,7 +23,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-GUIDANCE_MARK = "[toolmend guidance"
+#: What toolmend writes into a tool result or a re-ask (guidance blocks, reminders).
+GUIDANCE_MARK = "[toolmend"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,207 @@
+"""Every upstream failure and every bad request ends in a clear OpenAI-style error, never a hang."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+import openai
+import pytest
+
+from toolmend.server import Limits, ServerConfig, Upstream
+from toolmend.server.demo.scripted import Answer, Failure
+
+from .servers import ASK, HERMES_OSLO, TOOLS, ProxyHandle, ScriptedHandle, StartProxy
+
+
+def post(url: str, data: bytes, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    request = urllib.request.Request(
+        f"{url}/v1/chat/completions",
+        data=data,
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def closed_port() -> int:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+def test_an_unreachable_upstream_gives_a_502_naming_the_upstream(start_proxy: StartProxy) -> None:
+    config = ServerConfig(upstreams=(Upstream("gone", f"http://127.0.0.1:{closed_port()}/v1"),))
+    proxy = start_proxy(config)
+    with pytest.raises(openai.APIStatusError) as caught:
+        proxy.client().chat.completions.create(model="any", messages=ASK)
+    assert caught.value.status_code == 502
+    assert "'gone' is unreachable" in caught.value.message
+    assert proxy.log()[-1]["upstream_status"] is None
+    assert proxy.log()[-1]["error"]["type"] == "upstream_unreachable"
+
+
+def test_an_upstream_that_stalls_past_the_read_timeout_gives_a_504(
+    upstream: ScriptedHandle, start_proxy: StartProxy
+) -> None:
+    proxy = start_proxy(limits=Limits(read_timeout=0.3))
+    model = upstream.script(Answer("late"), failure=Failure("stall", seconds=3))
+    started = time.perf_counter()
+    with pytest.raises(openai.APIStatusError) as caught:
+        proxy.client().chat.completions.create(model=model, messages=ASK, stream=True)
+    assert caught.value.status_code == 504
+    assert time.perf_counter() - started < 2.5
+
+
+@pytest.mark.parametrize("status", [400, 404, 429, 500, 503])
+def test_an_upstream_error_status_is_passed_through_with_its_body(
+    upstream: ScriptedHandle, proxy: ProxyHandle, status: int
+) -> None:
+    body = json.dumps({"error": {"message": f"scripted {status}", "type": "x", "code": "c"}})
+    model = upstream.script(Answer(""), failure=Failure("status", status=status, body=body))
+    for stream in (False, True):
+        with pytest.raises(openai.APIStatusError) as caught:
+            proxy.client().chat.completions.create(model=model, messages=ASK, stream=stream)
+        assert caught.value.status_code == status
+        assert caught.value.body == {"message": f"scripted {status}", "type": "x", "code": "c"}
+    assert proxy.log()[-1]["upstream_status"] == status
+
+
+def test_an_upstream_answer_that_is_not_json_gives_a_502(
+    upstream: ScriptedHandle, proxy: ProxyHandle
+) -> None:
+    model = upstream.script(Answer("x"), failure=Failure("invalid_json"))
+    with pytest.raises(openai.APIStatusError) as caught:
+        proxy.client().chat.completions.create(model=model, messages=ASK)
+    assert caught.value.status_code == 502
+    assert "invalid JSON" in caught.value.message
+
+
+@pytest.mark.parametrize("kind", ["invalid_json", "invalid_sse", "drop"])
+def test_a_stream_that_breaks_delivers_the_complete_calls_then_an_error_event_then_done(
+    upstream: ScriptedHandle, proxy: ProxyHandle, kind: str
+) -> None:
+    text = HERMES_OSLO + " And more text that never arrives in full."
+    model = upstream.script(Answer(text, chunk_size=10), failure=Failure(kind, after_chunks=10))
+    body = {"model": model, "messages": ASK, "tools": TOOLS, "stream": True}
+    request = urllib.request.Request(
+        f"{proxy.url}/v1/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200
+        raw = response.read()
+    events = [e.removeprefix(b"data: ") for e in raw.split(b"\n\n") if e]
+    assert events[-1] == b"[DONE]"
+    error = json.loads(events[-2])
+    assert error["error"]["type"] == f"upstream_{'dropped' if kind == 'drop' else kind}"
+    chunks = [json.loads(e) for e in events[:-2]]
+    calls = [p for c in chunks for ch in c["choices"] for p in ch["delta"].get("tool_calls", [])]
+    assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls] == [
+        ("get_weather", {"city": "Oslo"})
+    ]
+    assert proxy.log()[-1]["error"] is not None
+
+
+def test_the_openai_client_raises_on_the_error_event_of_a_broken_stream(
+    upstream: ScriptedHandle, proxy: ProxyHandle
+) -> None:
+    model = upstream.script(
+        Answer("a" * 200, chunk_size=10), failure=Failure("drop", after_chunks=5)
+    )
+    stream = proxy.client().chat.completions.create(model=model, messages=ASK, stream=True)
+    with pytest.raises(openai.APIError, match="closed the connection"):
+        for _ in stream:
+            pass
+
+
+def test_a_client_that_disconnects_cancels_the_upstream_request(
+    upstream: ScriptedHandle, proxy: ProxyHandle
+) -> None:
+    model = upstream.script(Answer("tick " * 400, chunk_size=5, pace_ms=20))
+    before = upstream.scripted.disconnected
+
+    async def read_a_little() -> None:
+        client = proxy.async_client()
+        stream = await client.chat.completions.create(model=model, messages=ASK, stream=True)
+        async for _ in stream:
+            break
+        await stream.close()
+        await client.close()
+
+    asyncio.run(read_a_little())
+    deadline = time.monotonic() + 5
+    while upstream.scripted.disconnected == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert upstream.scripted.disconnected == before + 1
+
+
+def test_an_oversized_body_gets_413(start_proxy: StartProxy) -> None:
+    proxy = start_proxy(limits=Limits(max_request_bytes=2048))
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x" * 5000}]})
+    status, answer = post(proxy.url, body.encode())
+    assert status == 413
+    assert answer["error"]["type"] == "request_too_large"
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"{not json", "not JSON"),
+        (b"[1, 2]", "JSON object"),
+        (b'{"messages": [{"role": "user", "content": "hi"}]}', "'model'"),
+        (b'{"model": "m", "messages": []}', "'messages'"),
+        (b'{"model": "m", "messages": ["hi"]}', "messages[0]"),
+        (
+            b'{"model": "m", "messages": [{"role": "user"}], "tools": [{"type": "function"}]}',
+            "invalid tools",
+        ),
+        (b'{"model": "m", "messages": [{"role": "user"}], "stream": "yes"}', "'stream'"),
+    ],
+)
+def test_a_malformed_request_gets_400_with_the_reason(
+    proxy: ProxyHandle, data: bytes, reason: str
+) -> None:
+    status, answer = post(proxy.url, data)
+    assert status == 400
+    assert reason in answer["error"]["message"]
+    assert answer["error"]["type"] == "invalid_request_error"
+
+
+def test_concurrent_requests_are_independent(upstream: ScriptedHandle, proxy: ProxyHandle) -> None:
+    leaking = upstream.script(Answer(HERMES_OSLO, chunk_size=2, pace_ms=2))
+    failing = upstream.script(Answer("x"), failure=Failure("status", status=500))
+    plain = upstream.script(Answer("plain text " * 20, chunk_size=3, pace_ms=1))
+
+    async def run() -> list[Any]:
+        client = proxy.async_client()
+
+        async def ask(model: str) -> Any:
+            try:
+                return await client.chat.completions.create(model=model, messages=ASK, tools=TOOLS)
+            except openai.APIStatusError as exc:
+                return exc.status_code
+
+        results = await asyncio.gather(*(ask(m) for m in [leaking, failing, plain] * 5))
+        await client.close()
+        return results
+
+    results = asyncio.run(run())
+    for i, result in enumerate(results):
+        if i % 3 == 0:
+            assert result.choices[0].message.tool_calls[0].function.name == "get_weather"
+        elif i % 3 == 1:
+            assert result == 500
+        else:
+            assert result.choices[0].message.content == "plain text " * 20
