@@ -63,3 +63,22 @@ def split_call_stream(
     out = [call(0, id=call_id, name=name, arguments=pieces[0])]
     out += [call(0, arguments=p) for p in pieces[1:]]
     return out
+
+
+#: Steps of a generated answer: text, reasoning, a call opening (with "{"), its closing fragment.
+PLAN_STEPS = ("text", "reasoning", "call0", "call1", "args0", "args1")
+
+
+def plan_chunks(plan: list[str], name: str) -> list[dict[str, Any]]:
+    """The chunks of a generated plan: calls to `name` at index 0 and 1, interleaved freely."""
+    out: list[dict[str, Any]] = []
+    for step in plan:
+        if step == "text":
+            out.append(text("t"))
+        elif step == "reasoning":
+            out.append(reasoning("r"))
+        elif step.startswith("call"):
+            out.append(call(int(step[-1]), id=f"id{step[-1]}", name=name, arguments="{"))
+        else:
+            out.append(call(int(step[-1]), arguments="}"))
+    return out

@@ -199,6 +199,7 @@ def test_an_unknown_model_comes_back_as_an_anthropic_error(client: anthropic.Ant
             model="nope", max_tokens=8, messages=[{"role": "user", "content": "x"}]
         )
     assert caught.value.body["type"] == "error"  # type: ignore[index]
+    assert "not found" in caught.value.body["error"]["message"]  # type: ignore[index]
 
 
 def test_a_body_without_messages_is_a_400_invalid_request_error(servers: Servers) -> None:

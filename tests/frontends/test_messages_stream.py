@@ -10,7 +10,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from frontends.anthropic_grammar import check_grammar, sdk_message
-from frontends.chunks import call, chunk, reasoning, split_call_stream, text, usage
+from frontends.chunks import (
+    PLAN_STEPS,
+    call,
+    chunk,
+    plan_chunks,
+    reasoning,
+    split_call_stream,
+    text,
+    usage,
+)
 from toolmend.server.frontends.chat_request import ChatRequest
 from toolmend.server.frontends.messages import translate_request
 from toolmend.server.frontends.messages_stream import (
@@ -242,22 +251,9 @@ def test_arguments_that_are_not_a_json_object_are_named_not_replaced_by_an_empty
     assert message["content"][0]["input"] == {INVALID_ARGUMENTS_KEY: '{"file_path": "a"'}
 
 
-@given(
-    st.lists(
-        st.sampled_from(["text", "reasoning", "call0", "call1", "args0", "args1"]), max_size=12
-    )
-)
+@given(st.lists(st.sampled_from(PLAN_STEPS), max_size=12))
 def test_any_mix_of_pieces_keeps_the_grammar_and_loses_no_text(plan: list[str]) -> None:
-    chunks: list[dict[str, Any]] = []
-    for step in plan:
-        if step == "text":
-            chunks.append(text("t"))
-        elif step == "reasoning":
-            chunks.append(reasoning("r"))
-        elif step.startswith("call"):
-            chunks.append(call(int(step[-1]), id=f"id{step[-1]}", name="Write", arguments="{"))
-        else:
-            chunks.append(call(int(step[-1]), arguments="}"))
+    chunks = plan_chunks(plan, "Write")
     events = _run([*chunks, chunk(finish="stop")])
     check_grammar(events)
     message = sdk_message(events)

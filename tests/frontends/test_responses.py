@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from frontends.chunks import call, chunk, reasoning, split_call_stream, text, usage
+from frontends.chunks import (
+    PLAN_STEPS,
+    call,
+    chunk,
+    plan_chunks,
+    reasoning,
+    split_call_stream,
+    text,
+    usage,
+)
 from frontends.responses_grammar import check_grammar
 from toolmend.server.frontends.responses import (
     ResponsesRequestError,
@@ -320,20 +329,7 @@ def test_the_non_streaming_response_matches_the_streamed_one() -> None:
     assert response["tools"] == [SHELL]
 
 
-@given(
-    st.lists(
-        st.sampled_from(["text", "reasoning", "call0", "call1", "args0", "args1"]), max_size=12
-    )
-)
+@given(st.lists(st.sampled_from(PLAN_STEPS), max_size=12))
 def test_any_mix_of_pieces_keeps_the_grammar(plan: list[str]) -> None:
-    chunks: list[dict[str, Any]] = []
-    for step in plan:
-        if step == "text":
-            chunks.append(text("t"))
-        elif step == "reasoning":
-            chunks.append(reasoning("r"))
-        elif step.startswith("call"):
-            chunks.append(call(int(step[-1]), id=f"id{step[-1]}", name="shell", arguments="{"))
-        else:
-            chunks.append(call(int(step[-1]), arguments="}"))
+    chunks = plan_chunks(plan, "shell")
     check_grammar(_run(_body("x", tools=[SHELL]), [*chunks, chunk(finish="stop")]))

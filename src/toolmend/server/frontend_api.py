@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -25,7 +26,6 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from toolmend.server.access import authenticate, forwards_client_authorization
-from toolmend.server.answer import fold_chunks
 from toolmend.server.chat import (
     ChatPipeline,
     Problem,
@@ -33,19 +33,20 @@ from toolmend.server.chat import (
     check_chat_body,
     new_request_id,
     parse_tools,
+    problem_response,
     read_body,
     upstream_problem,
 )
 from toolmend.server.frontends.chat_request import ChatRequest
 from toolmend.server.frontends.messages import MessagesRequestError, translate_request
-from toolmend.server.frontends.messages_stream import MessagesStream, message_from_completion
+from toolmend.server.frontends.messages_stream import MessagesStream, message_from_chunks
 from toolmend.server.frontends.response_store import ResponseStore, open_store
 from toolmend.server.frontends.responses import (
     ResponsesChatRequest,
     ResponsesRequestError,
 )
 from toolmend.server.frontends.responses import translate_request as translate_responses
-from toolmend.server.frontends.responses_stream import ResponsesStream, response_from_completion
+from toolmend.server.frontends.responses_stream import ResponsesStream, response_from_chunks
 from toolmend.server.frontends.sse import sse_frame
 from toolmend.server.frontends.tokens import count_chat_tokens
 from toolmend.server.guarding import guard_request
@@ -218,15 +219,25 @@ async def _respond(
     return response
 
 
+def _problem_text(problem: Problem) -> str:
+    """The problem's message, with the upstream's own error message when it sent one."""
+    if problem.body is None:
+        return problem.message
+    try:
+        upstream = json.loads(problem.body)
+    except ValueError:
+        return problem.message
+    error = upstream.get("error") if isinstance(upstream, dict) else None
+    detail = error.get("message") if isinstance(error, dict) else None
+    return f"{problem.message}: {detail}" if isinstance(detail, str) else problem.message
+
+
 def _anthropic_problem(problem: Problem) -> Response:
-    return JSONResponse(_anthropic_error(problem.status, problem.message), problem.status)
+    return JSONResponse(_anthropic_error(problem.status, _problem_text(problem)), problem.status)
 
 
 def _openai_problem(problem: Problem) -> Response:
-    body = {
-        "error": {"message": problem.message, "type": problem.kind, "param": None, "code": None}
-    }
-    return JSONResponse(body, problem.status)
+    return problem_response(problem)  # the chat endpoint's error body (the upstream's own, if any)
 
 
 # -- /v1/messages ------------------------------------------------------------------------------
@@ -255,9 +266,7 @@ async def _serve_messages(request: Request, state: ServerState, record: RequestR
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:
         raise upstream_problem(exc) from None
-    message = message_from_completion(
-        fold_chunks(chunks), translated, model=model, input_tokens=input_tokens
-    )
+    message = message_from_chunks(chunks, translated, model=model, input_tokens=input_tokens)
     return JSONResponse(message)
 
 
@@ -272,7 +281,6 @@ async def _serve_count_tokens(
     if config.keys and authenticate(config.keys, request.headers) is None:
         raise Problem(401, "authentication_error", "missing or unknown API key")
     body, _ = await read_body(request, config.limits.max_request_bytes)
-    body.setdefault("max_tokens", 1)
     try:
         translated = translate_request(body)
     except MessagesRequestError as exc:
@@ -340,8 +348,8 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:
         raise upstream_problem(exc) from None
-    response, output = response_from_completion(
-        fold_chunks(chunks), translated, body, model=model, input_tokens=input_tokens
+    response, output = response_from_chunks(
+        chunks, translated, body, model=model, input_tokens=input_tokens
     )
     save(response["id"], output)
     return JSONResponse(response)

@@ -8,7 +8,8 @@ the usage chunk that arrives after the last choice. `ChatStreamReader` turns chu
 a call opens only once its name is known, with any arguments that came before it, so the
 delta that opens a block is never lost; ids are kept when valid and unseen in the
 conversation, else minted; names are mapped back to the client's. A whole `chat.completion`
-is read as one chunk, so the non-streaming path is the streaming path fed once.
+is read as the one chunk `server.answer.completion_as_chunk` makes of it, so the non-streaming
+path is the streaming path fed once.
 
 This module never writes any front-end's wire format.
 """
@@ -46,24 +47,6 @@ class Piece:
     call: ToolCallState | None = None
 
 
-def completion_as_chunk(completion: Mapping[str, Any]) -> dict[str, Any]:
-    """A `chat.completion` rewritten as the one chunk that carries the same answer."""
-    choices = []
-    for choice in completion.get("choices") or ():
-        if not isinstance(choice, Mapping):
-            continue
-        delta = dict(choice.get("message") or {})
-        calls = delta.get("tool_calls")
-        if isinstance(calls, list):
-            delta["tool_calls"] = [
-                {**call, "index": position}
-                for position, call in enumerate(calls)
-                if isinstance(call, Mapping)
-            ]
-        choices.append({**choice, "delta": delta})
-    return {**completion, "object": "chat.completion.chunk", "choices": choices}
-
-
 class ChatStreamReader:
     """Chunks in, `Piece`s out; keeps the finish reason, matched stop and usage for the end."""
 
@@ -74,7 +57,6 @@ class ChatStreamReader:
         self.finish_reason: str | None = None
         self.stop_match: str | None = None
         self.usage: dict[str, Any] | None = None
-        self.model: str | None = None
 
     @property
     def called(self) -> bool:
@@ -82,22 +64,23 @@ class ChatStreamReader:
         return any(call.opened for call in self.calls.values())
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Piece]:
+        # Chunks are parsed JSON, so `dict` checks suffice (and cost a tenth of `Mapping`'s).
         pieces: list[Piece] = []
         usage = chunk.get("usage")
-        if isinstance(usage, Mapping):
-            self.usage = copy.deepcopy(dict(usage))
-        if isinstance(chunk.get("model"), str):
-            self.model = chunk["model"]
+        if usage is not None and type(usage) is dict:
+            self.usage = copy.deepcopy(usage)
         for choice in chunk.get("choices") or ():
-            if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
+            if type(choice) is not dict or choice.get("index", 0) != 0:
                 continue  # n > 1 is not a front-end feature; the first choice is the answer
             delta = choice.get("delta")
-            if isinstance(delta, Mapping):
+            if type(delta) is dict:
                 self._read_delta(delta, pieces)
-            if isinstance(choice.get("finish_reason"), str):
-                self.finish_reason = choice["finish_reason"]
-            if isinstance(choice.get("stop_reason"), str):  # vLLM: the stop string that matched
-                self.stop_match = choice["stop_reason"]
+            finish_reason = choice.get("finish_reason")
+            if finish_reason is not None and type(finish_reason) is str:
+                self.finish_reason = finish_reason
+            stop_reason = choice.get("stop_reason")  # vLLM: the stop string that matched
+            if stop_reason is not None and type(stop_reason) is str:
+                self.stop_match = stop_reason
         return pieces
 
     def finish(self) -> list[Piece]:
@@ -109,19 +92,17 @@ class ChatStreamReader:
                 self._open(call, pieces)
         return pieces
 
-    def _read_delta(self, delta: Mapping[str, Any], pieces: list[Piece]) -> None:
-        for key in ("reasoning_content", "reasoning"):
-            reasoning = delta.get(key)
-            if isinstance(reasoning, str) and reasoning:
-                pieces.append(Piece("reasoning", reasoning))
-                break
+    def _read_delta(self, delta: dict[str, Any], pieces: list[Piece]) -> None:
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if reasoning and type(reasoning) is str:
+            pieces.append(Piece("reasoning", reasoning))
         content = delta.get("content")
-        if isinstance(content, str) and content:
+        if content and type(content) is str:
             pieces.append(Piece("text", content))
         calls = delta.get("tool_calls")
-        if isinstance(calls, list):
+        if calls and type(calls) is list:
             for entry in calls:
-                if isinstance(entry, Mapping):
+                if type(entry) is dict:
                     self._read_call(entry, pieces)
 
     def _index_of(self, entry: Mapping[str, Any]) -> int:

@@ -24,13 +24,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolmend.events import Diagnostic
+from toolmend.server.answer import completion_as_chunk
 from toolmend.server.frontends.chat_request import ChatRequest
 from toolmend.server.frontends.chat_stream import (
     ChatStreamReader,
     Piece,
     ToolCallState,
     cached_tokens,
-    completion_as_chunk,
     late_fragment,
 )
 from toolmend.server.frontends.ids import new_id
@@ -241,9 +241,21 @@ def assemble_message(events: Iterable[Event]) -> dict[str, Any]:
     return message
 
 
+def message_from_chunks(
+    chunks: Iterable[Mapping[str, Any]], request: ChatRequest, *, model: str, input_tokens: int
+) -> dict[str, Any]:
+    """The non-streaming Messages answer for the chunks of one chat answer."""
+    stream = MessagesStream(request, model=model, input_tokens=input_tokens)
+    events: list[Event] = []
+    for chunk in chunks:
+        events += stream.feed(chunk)
+    return assemble_message(events + stream.finish())
+
+
 def message_from_completion(
     completion: Mapping[str, Any], request: ChatRequest, *, model: str, input_tokens: int
 ) -> dict[str, Any]:
     """The non-streaming Messages answer for a `chat.completion`: the stream fed once."""
-    stream = MessagesStream(request, model=model, input_tokens=input_tokens)
-    return assemble_message(stream.feed(completion_as_chunk(completion)) + stream.finish())
+    return message_from_chunks(
+        [completion_as_chunk(completion)], request, model=model, input_tokens=input_tokens
+    )

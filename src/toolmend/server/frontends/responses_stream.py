@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolmend.events import Diagnostic
+from toolmend.server.answer import completion_as_chunk
 from toolmend.server.frontends.chat_stream import (
     ChatStreamReader,
     Piece,
     ToolCallState,
     cached_tokens,
-    completion_as_chunk,
     late_fragment,
 )
 from toolmend.server.frontends.ids import new_id
@@ -56,6 +56,10 @@ ECHOED_FIELDS = (
     "reasoning",
     "store",
 )
+_TEXT_DELTA = {
+    "reasoning": "response.reasoning_text.delta",
+    "message": "response.output_text.delta",
+}
 _DEFAULTS: dict[str, Any] = {"parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
 
 
@@ -94,6 +98,7 @@ class ResponsesStream:
         self._started = False
         self._open: dict[str, Any] | None = None  # the open item
         self._open_call: ToolCallState | None = None
+        self._open_text: list[str] = []  # the open reasoning or message item's text so far
 
     def _event(self, kind: str, **fields: Any) -> Event:
         event = {"type": kind, "sequence_number": self._sequence, **fields}
@@ -172,29 +177,26 @@ class ResponsesStream:
     # -- items ---------------------------------------------------------------------------
 
     def _write(self, piece: Piece, events: list[Event]) -> None:
-        if piece.kind == "reasoning":
-            item = self._ensure("reasoning", events)
-            item["content"][0]["text"] += piece.text
-            events.append(
-                self._event(
-                    "response.reasoning_text.delta",
-                    **self._where(item),
-                    content_index=0,
-                    delta=piece.text,
-                )
-            )
-        elif piece.kind == "text":
-            item = self._ensure("message", events)
-            item["content"][0]["text"] += piece.text
-            events.append(
-                self._event(
-                    "response.output_text.delta",
-                    **self._where(item),
-                    content_index=0,
-                    delta=piece.text,
-                    logprobs=[],
-                )
-            )
+        # The hot path: one event per text chunk, its text kept in `_open_text` (joined once at
+        # the item's end, so a long answer costs linear time).
+        if piece.kind == "reasoning" or piece.kind == "text":
+            kind = "reasoning" if piece.kind == "reasoning" else "message"
+            open_item = self._open
+            if open_item is None or open_item["type"] != kind:
+                open_item = self._ensure(kind, events)
+            self._open_text.append(piece.text)
+            event = {
+                "type": _TEXT_DELTA[kind],
+                "sequence_number": self._sequence,
+                "item_id": open_item["id"],
+                "output_index": open_item["_index"],
+                "content_index": 0,
+                "delta": piece.text,
+            }
+            if kind == "message":
+                event["logprobs"] = []
+            self._sequence += 1
+            events.append(event)
         elif piece.kind == "call_open":
             assert piece.call is not None
             self._open_tool(piece.call, events)
@@ -205,7 +207,6 @@ class ResponsesStream:
                 return
             assert self._open is not None
             if self._open["type"] == "function_call":
-                self._open["arguments"] += piece.text
                 events.append(
                     self._event(
                         "response.function_call_arguments.delta",
@@ -227,6 +228,7 @@ class ResponsesStream:
         self._close(events)
         item["_index"] = len(self.output)
         self._open, self._open_call = item, call
+        self._open_text = []
         if announce:
             events.append(
                 self._event(
@@ -314,6 +316,8 @@ class ResponsesStream:
         call, self._open_call = self._open_call, None
         where = self._where(item)
         kind = item["type"]
+        if kind in ("reasoning", "message"):
+            item["content"][0]["text"] = "".join(self._open_text)
         if kind == "reasoning":
             part = item["content"][0]
             events.append(
@@ -413,6 +417,22 @@ def _shell_action(arguments: str) -> dict[str, Any]:
     return action
 
 
+def response_from_chunks(
+    chunks: Iterable[Mapping[str, Any]],
+    request: ResponsesChatRequest,
+    body: Mapping[str, Any],
+    *,
+    model: str,
+    input_tokens: int,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The non-streaming `response` for the chunks of one chat answer, and its output items."""
+    stream = ResponsesStream(request, body, model=model, input_tokens=input_tokens)
+    for chunk in chunks:
+        stream.feed(chunk)
+    stream.finish()
+    return stream.response(), stream.output
+
+
 def response_from_completion(
     completion: Mapping[str, Any],
     request: ResponsesChatRequest,
@@ -422,7 +442,6 @@ def response_from_completion(
     input_tokens: int,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The non-streaming `response` for a `chat.completion` (the stream fed once), and its items."""
-    stream = ResponsesStream(request, body, model=model, input_tokens=input_tokens)
-    stream.feed(completion_as_chunk(completion))
-    stream.finish()
-    return stream.response(), stream.output
+    return response_from_chunks(
+        [completion_as_chunk(completion)], request, body, model=model, input_tokens=input_tokens
+    )

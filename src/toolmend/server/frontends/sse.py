@@ -11,8 +11,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+#: One encoder for every frame: `json.dumps` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
 
 def sse_frame(event: Mapping[str, Any]) -> bytes:
     """One SSE frame for `event`, named by its `type` (compact JSON, UTF-8 kept)."""
-    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-    return f"event: {event['type']}\ndata: {data}\n\n".encode()
+    return f"event: {event['type']}\ndata: {_ENCODER.encode(event)}\n\n".encode()
