@@ -41,6 +41,7 @@ EXTRA_SCRIPTS = {
         Answer(content="partial answer " * 8, chunk_size=4), failure=Failure("drop", after_chunks=3)
     ),
     "slow": Script(Answer(content="late", chunk_size=2, pace_ms=400)),
+    "endless": Script(Answer(content="word " * 400, chunk_size=5, pace_ms=50)),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -242,3 +243,22 @@ def test_pings_keep_a_silent_stream_alive(
     assert names[:2] == ["message_start", "ping"]
     assert "ping" in names[2:first_text]
     assert names[-1] == "message_stop"
+
+
+def test_a_client_that_leaves_mid_stream_cancels_the_upstream_request(
+    client: anthropic.Anthropic, servers: Servers
+) -> None:
+    before = servers.upstream.disconnected
+    request = {
+        "model": "endless",
+        "max_tokens": 4096,
+        "messages": [{"role": "user", "content": "x"}],
+    }
+    with client.messages.stream(**request) as stream:
+        for event in stream:
+            if event.type == "content_block_delta":
+                break
+    deadline = time.monotonic() + 10
+    while servers.upstream.disconnected == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert servers.upstream.disconnected == before + 1

@@ -20,6 +20,7 @@ translation. This module does no I/O and never reads the request.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -66,7 +67,7 @@ class MessagesStream:
         self._open_kind: str | None = None  # "text" | "thinking" | "tool_use"
         self._open_call: int | None = None
         self._open_state: ToolCallState | None = None
-        self._output_estimate = 0
+        self._output_estimate = 0.0
         self.diagnostics: list[Diagnostic] = []
 
     def start(self) -> list[Event]:
@@ -87,7 +88,7 @@ class MessagesStream:
         return [{"type": "message_start", "message": message}, ping()]
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
-        events = self.start()
+        events = [] if self._started else self.start()
         for piece in self._reader.feed(chunk):
             self._write(piece, events)
         return events
@@ -123,7 +124,7 @@ class MessagesStream:
         if usage is None:
             return {
                 "input_tokens": self._input_tokens,
-                "output_tokens": self._output_estimate,
+                "output_tokens": math.ceil(self._output_estimate),
             }
         cached = cached_tokens(usage)
         prompt = usage.get("prompt_tokens")
@@ -139,8 +140,12 @@ class MessagesStream:
         return out
 
     def _write(self, piece: Piece, events: list[Event]) -> None:
-        self._output_estimate += estimate_text_tokens(piece.text)
-        if piece.kind == "reasoning":
+        text = piece.text
+        # The documented estimate, summed in place (ASCII text: a quarter token a character).
+        self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
+        if piece.kind == "text" and self._open_kind == "text":  # the hot path
+            delta = {"type": "text_delta", "text": text}
+        elif piece.kind == "reasoning":
             self._ensure_open("thinking", None, events)
             delta = {"type": "thinking_delta", "thinking": piece.text}
         elif piece.kind == "text":
