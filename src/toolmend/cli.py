@@ -128,18 +128,19 @@ def _add_server_commands(commands: Any) -> None:
 
 
 def _run_server_command(args: argparse.Namespace) -> int:
-    try:
+    try:  # serve imports no metrics library before it has set up the workers' directory
         if args.command == "demo":
             from toolmend.server.demo.runner import run_demo
-
-            return run_demo()
-        from toolmend.server.config import Overrides
-        from toolmend.server.serve import run_serve
+        else:
+            from toolmend.server.config import Overrides
+            from toolmend.server.serve import run_serve
     except ImportError as exc:
         raise CliError(
             f"{args.command} needs the server extra ({exc.name} is missing): "
             "pip install 'toolmend[server]'"
         ) from None
+    if args.command == "demo":
+        return run_demo()
     flags = Overrides(
         config=args.config,
         host=args.host,

@@ -91,3 +91,13 @@ def test_cancelling_the_consuming_task_yields_no_call_and_closes_the_source():
     asyncio.run(main())
     assert fold(seen)["calls"] == []
     assert source.closed
+
+
+def test_closing_the_async_output_before_reading_it_closes_the_source():
+    source = AsyncSource(content_stream(["x"]))
+
+    async def main():
+        await toolmend.arecover_stream(source, tools=TOOLS).aclose()
+
+    asyncio.run(main())
+    assert source.closed and len(source.chunks) == 4

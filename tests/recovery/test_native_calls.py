@@ -84,7 +84,10 @@ def test_a_native_call_that_cannot_be_made_valid_is_flagged_with_its_reason():
 
 def test_a_native_call_of_an_unknown_tool_is_flagged_not_passed_on():
     got = run(native_fragments("c1", "rm_rf", "{}"))
-    assert got["calls"] == [] and got["rejected"][0]["error"] == "unknown tool"
+    assert got["calls"] == [] and got["rejected"][0]["function"]["name"] == "rm_rf"
+    rejected = next(d for d in got["diags"] if d["code"] == "call_rejected")
+    assert rejected["detail"]["reason"] == "unknown_tool"
+    assert rejected["detail"]["category"] == "TOOL_NOT_FOUND"
 
 
 def test_truncated_native_json_is_flagged_as_truncated():
@@ -180,3 +183,11 @@ def test_text_and_native_calls_in_one_chunk_are_both_read():
     ]
     got = fold(toolmend.recover_stream(chunks, tools=TOOLS, model="gpt-4o"))
     assert got["text"] == "ok" and got["calls"] == [("todo", {"item": "x"})]
+
+
+def test_native_arguments_beyond_the_size_bound_are_flagged_not_held():
+    big = '{"path": "' + "x" * (1024 * 1024) + '"}'
+    got = run(native_fragments("c1", "read_file", big, size=64 * 1024))
+    assert got["calls"] == []
+    rejected = next(d for d in got["diags"] if d["code"] == "call_rejected")
+    assert rejected["detail"]["reason"] == "too_large"

@@ -6,7 +6,7 @@ import pytest
 
 import toolmend
 
-from .wire import TOOLS, chunk, content_stream, fold, native_fragments
+from .wire import TOOLS, chunk, content_stream, fold, native_fragments, split_every
 
 INVOKE = '<invoke name="read_file"><parameter name="path">a.py</parameter></invoke>'
 PARTIAL = '<invoke name="read_file"><parameter name="path">b.py</parameter>'
@@ -110,12 +110,14 @@ def test_an_abort_from_the_source_never_yields_an_executable_call():
 
 @pytest.mark.parametrize(
     "ending",
-    ["normal", "error", "cancel"],
+    ["normal", "error", "error-chunk", "cancel"],
 )
 def test_every_ending_flushes_each_parser_exactly_once(ending):
     # A nameless fragment is reported by the parser's flush: exactly once per flush.
     cut = '<tool_call>{"argu'
     chunks = content_stream(["hi ", cut], finish=None, usage=False)
+    if ending == "error-chunk":
+        chunks.append({"error": {"message": "upstream failed"}})
     source = Source(chunks, RuntimeError("boom") if ending == "error" else None)
     diags: list[dict] = []
     stream = toolmend.recover_stream(source, tools=TOOLS, model="qwen3", on_diagnostic=diags.append)
@@ -157,3 +159,74 @@ def test_finish_reason_length_and_content_filter_are_kept():
         got = fold(toolmend.recover_stream(chunks, tools=TOOLS, model="claude-opus-4-1"))
         assert got["calls"] == [("read_file", {"path": "a.py"})]
         assert got["finish"] == [reason]
+
+
+def test_closing_the_output_before_reading_it_closes_the_source():
+    source = Source(content_stream(["x"]))
+    toolmend.recover_stream(source, tools=TOOLS).close()
+    assert source.closed and source.read == 0
+
+
+class ClientStream:
+    """Like the `openai` client's `Stream`: iterating gives a fresh generator; `close()` on the
+    stream itself releases the HTTP response."""
+
+    def __init__(self, chunks) -> None:
+        self.chunks = chunks
+        self.closed = False
+
+    def __iter__(self):
+        yield from self.chunks
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_the_stream_object_itself_is_closed_not_only_its_iterator():
+    upstream = ClientStream(content_stream(["a", "b"]))
+    with toolmend.recover_stream(upstream, tools=TOOLS) as stream:
+        next(stream)
+    assert upstream.closed
+
+
+class Dumped:
+    """A chunk object with `model_dump()`, as the `openai` client yields them."""
+
+    def __init__(self, data) -> None:
+        self.data = data
+
+    def model_dump(self):
+        return self.data
+
+
+def test_chunk_objects_with_model_dump_are_read_as_their_dicts():
+    chunks = [Dumped(c) for c in content_stream([INVOKE])]
+    got = fold(toolmend.recover_stream(chunks, tools=TOOLS, model="claude-opus-4-1"))
+    assert got["calls"] == [("read_file", {"path": "a.py"})]
+
+
+def test_the_sans_io_core_runs_one_terminal_however_often_it_is_asked():
+    from toolmend.recovery import StreamRecovery, Terminal
+
+    recovery = StreamRecovery(TOOLS, "claude-opus-4-1")
+    out = [
+        c
+        for piece in content_stream([INVOKE], finish=None, usage=False)
+        for c in recovery.feed(piece)
+    ]
+    out += recovery.end(Terminal.END)
+    assert recovery.end(Terminal.ERROR) == [] and recovery.end(Terminal.ABORT) == []
+    assert fold(out)["calls"] == [("read_file", {"path": "a.py"})]
+    with pytest.raises(toolmend.ToolmendError):
+        recovery.feed(chunk({"content": "more"}))
+
+
+def test_a_call_complete_in_small_chunks_before_a_transport_error_is_delivered():
+    chunks = content_stream([*split_every(INVOKE, 3), " and", " then "], finish=None, usage=False)
+    source = Source(chunks, TimeoutError("read timed out"))
+    out: list[dict] = []
+    with pytest.raises(TimeoutError):
+        out.extend(toolmend.recover_stream(source, tools=TOOLS, model="claude-opus-4-1"))
+    got = fold(out)
+    assert got["calls"] == [("read_file", {"path": "a.py"})]
+    assert got["rejected"] == [] and got["text"] == " and then "

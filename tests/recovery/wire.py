@@ -91,7 +91,7 @@ def content_stream(
                 **ENVELOPE,
                 "model": model,
                 "choices": [],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 5},
+                "usage": {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8},
             }
         )
     return out

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -13,8 +12,9 @@ from typing import Any
 import openai
 import pytest
 
-from toolmend.server import Limits, ServerConfig, Upstream
+from toolmend.server import Limits, ModelRule, ServerConfig, Upstream
 from toolmend.server.demo.scripted import Answer, Failure
+from toolmend.server.loopback import free_port
 
 from .servers import ASK, HERMES_OSLO, TOOLS, ProxyHandle, ScriptedHandle, StartProxy
 
@@ -32,16 +32,8 @@ def post(url: str, data: bytes, headers: dict[str, str] | None = None) -> tuple[
         return exc.code, json.loads(exc.read())
 
 
-def closed_port() -> int:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port: int = sock.getsockname()[1]
-    sock.close()
-    return port
-
-
 def test_an_unreachable_upstream_gives_a_502_naming_the_upstream(start_proxy: StartProxy) -> None:
-    config = ServerConfig(upstreams=(Upstream("gone", f"http://127.0.0.1:{closed_port()}/v1"),))
+    config = ServerConfig(upstreams=(Upstream("gone", f"http://127.0.0.1:{free_port()}/v1"),))
     proxy = start_proxy(config)
     with pytest.raises(openai.APIStatusError) as caught:
         proxy.client().chat.completions.create(model="any", messages=ASK)
@@ -88,9 +80,12 @@ def test_an_upstream_answer_that_is_not_json_gives_a_502(
 
 
 @pytest.mark.parametrize("kind", ["invalid_json", "invalid_sse", "drop"])
+@pytest.mark.parametrize("mode", ["native", "text"])
 def test_a_stream_that_breaks_delivers_the_complete_calls_then_an_error_event_then_done(
-    upstream: ScriptedHandle, proxy: ProxyHandle, kind: str
+    upstream: ScriptedHandle, start_proxy: StartProxy, kind: str, mode: str
 ) -> None:
+    rules = (ModelRule(match="*", mode="text", protocol="hermes"),) if mode == "text" else ()
+    proxy = start_proxy(ServerConfig(upstreams=(Upstream("s", upstream.url),), models=rules))
     text = HERMES_OSLO + " And more text that never arrives in full."
     model = upstream.script(Answer(text, chunk_size=10), failure=Failure(kind, after_chunks=10))
     body = {"model": model, "messages": ASK, "tools": TOOLS, "stream": True}

@@ -7,7 +7,8 @@ closed), dual protocol (markup in the text next to native calls), and `finish_re
 emitted whole: a call is executable only once its end is known and it validates.
 
 Never: copies chunks or reads the stream's envelope (the stream and the emitter do), parses text
-itself (the text leg's parsers do), reads `reasoning_content`.
+itself (the text leg's parsers do), scans `reasoning_content` (recovered reasoning is only
+appended to it).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from enum import Enum
 from typing import Any
 
 from toolmend.guard.patterns import Flag
-from toolmend.model import Tool
+from toolmend.model import Tool, ToolCall
 from toolmend.recovery import diagnostics as codes
 from toolmend.recovery.diagnostics import RecoveryDiagnostic, diagnostic, from_parser, guard_signal
 from toolmend.recovery.emitter import (
@@ -31,10 +32,8 @@ from toolmend.recovery.emitter import (
 from toolmend.recovery.native import NativeAssembler, NativeCall, NativeSettler, SettledCall
 from toolmend.recovery.textleg import Piece, TextLeg
 
-#: `finish_reason` values kept whatever was emitted: the model stopped for a reason of its own.
-KEPT_FINISH_REASONS = frozenset({"length", "content_filter"})
+IN_REASONING = "written inside reasoning"
 CUT_BY_ERROR = "the call was cut off: the stream ended by an error before it was complete"
-CUT_BY_ABORT = "the call was cut off: the stream was aborted before it was complete"
 
 
 class Terminal(Enum):
@@ -99,32 +98,43 @@ class ChoiceRecovery:
         """The output choices for one input choice: split-off segments, then its copy."""
         delta = choice.get("delta")
         out = dict(choice)
-        if not isinstance(delta, Mapping):
+        if type(delta) is not dict and not isinstance(delta, Mapping):
             return [out]
-        new_delta = dict(delta)
-        runs: list[Run] = []
+        new_delta = out["delta"] = dict(delta)
+        runs: list[Run] | None = None
         content = delta.get("content")
-        if isinstance(content, str) and content:
-            self._absorb(self._text_leg().feed(content), runs, cut=None)
-        native = delta.get("tool_calls")
-        if native is not None:
+        if content and type(content) is str:
+            read = (self._leg or self._text_leg()).feed(content)
+            if type(read) is str:  # only visible text: the once-per-chunk path
+                new_delta["content"] = read
+            else:
+                runs = []
+                self._absorb(read, runs, cut=None)  # type: ignore[arg-type]
+        if "tool_calls" in delta:
+            self._take_native(delta["tool_calls"])
             del new_delta["tool_calls"]
-            if isinstance(native, list):
-                for entry in native:
-                    started = self._native.add(entry)
-                    if started is not None:
-                        self._slots.append(started)
-            for d in self._native.order_diagnostics:
-                self._report(d)
-            self._native.order_diagnostics.clear()
         finish = choice.get("finish_reason")
+        if finish is None and runs is None:
+            return [out]
+        if runs is None:
+            visible = new_delta.get("content")
+            runs = [Run(False, [visible])] if visible and type(visible) is str else []
         if finish is not None:
             calls, rejected, executable = self._terminal(Terminal.FINISH, runs)
             out["finish_reason"] = rewrite_finish(finish, executable)
             self._attach_calls(new_delta, calls, rejected)
         segments = self._segments(runs, new_delta, had_content=isinstance(content, str))
-        out["delta"] = new_delta
         return [*segments, out]
+
+    def _take_native(self, entries: object) -> None:
+        if isinstance(entries, list):
+            for entry in entries:
+                started = self._native.add(entry)
+                if started is not None:
+                    self._slots.append(started)
+        for d in self._native.order_diagnostics:
+            self._report(d)
+        self._native.order_diagnostics.clear()
 
     def end(self, how: Terminal) -> dict[str, Any] | None:
         """The choice's terminal at the end of the stream (normal, error or abort), or None.
@@ -166,7 +176,7 @@ class ChoiceRecovery:
             elif piece.kind == "call" and piece.call is not None:
                 call = piece.call
                 if piece.in_reasoning:
-                    call = replace(call, incomplete=True, error="written inside reasoning")
+                    call = replace(call, incomplete=True, error=IN_REASONING)
                 elif cut is not None and call.executable:
                     call = replace(call, incomplete=True, error=cut)
                 self._slots.append(SettledCall(call, piece.protocol, native=False))
@@ -185,26 +195,37 @@ class ChoiceRecovery:
         self, how: Terminal, runs: list[Run]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
         """Flush the leg, settle every call in source order; (entries, rejected, executable)."""
-        cut = {Terminal.ERROR: CUT_BY_ERROR, Terminal.ABORT: CUT_BY_ABORT}.get(how)
+        cut = CUT_BY_ERROR if how is Terminal.ERROR else None
         if self._leg is not None:
+            self._absorb(self._leg.drain(), runs, cut=None)
             self._absorb(self._leg.finish(), runs, cut=cut)
             self._leg = None
+        if how is Terminal.ABORT:
+            self._abandon()
+            return [], [], 0
         settled = self._settle_all(how, cut)
         self._slots = []
         self._native = NativeAssembler()
-        if how is Terminal.ABORT:
-            for one in settled:
-                self._report(
-                    diagnostic(
-                        codes.CALL_CUT_OFF,
-                        protocol=one.protocol,
-                        tool=one.call.name,
-                        call_id=one.call.id or None,
-                        message=CUT_BY_ABORT,
-                    )
-                )
-            return [], [], 0
         return self._emit(self._dual_protocol(settled))
+
+    def _abandon(self) -> None:
+        """An abort: no call is settled or delivered; each one is reported as cut off."""
+        for slot in self._slots:
+            if isinstance(slot, SettledCall):
+                name, call_id, protocol = slot.call.name, slot.call.id, slot.protocol
+            else:
+                name, call_id, protocol = "".join(slot.name_parts), slot.id, None
+            self._report(
+                diagnostic(
+                    codes.CALL_CUT_OFF,
+                    protocol=protocol,
+                    tool=name or None,
+                    call_id=call_id or None,
+                    message="the stream was aborted; the call was not delivered",
+                )
+            )
+        self._slots = []
+        self._native = NativeAssembler()
 
     def _settle_all(self, how: Terminal, cut: str | None) -> list[SettledCall]:
         settled: list[SettledCall] = []
@@ -220,9 +241,14 @@ class ChoiceRecovery:
         return settled
 
     def _dual_protocol(self, settled: list[SettledCall]) -> list[SettledCall]:
-        """Markup in the text next to native calls: recorded, and an echo of a native call
-        (same tool, same arguments, the later of the two) is dropped so it runs once."""
-        native = [s for s in settled if s.native]
+        """Markup in the text next to native calls: recorded (the guard's INVALID_TOOL_PROTOCOL
+        signal), and a written call that repeats a native one (same tool, same arguments) is
+        dropped, so the native call runs once."""
+        native = {
+            (s.call.name, s.call.arguments_json())
+            for s in settled
+            if s.native and s.call.executable
+        }
         written = [s for s in settled if not s.native]
         if not native or not written:
             return settled
@@ -236,22 +262,18 @@ class ChoiceRecovery:
             )
         )
         kept: list[SettledCall] = []
-        seen: set[tuple[str, str, bool]] = set()
         for one in settled:
-            key = (one.call.name, one.call.arguments_json())
-            if one.call.executable and (*key, not one.native) in seen:
+            echo = (one.call.name, one.call.arguments_json()) in native
+            if not one.native and one.call.executable and echo:
                 self._report(
                     diagnostic(
                         codes.DUAL_PROTOCOL_DUPLICATE,
                         protocol=one.protocol,
                         tool=one.call.name,
-                        call_id=one.call.id or None,
-                        message="a call repeated the same call made the other way; run once",
+                        message="a call written in the text repeats a native call; run once",
                     )
                 )
                 continue
-            if one.call.executable:
-                seen.add((*key, one.native))
             kept.append(one)
         return kept
 
@@ -266,45 +288,49 @@ class ChoiceRecovery:
             if not one.native:
                 call = replace(call, id=self._new_id(reserved | self._ids_seen))
             if call.id in self._ids_seen:
-                self._report(
-                    diagnostic(
-                        codes.ID_COLLISION,
-                        protocol=one.protocol,
-                        tool=call.name,
-                        call_id=call.id,
-                        message="an earlier call of this turn holds the same id; not executed",
-                    )
-                )
+                self._about(call, one, codes.ID_COLLISION, "an earlier call holds the same id")
                 rejected.append(rejected_entry(call, "tool call id collides with an earlier call"))
                 continue
             self._ids_seen.add(call.id)
             if not call.executable:
                 if not one.native:  # a native call's rejection was reported when settled
                     self._report(
-                        diagnostic(
-                            codes.CALL_REJECTED,
+                        codes.rejection(
+                            _text_call_reason(call),
                             protocol=one.protocol,
                             tool=call.name,
                             call_id=call.id,
-                            message=call.error or "the call is incomplete",
                         )
                     )
                 rejected.append(rejected_entry(call, call.error or "the call is incomplete"))
                 continue
             if not one.native:
-                self._report(
-                    diagnostic(
-                        codes.LEAKED_CALL_RECOVERED,
-                        protocol=one.protocol,
-                        tool=call.name,
-                        call_id=call.id,
-                        message="a call written into the text became a tool call",
+                self._about(call, one, codes.LEAKED_CALL_RECOVERED, "a call in the text recovered")
+                if call.repairs:  # a native call's repairs were reported when settled
+                    self._about(
+                        call,
+                        one,
+                        codes.ARGUMENTS_REPAIRED,
+                        "the arguments were repaired and then validated",
                         repairs=list(call.repairs),
                     )
-                )
             entries.append(tool_call_entry(self._wire_index, call, one.extras, one.function_extras))
             self._wire_index += 1
         return entries, rejected, len(entries)
+
+    def _about(
+        self, call: ToolCall, one: SettledCall, code: str, message: str, **detail: Any
+    ) -> None:
+        self._report(
+            diagnostic(
+                code,
+                protocol=one.protocol,
+                tool=call.name,
+                call_id=call.id,
+                message=message,
+                **detail,
+            )
+        )
 
     @staticmethod
     def _attach_calls(
@@ -343,7 +369,16 @@ def rewrite_finish(original: Any, executable: int) -> Any:
     """`stop` (or none) becomes `tool_calls` when an executable call was emitted; `length` and
     `content_filter` are kept; `tool_calls` with no executable call left becomes `stop`."""
     if executable:
-        if original in KEPT_FINISH_REASONS:
-            return original
-        return "tool_calls" if original in (None, "stop", "tool_calls") else original
+        if original is None or original in ("stop", "tool_calls"):
+            return "tool_calls"
+        return original  # `length`, `content_filter` and any other reason of the server's
     return "stop" if original == "tool_calls" else original
+
+
+def _text_call_reason(call: ToolCall) -> str:
+    """The rejection reason of a call read from text (its `error` may quote the model)."""
+    if call.error == IN_REASONING:
+        return "in_reasoning"
+    if call.error == CUT_BY_ERROR:
+        return "cut_off"
+    return "incomplete" if call.incomplete else "invalid_arguments"

@@ -59,6 +59,46 @@ def diagnostic(
     return {"code": code, "protocol": protocol, "tool": tool, "call_id": call_id, "detail": detail}
 
 
+#: Why a call was rejected: the `reason` of a `call_rejected` diagnostic and its message. The
+#: call's own `error` (which may quote what the model sent) goes to the caller with the flagged
+#: call, never into a diagnostic.
+REJECTION_REASONS: dict[str, str] = {
+    "cut_off": "the call was cut off before it was complete",
+    "out_of_order": "the call's fragments arrived out of order",
+    "too_large": "the call's arguments exceed the size bound",
+    "unknown_tool": "the call names no declared tool",
+    "ambiguous_tool": "the call's name matches two declared tools",
+    "nameless": "the call has no name",
+    "truncated_json": "the arguments JSON was cut off",
+    "invalid_json": "the arguments are not a JSON object",
+    "concatenated_json": "JSON objects glued into one call, not every one valid",
+    "invalid_arguments": "the arguments do not validate against the tool's schema",
+    "incomplete": "the parser marked the call incomplete",
+    "in_reasoning": "the call was written inside reasoning",
+    "id_collision": "an earlier call of this turn holds the same id",
+}
+
+
+def rejection(
+    reason: str,
+    *,
+    protocol: str | None = None,
+    tool: str | None = None,
+    call_id: str | None = None,
+    **detail: Any,
+) -> RecoveryDiagnostic:
+    """A `call_rejected` diagnostic: the call is flagged for the caller, never executed."""
+    return diagnostic(
+        CALL_REJECTED,
+        protocol=protocol,
+        tool=tool,
+        call_id=call_id,
+        reason=reason,
+        message=REJECTION_REASONS[reason],
+        **detail,
+    )
+
+
 def guard_signal(flag: str) -> dict[str, Any]:
     """The guard's reading of a structural flag: its category and pattern id, with the flag.
 

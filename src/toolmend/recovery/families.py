@@ -48,15 +48,21 @@ def _registered(ids: Sequence[str]) -> tuple[str, ...]:
     return chosen or (AUTO,)
 
 
+def follows_family(protocols_arg: ProtocolsArg) -> bool:
+    """True when the caller leaves the choice to the model family (`"auto"` or None)."""
+    return protocols_arg is None or (
+        isinstance(protocols_arg, str) and protocols_arg.strip().lower() == AUTO
+    )
+
+
 def select_protocols(protocols_arg: ProtocolsArg, model: str | None) -> tuple[str, ...]:
     """The protocol ids to scan with: the caller's choice, or the family default for "auto".
 
     `"auto"` (or None) means the model family's default; a protocol id or a list of ids is used
-    as given (each checked now, so an unknown id fails before the stream starts).
+    as given (each checked now, so an unknown id fails before the stream starts). `["auto"]`
+    is the detector over every format, whatever the model.
     """
-    if protocols_arg is None or (
-        isinstance(protocols_arg, str) and protocols_arg.strip().lower() == AUTO
-    ):
+    if protocols_arg is None or follows_family(protocols_arg):
         return family_protocols(model)
     chosen = (protocols_arg,) if isinstance(protocols_arg, str) else tuple(protocols_arg)
     if not chosen:

@@ -25,7 +25,12 @@ from toolmend.guard.preflight import parse_arguments
 from toolmend.model import Tool, ToolCall
 from toolmend.names import ToolResolver
 from toolmend.recovery import diagnostics as codes
-from toolmend.recovery.diagnostics import RecoveryDiagnostic, diagnostic, guard_signal
+from toolmend.recovery.diagnostics import (
+    REJECTION_REASONS,
+    RecoveryDiagnostic,
+    diagnostic,
+    guard_signal,
+)
 from toolmend.schema_gate import Policy, SchemaGate
 
 #: Keys of a `tool_calls` entry and of its `function` that toolmend owns; every other key is
@@ -41,9 +46,9 @@ MAX_NATIVE_ARGUMENTS = 1024 * 1024
 class SettledCall:
     """A call ready to be emitted or flagged: the canonical call and what rides with it.
 
-    `call.id` is the upstream id for a native call (None-like "" when it sent none) and is
-    replaced by the stream's wire id for recovered calls; `extras` / `function_extras` are the
-    vendor fields of the native entry. `native` tells where it came from.
+    `call.id` is the upstream id for a native call (one is made when it sent none); a recovered
+    call gets its wire id when it is emitted. `extras` / `function_extras` are the vendor fields
+    of the native entry. `native` tells where it came from.
     """
 
     call: ToolCall
@@ -70,7 +75,7 @@ class NativeCall:
     function_extras: dict[str, Any] = field(default_factory=dict)
     #: A later call began: this one is complete (the wire never returns to it).
     closed: bool = False
-    #: Why this call cannot be read any more (fragments out of order, too large), or None.
+    #: Why this call cannot be read any more (a `REJECTION_REASONS` key), or None.
     broken: str | None = None
 
 
@@ -124,7 +129,7 @@ class NativeAssembler:
         earlier = next((c for c in self.calls if c.index == index), None)
         if earlier is not None:
             # The wire went back to a call it had left: no reading of this is safe.
-            earlier.broken = "fragments of this call arrived after a later call began"
+            earlier.broken = "out_of_order"
             self.order_diagnostics.append(
                 diagnostic(
                     codes.NATIVE_ORDER,
@@ -156,7 +161,7 @@ class NativeAssembler:
         if isinstance(arguments, str) and arguments:
             call.argument_length += len(arguments)
             if call.argument_length > MAX_NATIVE_ARGUMENTS:
-                call.broken = f"the arguments exceed {MAX_NATIVE_ARGUMENTS} characters"
+                call.broken = "too_large"
                 call.argument_parts.clear()
             elif call.broken is None:
                 call.argument_parts.append(arguments)
@@ -191,28 +196,24 @@ class NativeSettler:
         tool = self.resolver.resolve(written) if written else None
         name = tool.name if tool is not None else written
 
-        def flagged(error: str, **detail: Any) -> Settlement:
+        def flagged(reason: str, error: str | None = None, **detail: Any) -> Settlement:
+            """The call flagged: `error` (for the caller; it may quote the model) and a
+            diagnostic that gives only the reason."""
+            error = error or REJECTION_REASONS[reason]
             call = ToolCall(id=native.id, name=name, incomplete=True, error=error)
-            diags.append(
-                diagnostic(
-                    codes.CALL_REJECTED,
-                    tool=name or None,
-                    call_id=native.id or None,
-                    message=error,
-                    **detail,
-                )
-            )
+            diags.append(codes.rejection(reason, tool=name or None, call_id=native.id, **detail))
             return [self._settled(native, call)], diags
 
         if cut_reason is not None:
-            return flagged(cut_reason, flag=str(Flag.TRUNCATED_JSON))
+            return flagged("cut_off", cut_reason, **guard_signal(str(Flag.TRUNCATED_JSON)))
         if native.broken is not None:
             return flagged(native.broken)
         if tool is None:
-            ambiguous = bool(written) and self.resolver.is_ambiguous(written)
-            reason = "ambiguous tool name" if ambiguous else "unknown tool"
+            reason = "unknown_tool"
             if not written:
-                reason = "a native call without a name"
+                reason = "nameless"
+            elif self.resolver.is_ambiguous(written):
+                reason = "ambiguous_tool"
             return flagged(reason, **guard_signal(str(Flag.UNKNOWN_TOOL)))
         if tool.name != written:
             diags.append(
@@ -227,18 +228,21 @@ class NativeSettler:
         if finding is not None and finding.flag is Flag.TRUNCATED_JSON:
             # Cut-off JSON is never completed by repair: the rest of what the model meant
             # (a file's content, say) is unknown.
-            return flagged("the arguments JSON was cut off", **guard_signal(str(finding.flag)))
+            return flagged("truncated_json", **guard_signal(str(finding.flag)))
         gate = self._gate(tool)
         decoded = gate.decode_json_object(raw)
         if not decoded.ok:
             flag = finding.flag if finding is not None else Flag.INVALID_JSON
-            return flagged(decoded.error or "invalid arguments", **guard_signal(str(flag)))
+            reason = "concatenated_json" if flag is Flag.CONCATENATED_JSON else "invalid_json"
+            return flagged(reason, decoded.error, **guard_signal(str(flag)))
         checked = [gate.check(obj) for obj in decoded.objects]
         if len(checked) > 1:
             invalid = [r for r in checked if not r.valid]
             if invalid:
                 return flagged(
-                    f"{len(checked)} JSON objects glued into one call; not every one validates",
+                    "concatenated_json",
+                    f"{len(checked)} JSON objects glued into one call; one of them: "
+                    f"{invalid[0].error}",
                     count=len(checked),
                     **guard_signal(str(Flag.CONCATENATED_JSON)),
                 )
@@ -253,7 +257,7 @@ class NativeSettler:
             )
         result = checked[0]
         if not result.valid:
-            return flagged(result.error or "invalid arguments")
+            return flagged("invalid_arguments", result.error)
         settled: list[SettledCall] = []
         for position, one in enumerate(checked):
             repairs = [*decoded.repairs, *one.repairs]

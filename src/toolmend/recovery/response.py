@@ -9,12 +9,12 @@ There is no second recovery path: what a stream would recover, the response reco
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from toolmend.model import ToolmendError, ToolsLike
 from toolmend.recovery.emitter import DIAGNOSTICS_FIELD, REASONING_FIELD, REJECTED_CALLS_FIELD
 from toolmend.recovery.families import ProtocolsArg
-from toolmend.recovery.stream import DiagnosticSink, StreamRecovery
+from toolmend.recovery.stream import DiagnosticSink, RecoveryOptions, StreamRecovery
 
 #: Message fields the fold concatenates (the streaming form splits them over chunks).
 _CONCATENATED = ("content", REASONING_FIELD)
@@ -28,10 +28,7 @@ def recover_response(
     model: str | None = None,
     protocols: ProtocolsArg = "auto",
     on_diagnostic: DiagnosticSink | None = None,
-    *,
-    attach_diagnostics: bool = False,
-    id_prefix: str | None = None,
-    seed: int | str | None = None,
+    **options: Unpack[RecoveryOptions],
 ) -> dict[str, Any]:
     """Recover leaked tool calls from one `chat.completion` dict; the same shape comes back.
 
@@ -42,15 +39,7 @@ def recover_response(
         raise ToolmendError(f"a response is a chat.completion dict, got {type(response).__name__}")
     if model is None and isinstance(response.get("model"), str):
         model = response["model"]
-    recovery = StreamRecovery(
-        tools,
-        model,
-        protocols,
-        on_diagnostic,
-        attach_diagnostics=attach_diagnostics,
-        id_prefix=id_prefix,
-        seed=seed,
-    )
+    recovery = StreamRecovery(tools, model, protocols, on_diagnostic, **options)
     chunks = [*recovery.feed(_as_chunk(response)), *recovery.end()]
     return _fold(response, chunks)
 
@@ -77,6 +66,8 @@ def _fold(response: Mapping[str, Any], chunks: list[dict[str, Any]]) -> dict[str
     messages: dict[int, dict[str, Any]] = {}
     diagnostics: list[Any] = []
     out: dict[str, Any] = {}
+    if not isinstance(response.get("choices"), list):  # nothing to fold: passed on as it is
+        return chunks[0] if chunks else dict(response)
     for chunk in chunks:
         diagnostics += chunk.get(DIAGNOSTICS_FIELD, [])
         out.update((k, v) for k, v in chunk.items() if k not in ("choices", DIAGNOSTICS_FIELD))
@@ -84,10 +75,11 @@ def _fold(response: Mapping[str, Any], chunks: list[dict[str, Any]]) -> dict[str
             if not isinstance(choice, Mapping):
                 continue
             index = choice.get("index", position)
+            index = index if isinstance(index, int) else position
             target = folded.setdefault(index, {})
             message = messages.setdefault(index, {})
             for key, value in choice.items():
-                if key == "delta":
+                if key == "delta" and isinstance(value, Mapping):
                     _fold_delta(message, value)
                 elif key not in target or value is not None:
                     target[key] = value

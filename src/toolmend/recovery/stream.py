@@ -4,24 +4,51 @@
 `end(how)` is the terminal, run exactly once whatever ends the stream: the source's natural end,
 an error chunk or exception from the source (calls complete by then are still delivered, the
 turn ending as `tool_calls`, then the error goes on), or an abort (consumer cancellation,
-`CancelledError`: every parser is flushed, nothing executable is yielded). `recover_stream` and
-`arecover_stream` drive it over a sync or async source and close the source when the output is
-closed. Never parses text or native calls itself (choices and their legs do).
+`CancelledError`: every parser is flushed, nothing executable is yielded). `RecoveredStream` and
+`AsyncRecoveredStream` (what `recover_stream` and `arecover_stream` return) drive it over a
+sync or async source and close the source when the output is closed. Never parses text or
+native calls itself (choices and their legs do).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+)
+from typing import Any, TypedDict, Unpack
 
 from toolmend.model import CallIdFactory, ToolmendError, ToolsLike, coerce_tools
 from toolmend.recovery.choice import ChoiceRecovery, Terminal
 from toolmend.recovery.diagnostics import RecoveryDiagnostic
-from toolmend.recovery.emitter import DIAGNOSTICS_FIELD, added_chunk, copy_chunk
-from toolmend.recovery.families import ProtocolsArg, select_protocols
+from toolmend.recovery.emitter import DIAGNOSTICS_FIELD, added_chunk, copy_chunk, copy_json
+from toolmend.recovery.families import (
+    ProtocolsArg,
+    family_protocols,
+    follows_family,
+    select_protocols,
+)
 from toolmend.recovery.native import NativeSettler
 
 DiagnosticSink = Callable[[RecoveryDiagnostic], None]
+
+
+class RecoveryOptions(TypedDict, total=False):
+    """The caller's further choices, the same for every entry point.
+
+    `attach_diagnostics`: also put the diagnostics on the chunks (`toolmend_diagnostics`).
+    `id_prefix` / `seed`: deterministic ids for recovered calls (as for the parsers).
+    """
+
+    attach_diagnostics: bool
+    id_prefix: str | None
+    seed: int | str | None
 
 
 class StreamRecovery:
@@ -33,6 +60,7 @@ class StreamRecovery:
         "_ended",
         "_ids",
         "_last",
+        "_model_from_stream",
         "_on_diagnostic",
         "_pending",
         "_protocols",
@@ -46,16 +74,15 @@ class StreamRecovery:
         model: str | None = None,
         protocols: ProtocolsArg = "auto",
         on_diagnostic: DiagnosticSink | None = None,
-        *,
-        attach_diagnostics: bool = False,
-        id_prefix: str | None = None,
-        seed: int | str | None = None,
+        **options: Unpack[RecoveryOptions],
     ) -> None:
         self._tools = coerce_tools(tools)
         self._protocols = select_protocols(protocols, model)
+        #: No model named and the family's default asked for: the stream's own `model` decides.
+        self._model_from_stream = model is None and follows_family(protocols)
         self._on_diagnostic = on_diagnostic
-        self._attach = attach_diagnostics
-        self._ids = CallIdFactory(id_prefix, seed)
+        self._attach = options.get("attach_diagnostics", False)
+        self._ids = CallIdFactory(options.get("id_prefix"), options.get("seed"))
         self._settler = NativeSettler(self._tools, lambda: self._new_id(set()))
         self._choices: dict[int, ChoiceRecovery] = {}
         self._pending: list[RecoveryDiagnostic] = []
@@ -70,29 +97,50 @@ class StreamRecovery:
     # ---------------------------------------------------------------------------- feeding
 
     def feed(self, chunk: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """The chunks to send on for one upstream chunk (usually one)."""
+        """The chunks to send on for one upstream chunk (usually one).
+
+        A chunk is a dict; an object with `model_dump()` (the `openai` client's
+        `ChatCompletionChunk`) is read as the dict it dumps to.
+        """
         if self._ended:
             raise ToolmendError("this stream's recovery has ended; feed() after end()")
-        if not isinstance(chunk, Mapping):
+        if type(chunk) is not dict and not isinstance(chunk, Mapping):
+            dump = getattr(chunk, "model_dump", None)  # an `openai` client's chunk object
+            if callable(dump):
+                return self.feed(dump())
             raise ToolmendError(
                 f"a chunk is a chat.completion.chunk dict, got {type(chunk).__name__}"
             )
         self._last = chunk
+        if self._model_from_stream and not self._choices:
+            self._read_model(chunk)
         choices = chunk.get("choices")
-        if not isinstance(choices, list) or not choices:
+        if type(choices) is not list or not choices:
             if chunk.get("error") is not None:
                 # An error reported in the stream: the turn ends here, then the error goes on.
                 return [*self._terminal(Terminal.ERROR), self._with_diagnostics(copy_chunk(chunk))]
             return [self._with_diagnostics(copy_chunk(chunk))]
-        per_choice = [self._take(position, choice) for position, choice in enumerate(choices)]
-        depth = max(len(outs) for outs in per_choice)
+        if len(choices) == 1:  # the common case, once per chunk: written for speed
+            choice = choices[0]
+            index = choice.get("index") if type(choice) is dict else None
+            state = self._choices.get(index) if type(index) is int else None
+            outs = state.take(choice) if state is not None else self._take(0, choice)
+            last = dict(chunk)
+            if "usage" in last:
+                last["usage"] = copy_json(last["usage"])
+            last["choices"] = [outs[-1]]
+            if len(outs) == 1:
+                return [self._with_diagnostics(last) if self._pending else last]
+            per_choice = [outs]
+        else:
+            per_choice = [self._take(position, choice) for position, choice in enumerate(choices)]
+            last = copy_chunk(chunk)
+            last["choices"] = [outs[-1] for outs in per_choice]
         out: list[dict[str, Any]] = []
         # Split-off segments go first, in chunks toolmend adds; the copy of the chunk comes last.
-        for level in range(depth - 1):
+        for level in range(max(len(outs) for outs in per_choice) - 1):
             added = [outs[level] for outs in per_choice if len(outs) - 1 > level]
             out.append(added_chunk(chunk, added))
-        last = copy_chunk(chunk)
-        last["choices"] = [outs[-1] for outs in per_choice]
         out.append(self._with_diagnostics(last))
         return out
 
@@ -110,11 +158,19 @@ class StreamRecovery:
     # ---------------------------------------------------------------------------- internals
 
     def _take(self, position: int, choice: object) -> list[Any]:
-        if not isinstance(choice, Mapping):
+        if type(choice) is not dict and not isinstance(choice, Mapping):
             return [choice]
         index = choice.get("index", position)
-        key = index if isinstance(index, int) else position
-        return self._choice(key).take(choice)
+        state = self._choices.get(index) if type(index) is int else None
+        if state is None:
+            state = self._choice(index if isinstance(index, int) else position)
+        return state.take(choice)
+
+    def _read_model(self, chunk: Mapping[str, Any]) -> None:
+        model = chunk.get("model")
+        if isinstance(model, str) and model:
+            self._protocols = family_protocols(model)
+            self._model_from_stream = False
 
     def _choice(self, index: int) -> ChoiceRecovery:
         state = self._choices.get(index)
@@ -156,49 +212,16 @@ def recover_stream(
     model: str | None = None,
     protocols: ProtocolsArg = "auto",
     on_diagnostic: DiagnosticSink | None = None,
-    *,
-    attach_diagnostics: bool = False,
-    id_prefix: str | None = None,
-    seed: int | str | None = None,
-) -> Iterator[dict[str, Any]]:
+    **options: Unpack[RecoveryOptions],
+) -> RecoveredStream:
     """Recover leaked tool calls from a stream of `chat.completion.chunk` dicts.
 
     Arguments are checked now (an unknown protocol or bad tools raise before any chunk is read);
     the returned iterator yields chunks of the same shape. `protocols="auto"` uses the model
-    family's formats; `attach_diagnostics` adds them to the chunks as `toolmend_diagnostics`;
-    `id_prefix` / `seed` make recovered call ids deterministic.
+    family's formats. Options: `RecoveryOptions`.
     """
-    recovery = StreamRecovery(
-        tools,
-        model,
-        protocols,
-        on_diagnostic,
-        attach_diagnostics=attach_diagnostics,
-        id_prefix=id_prefix,
-        seed=seed,
-    )
-    return _drive(recovery, iter(chunks))
-
-
-def _drive(
-    recovery: StreamRecovery, source: Iterator[Mapping[str, Any]]
-) -> Iterator[dict[str, Any]]:
-    how = Terminal.ABORT
-    try:
-        for chunk in source:
-            yield from recovery.feed(chunk)
-        how = Terminal.END
-        yield from recovery.end(Terminal.END)
-    except Exception:
-        if how is Terminal.ABORT:  # the source (or a chunk) failed, not the consumer
-            how = Terminal.ERROR
-            yield from recovery.end(Terminal.ERROR)
-        raise
-    finally:
-        recovery.end(Terminal.ABORT)  # a no-op after a terminal; flushes after cancellation
-        close = getattr(source, "close", None)
-        if callable(close):
-            close()
+    recovery = StreamRecovery(tools, model, protocols, on_diagnostic, **options)
+    return RecoveredStream(recovery, chunks)
 
 
 def arecover_stream(
@@ -207,43 +230,148 @@ def arecover_stream(
     model: str | None = None,
     protocols: ProtocolsArg = "auto",
     on_diagnostic: DiagnosticSink | None = None,
-    *,
-    attach_diagnostics: bool = False,
-    id_prefix: str | None = None,
-    seed: int | str | None = None,
-) -> AsyncIterator[dict[str, Any]]:
+    **options: Unpack[RecoveryOptions],
+) -> AsyncRecoveredStream:
     """`recover_stream` over an async source (the `openai` client's `AsyncStream`, say)."""
-    recovery = StreamRecovery(
-        tools,
-        model,
-        protocols,
-        on_diagnostic,
-        attach_diagnostics=attach_diagnostics,
-        id_prefix=id_prefix,
-        seed=seed,
-    )
-    return _adrive(recovery, aiter(chunks))
+    recovery = StreamRecovery(tools, model, protocols, on_diagnostic, **options)
+    return AsyncRecoveredStream(recovery, chunks)
 
 
-async def _adrive(
-    recovery: StreamRecovery, source: AsyncIterator[Mapping[str, Any]]
-) -> AsyncIterator[dict[str, Any]]:
-    how = Terminal.ABORT
-    try:
-        async for chunk in source:
-            for out in recovery.feed(chunk):
+def _closers(names: str, *objects: object) -> list[Callable[[], Any]]:
+    """The distinct `close` / `aclose` methods of the source and its iterator (an `openai`
+    `Stream` closes its HTTP response in its own `close`, not in its iterator's)."""
+    found: list[Callable[[], Any]] = []
+    seen: set[int] = set()
+    for obj in objects:
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        method = getattr(obj, names, None)
+        if callable(method):
+            found.append(method)
+    return found
+
+
+class RecoveredStream(Iterator[dict[str, Any]]):
+    """What `recover_stream` returns: the recovered chunks, one terminal path around them.
+
+    The terminal runs exactly once: at the source's end; on an exception from the source (the
+    calls complete by then are delivered, the turn ending as `tool_calls`, then the exception
+    is raised again); or on `close()` and other aborts (every parser is flushed, nothing
+    executable is yielded). `close()`, also before the first chunk, closes the source.
+    """
+
+    __slots__ = ("_closers", "_gen", "_recovery", "_started")
+
+    def __init__(self, recovery: StreamRecovery, chunks: Iterable[Mapping[str, Any]]) -> None:
+        source = iter(chunks)
+        self._recovery = recovery
+        self._closers = _closers("close", source, chunks)
+        self._gen = self._drive(source)
+        self._started = False
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self._gen  # a `for` loop runs the generator itself: no call per chunk here
+
+    def __next__(self) -> dict[str, Any]:
+        return next(self._gen)
+
+    def close(self) -> None:
+        """Stop: flush every parser (nothing more is yielded) and close the source."""
+        self._gen.close()
+        if not self._started:  # a generator never started runs no `finally`
+            self._finish()
+
+    def __enter__(self) -> RecoveredStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _drive(self, source: Iterator[Mapping[str, Any]]) -> Generator[dict[str, Any], None, None]:
+        self._started = True
+        recovery = self._recovery
+        ended = False
+        try:
+            for chunk in source:
+                out = recovery.feed(chunk)
+                if len(out) == 1:
+                    yield out[0]
+                else:
+                    yield from out
+            ended = True
+            yield from recovery.end(Terminal.END)
+        except Exception:
+            if not ended:  # the source (or a chunk) failed, not the consumer
+                ended = True
+                yield from recovery.end(Terminal.ERROR)
+            raise
+        finally:
+            self._finish()
+
+    def _finish(self) -> None:
+        self._recovery.end(Terminal.ABORT)  # a no-op after a terminal
+        closers, self._closers = self._closers, []
+        for close in closers:
+            close()
+
+
+class AsyncRecoveredStream(AsyncIterator[dict[str, Any]]):
+    """What `arecover_stream` returns: `RecoveredStream`'s terminal path, awaited."""
+
+    __slots__ = ("_closers", "_gen", "_recovery", "_started")
+
+    def __init__(self, recovery: StreamRecovery, chunks: AsyncIterable[Mapping[str, Any]]) -> None:
+        source = aiter(chunks)
+        self._recovery = recovery
+        self._closers = _closers("aclose", source, chunks) + _closers("close", chunks)
+        self._gen = self._drive(source)
+        self._started = False
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._gen
+
+    async def __anext__(self) -> dict[str, Any]:
+        return await anext(self._gen)
+
+    async def aclose(self) -> None:
+        """Stop: flush every parser (nothing more is yielded) and close the source."""
+        await self._gen.aclose()
+        if not self._started:
+            await self._finish()
+
+    async def __aenter__(self) -> AsyncRecoveredStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def _drive(
+        self, source: AsyncIterator[Mapping[str, Any]]
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        self._started = True
+        recovery = self._recovery
+        ended = False
+        try:
+            async for chunk in source:
+                for out in recovery.feed(chunk):
+                    yield out
+            ended = True
+            for out in recovery.end(Terminal.END):
                 yield out
-        how = Terminal.END
-        for out in recovery.end(Terminal.END):
-            yield out
-    except Exception:
-        if how is Terminal.ABORT:
-            how = Terminal.ERROR
-            for out in recovery.end(Terminal.ERROR):
-                yield out
-        raise
-    finally:
-        recovery.end(Terminal.ABORT)
-        aclose = getattr(source, "aclose", None)
-        if callable(aclose):
-            await aclose()
+        except Exception:
+            if not ended:
+                ended = True
+                for out in recovery.end(Terminal.ERROR):
+                    yield out
+            raise
+        finally:
+            await self._finish()
+
+    async def _finish(self) -> None:
+        self._recovery.end(Terminal.ABORT)
+        closers, self._closers = self._closers, []
+        for close in closers:
+            result = close()
+            if hasattr(result, "__await__"):
+                await result

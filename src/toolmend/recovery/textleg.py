@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from toolmend.api import stream_parser
-from toolmend.events import Diagnostic, Event, TextDelta, ToolCallEnd
+from toolmend.events import Diagnostic, Event, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from toolmend.model import Tool, ToolCall
 from toolmend.recovery.diagnostics import XTML_MARKER_STRIPPED
 
@@ -67,26 +67,73 @@ class _Stage:
         self.swallow_strip = False
 
 
+#: While a call is being read, its text goes to the parser in pieces of at least this many
+#: characters instead of one piece per chunk: nothing of a call is emitted before its end, so
+#: only the visible text right after a call waits (for at most this much more input), and the
+#: parser's per-feed cost is paid about once per 50 chunks instead of once per chunk.
+CALL_BATCH = 256
+
+
 class TextLeg:
     """The parsers of one choice's visible text; `feed(text)` / `finish()` return `Piece`s."""
 
-    __slots__ = ("_stages", "finished")
+    __slots__ = ("_batch", "_batched", "_in_call", "_single", "_stages", "finished")
 
     def __init__(self, protocols: Sequence[str], tools: list[Tool] | None) -> None:
         self._stages = [_Stage(p, stream_parser(p, tools)) for p in protocols]
+        self._single = self._stages[0] if len(self._stages) == 1 else None
+        self._in_call = False  # the single parser is inside a call (started, not ended)
+        self._batch: list[str] = []
+        self._batched = 0
         self.finished = False
 
-    def feed(self, text: str) -> list[Piece]:
+    def feed(self, text: str) -> str | list[Piece]:
+        """The pieces `text` completes; just the visible text (a str) when that is all."""
+        if self._in_call:
+            self._batch.append(text)
+            self._batched += len(text)
+            if self._batched < CALL_BATCH:
+                return ""
+            text = "".join(self._batch)
+            self._batch.clear()
+            self._batched = 0
+        stage = self._single
+        if stage is None or stage.in_think:
+            out: list[Piece] = []
+            self._run(0, text, out)
+            return out
+        # The common case, once per chunk: only visible text or a call's progress.
+        events = stage.parser.feed(text)
+        visible = ""
+        for event in events:
+            kind = type(event)
+            if kind is TextDelta:
+                visible += event.text  # type: ignore[union-attr]
+            elif kind is ToolCallStart:
+                self._in_call = True
+            elif kind is not ToolCallDelta:
+                out = []
+                self._route(0, events, out)
+                return out
+        return visible
+
+    def drain(self) -> list[Piece]:
+        """What the text batched so far completes: it arrived before whatever ends the stream,
+        so a call it closes was complete then (an error does not cut it)."""
         out: list[Piece] = []
-        self._run(0, text, out)
+        if self._batch and not self.finished:
+            text = "".join(self._batch)
+            self._batch.clear()
+            self._batched = 0
+            self._route(0, self._stages[0].parser.feed(text), out)
         return out
 
     def finish(self) -> list[Piece]:
         """End of this choice's text: flush every parser once, in chain order."""
         if self.finished:
             return []
+        out = self.drain()
         self.finished = True
-        out: list[Piece] = []
         for i, stage in enumerate(self._stages):
             self._route(i, stage.parser.finish(), out)
         return out
@@ -106,7 +153,10 @@ class TextLeg:
                     out.append(Piece("reasoning", stage.protocol, event.text))
                 else:
                     self._run(i + 1, event.text, out)
+            elif isinstance(event, ToolCallStart):
+                self._in_call = stage is self._single
             elif isinstance(event, ToolCallEnd):
+                self._in_call = False
                 out.append(
                     Piece("call", stage.protocol, call=event.call, in_reasoning=stage.in_think)
                 )

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from toolmend.model import Tool, ToolmendError, coerce_tools
-from toolmend.server import metrics
+from toolmend.server import metrics, wirejson
 from toolmend.server.access import authenticate, forwards_client_authorization
 from toolmend.server.answer import ChunkWriter, Outcome, completion_as_chunk, fold_chunks
 from toolmend.server.config import ModelRule, ServerConfig, Upstream
@@ -100,7 +100,7 @@ async def read_body(request: Request, max_bytes: int) -> tuple[dict[str, Any], i
                 413, "request_too_large", f"request body is larger than {max_bytes} bytes"
             )
     try:
-        body = json.loads(raw)
+        body = wirejson.loads(bytes(raw))
     except ValueError as exc:
         raise Problem(400, "invalid_request_error", f"request body is not JSON: {exc}") from None
     if not isinstance(body, dict):

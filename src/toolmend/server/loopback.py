@@ -21,6 +21,14 @@ LOOPBACK = "127.0.0.1"
 START_TIMEOUT = 20.0
 
 
+def free_port() -> int:
+    """A loopback port free right now (for a server started by another process)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((LOOPBACK, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
 class LoopbackServer:
     """`with LoopbackServer(app) as server: ... server.url ...` serves `app` on 127.0.0.1."""
 

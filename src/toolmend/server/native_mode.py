@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from toolmend.model import Tool, ToolCall
-from toolmend.recovery import DIAGNOSTICS_FIELD, REJECTED_CALLS_FIELD, arecover_stream
+from toolmend.recovery import REJECTED_CALLS_FIELD, arecover_stream
 from toolmend.recovery.diagnostics import (
     ARGUMENTS_REPAIRED,
     LEAKED_CALL_RECOVERED,
@@ -73,9 +73,10 @@ class NativeAnswer:
         async for chunk in chunks:
             for choice in chunk.get("choices") or ():
                 delta = choice.get("delta") if isinstance(choice, Mapping) else None
-                parts = delta.get("tool_calls") if isinstance(delta, Mapping) else None
-                for part in parts if isinstance(parts, list) else ():
-                    self._note_native(part)
+                if isinstance(delta, Mapping) and "tool_calls" in delta:
+                    parts = delta["tool_calls"]
+                    for part in parts if isinstance(parts, list) else ():
+                        self._note_native(part)
             yield chunk
 
     def _note_native(self, part: Any) -> None:
@@ -131,7 +132,6 @@ class NativeAnswer:
 
     def _shape(self, chunk: dict[str, Any]) -> dict[str, Any] | None:
         self._writer.adopt(chunk)
-        chunk.pop(DIAGNOSTICS_FIELD, None)
         usage = chunk.pop("usage", None)
         if usage:
             self.outcome.usage = dict(usage)
@@ -156,6 +156,11 @@ class NativeAnswer:
         content = delta.get("content")
         if isinstance(content, str) and content:
             self.outcome.text.append(content)
+        if "tool_calls" in delta or REJECTED_CALLS_FIELD in delta:
+            self._gate_calls(delta)
+
+    def _gate_calls(self, delta: dict[str, Any]) -> None:
+        """Executable calls through the gate; refused and flagged ones held or flagged."""
         refused: list[tuple[ToolCall, str]] = []
         entries = delta.pop("tool_calls", None)
         if isinstance(entries, list):
@@ -189,6 +194,8 @@ def _carries_something(choice: object) -> bool:
     if not isinstance(choice, Mapping):
         return True
     delta = choice.get("delta")
+    if type(delta) is dict and len(delta) == 1 and "content" in delta and len(choice) <= 4:
+        return bool(delta["content"])  # the common chunk: a text delta, nothing else
     if choice.get("finish_reason") is not None or choice.get("logprobs"):
         return True
     if not isinstance(delta, Mapping):

@@ -8,11 +8,12 @@ caller asks for, and never touches a socket.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from toolmend.server import wirejson
+
 DONE = b"data: [DONE]\n\n"
-DONE_PAYLOAD = "[DONE]"
+DONE_PAYLOAD = b"[DONE]"
 #: One event larger than this is not an OpenAI stream (a 1 MiB tool call arrives in deltas).
 MAX_EVENT_BYTES = 8 * 1024 * 1024
 
@@ -26,7 +27,7 @@ class SSEError(Exception):
 
 
 class SSEDecoder:
-    """Incremental SSE reader: `feed(bytes) -> [data payloads]`, `finish()` for the rest.
+    """Incremental SSE reader: `feed(bytes) -> [data payloads as bytes]`, `finish()` for the rest.
 
     A malformed line ends the stream: the payloads complete before it are still returned, and
     `error` holds the reason (the caller delivers those payloads, then fails).
@@ -36,16 +37,16 @@ class SSEDecoder:
 
     def __init__(self) -> None:
         self._pending = b""
-        self._data: list[str] = []
+        self._data: list[bytes] = []
         self.error: SSEError | None = None
 
-    def feed(self, raw: bytes) -> list[str]:
+    def feed(self, raw: bytes) -> list[bytes]:
         buffer = self._pending + raw if self._pending else raw
         lines = buffer.split(b"\n")
         self._pending = lines.pop()
         if len(self._pending) > MAX_EVENT_BYTES:
             raise SSEError(f"an event line is longer than {MAX_EVENT_BYTES} bytes")
-        out: list[str] = []
+        out: list[bytes] = []
         try:
             for line in lines:
                 self._line(line.rstrip(b"\r"), out)
@@ -53,8 +54,8 @@ class SSEDecoder:
             self.error = exc
         return out
 
-    def finish(self) -> list[str]:
-        out: list[str] = []
+    def finish(self) -> list[bytes]:
+        out: list[bytes] = []
         try:
             if self._pending:
                 self._line(self._pending.rstrip(b"\r"), out)
@@ -64,10 +65,10 @@ class SSEDecoder:
             self.error = exc
         return out
 
-    def _line(self, line: bytes, out: list[str]) -> None:
+    def _line(self, line: bytes, out: list[bytes]) -> None:
         if not line:
             if self._data:
-                out.append("\n".join(self._data))
+                out.append(self._data[0] if len(self._data) == 1 else b"\n".join(self._data))
                 self._data = []
             return
         if line.startswith(b":"):
@@ -76,20 +77,17 @@ class SSEDecoder:
         if value.startswith(b" "):
             value = value[1:]
         if name == b"data":
-            try:
-                self._data.append(value.decode("utf-8"))
-            except UnicodeDecodeError:
-                raise SSEError("an event is not UTF-8") from None
+            self._data.append(value)  # UTF-8 is checked when the JSON is read
         elif name not in {b"event", b"id", b"retry"}:
             raise SSEError(f"not an SSE line (field {name[:20]!r})")
         if sum(len(d) for d in self._data) > MAX_EVENT_BYTES:
             raise SSEError(f"an event is longer than {MAX_EVENT_BYTES} bytes")
 
 
-def parse_chunk(payload: str) -> dict[str, Any]:
+def parse_chunk(payload: bytes) -> dict[str, Any]:
     """One `data:` payload as a chat.completion.chunk dict, or `SSEError` saying why not."""
     try:
-        value = json.loads(payload)
+        value = wirejson.loads(payload)
     except ValueError:
         raise SSEError("a stream event is not JSON", "invalid_json") from None
     if not isinstance(value, dict):
@@ -99,6 +97,4 @@ def parse_chunk(payload: str) -> dict[str, Any]:
 
 def encode_data(value: dict[str, Any]) -> bytes:
     """One SSE frame holding `value` as JSON."""
-    return (
-        b"data: " + json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
-    )
+    return b"data: " + wirejson.dumps(value) + b"\n\n"

@@ -16,6 +16,7 @@ from typing import Any
 
 import aiohttp
 
+from toolmend.server import wirejson
 from toolmend.server.config import Limits, Upstream
 from toolmend.server.sse import DONE_PAYLOAD, SSEDecoder, SSEError, parse_chunk
 
@@ -94,7 +95,7 @@ class UpstreamClient:
     ) -> aiohttp.ClientResponse:
         url = f"{upstream.url}{path}"
         method = "GET" if body is None else "POST"
-        data = None if body is None else json.dumps(body, ensure_ascii=False).encode()
+        data = None if body is None else wirejson.dumps(body)
         try:
             response = await self.session.request(
                 method, url, data=data, headers=headers, timeout=self._timeout(limits)
@@ -148,7 +149,7 @@ class UpstreamClient:
         finally:
             response.release()
         try:
-            value = json.loads(raw)
+            value = wirejson.loads(raw)
         except ValueError:
             raise UpstreamError(
                 "invalid_json", f"upstream {upstream.name!r} answered with invalid JSON"

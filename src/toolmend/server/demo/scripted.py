@@ -23,6 +23,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+#: What a stream that fails this way sends instead of its next event.
+BROKEN_EVENTS = {
+    "invalid_json": b'data: {"choices": [\n\n',
+    "invalid_sse": b"this is not an event stream\n\n",
+}
 #: What toolmend writes into a tool result or a re-ask (guidance blocks, reminders).
 GUIDANCE_MARK = "[toolmend"
 
@@ -136,29 +141,18 @@ class ScriptedUpstream:
     async def _stream(
         self, answer: Answer, failure: Failure | None, include_usage: bool
     ) -> AsyncIterator[bytes]:
-        sent = 0
         try:
-            for chunk in stream_chunks(answer, include_usage):
-                if failure is not None and failure.kind == "drop" and sent >= failure.after_chunks:
-                    raise ConnectionAbortedError("scripted drop")
-                if (
-                    failure is not None
-                    and failure.kind == "invalid_json"
-                    and sent >= failure.after_chunks
-                ):
-                    yield b'data: {"choices": [\n\n'
-                    return
-                if (
-                    failure is not None
-                    and failure.kind == "invalid_sse"
-                    and sent >= failure.after_chunks
-                ):
-                    yield b"this is not an event stream\n\n"
-                    return
+            for sent, chunk in enumerate(stream_chunks(answer, include_usage)):
+                if failure is not None and sent >= failure.after_chunks:
+                    if failure.kind == "drop":
+                        raise ConnectionAbortedError("scripted drop")
+                    broken = BROKEN_EVENTS.get(failure.kind)
+                    if broken is not None:
+                        yield broken
+                        return
                 if answer.pace_ms:
                     await asyncio.sleep(answer.pace_ms / 1000)
                 yield b"data: " + json.dumps(chunk).encode() + b"\n\n"
-                sent += 1
             yield b"data: [DONE]\n\n"
         except asyncio.CancelledError:
             self.disconnected += 1

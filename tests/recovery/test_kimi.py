@@ -1,0 +1,77 @@
+"""Deliver 3: Kimi's leaked XTML (seed 003, 2026-07-29, 07-30 and 08-23 entries)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolmend.recovery import family_protocols
+
+from .wire import recover, split_every, splits_at_every_boundary
+
+KIMI = "kimi-k3-ultrafast-unlocked"
+TOOLS_BLOCK = (
+    '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>'
+    '<|open|>argument key="city" type="string"<|sep|>Oslo<|close|>argument<|sep|>'
+    '<|open|>argument key="days" type="number"<|sep|>2<|close|>argument<|sep|>'
+    "<|close|>call<|sep|><|close|>tools<|sep|>"
+)
+
+
+def test_kimi_model_ids_default_to_the_kimi_formats():
+    assert family_protocols(KIMI)[0] == "kimi-xtml"
+    assert family_protocols("moonshotai/Kimi-K2-Thinking")[0] == "kimi-xtml"
+
+
+def test_a_leaked_tools_block_becomes_a_call():
+    got = recover(split_every(f"Checking.{TOOLS_BLOCK}", 6), model=KIMI)
+    assert got["calls"] == [("get_weather", {"city": "Oslo", "days": 2})]
+    assert got["text"] == "Checking."
+    assert got["finish"] == ["tool_calls"]
+
+
+@pytest.mark.parametrize("pieces", list(splits_at_every_boundary("Answer.<|close|>think\n")))
+def test_a_sep_less_close_think_marker_is_stripped_silently_split_anywhere(pieces):
+    # Seed 003, 2026-08-23: a visible text block ended with the literal `<|close|>think\n`.
+    diags: list[dict] = []
+    got = recover(pieces, model=KIMI, on_diagnostic=diags.append)
+    assert got["text"] == "Answer.\n"
+    assert diags == []
+
+
+@pytest.mark.parametrize(
+    "marker", ["<|open|><|sep|>", "<|close|><|sep|>", "<|sep|>", "<|open|>response<|sep|>"]
+)
+def test_stray_channel_markers_are_stripped_from_text_silently(marker):
+    diags: list[dict] = []
+    got = recover([f"a{marker}b"], model=KIMI, on_diagnostic=diags.append)
+    assert got["text"] == "ab"
+    assert diags == []
+
+
+def test_markers_inside_code_stay_text():
+    text = "Use `<|close|>think` or\n```\n<|open|>tools<|sep|>\n```\n"
+    got = recover(split_every(text, 3), model=KIMI)
+    assert got["text"] == text and got["calls"] == []
+
+
+def test_a_think_channel_in_the_text_becomes_reasoning_with_its_diagnostic():
+    text = "<|open|>think<|sep|>Let me consider.<|close|>think<|sep|>The answer is 4."
+    diags: list[dict] = []
+    got = recover(split_every(text, 4), model=KIMI, on_diagnostic=diags.append)
+    assert got["reasoning"] == "Let me consider."
+    assert got["text"] == "The answer is 4."
+    assert [d["code"] for d in diags] == ["kimi_xtml_thinking_recovery"]
+
+
+def test_a_call_written_inside_the_think_channel_is_never_executed():
+    text = f"<|open|>think<|sep|>maybe {TOOLS_BLOCK} no<|close|>think<|sep|>Done."
+    got = recover(split_every(text, 5), model=KIMI)
+    assert got["calls"] == []
+    assert got["text"] == "Done."
+    assert got["rejected"] and got["rejected"][0]["error"] == "written inside reasoning"
+
+
+def test_an_unknown_tool_in_a_tools_block_stays_text():
+    text = TOOLS_BLOCK.replace("get_weather", "launch_rockets")
+    got = recover([text], model=KIMI)
+    assert got["calls"] == [] and got["text"] == text
