@@ -49,7 +49,12 @@ from toolmend.server.frontends.responses import (
 from toolmend.server.frontends.responses import translate_request as translate_responses
 from toolmend.server.frontends.responses_stream import ResponsesStream, response_from_chunks
 from toolmend.server.frontends.sse import sse_frame
-from toolmend.server.frontends.tokens import count_chat_tokens
+from toolmend.server.frontends.tokens import (
+    Tokenizer,
+    TokenizerError,
+    TokenizerTable,
+    count_chat_tokens,
+)
 from toolmend.server.guarding import guard_request
 from toolmend.server.requestlog import RequestRecord
 from toolmend.server.text_mode import RequestError
@@ -277,7 +282,7 @@ def _translate_messages(body: dict[str, Any], upstream_model: str) -> ChatReques
 async def _serve_messages(request: Request, state: ServerState, record: RequestRecord) -> Response:
     pipeline, source, translated, body = await _open(request, state, record, _translate_messages)
     model = str(body["model"])
-    input_tokens = count_chat_tokens(translated.body)
+    input_tokens = _input_tokens(request, translated.body)
     if pipeline.stream:
         writer = MessagesStream(translated, model=model, input_tokens=input_tokens)
         stream = _events(
@@ -313,7 +318,7 @@ async def _serve_count_tokens(
     except MessagesRequestError as exc:
         raise Problem(400, "invalid_request_error", str(exc)) from None
     record.model = str(body["model"])
-    return JSONResponse({"input_tokens": count_chat_tokens(translated.body)})
+    return JSONResponse({"input_tokens": _input_tokens(request, translated.body)})
 
 
 async def count_tokens_endpoint(request: Request) -> Response:
@@ -323,6 +328,24 @@ async def count_tokens_endpoint(request: Request) -> Response:
 
 
 # -- /v1/responses -----------------------------------------------------------------------------
+
+
+def tokenizer_for(state: Any, model: str) -> Tokenizer | None:
+    """The real tokenizer configured for `model` (`TOOLMEND_TOKENIZERS`), else None."""
+    table: TokenizerTable | None = getattr(state, "tokenizers", None)
+    if table is None:
+        table = state.tokenizers = TokenizerTable.from_environment()
+    return table.for_model(model)
+
+
+def _input_tokens(request: Request, chat: dict[str, Any]) -> int:
+    state: ServerState = request.app.state.toolmend
+    model = state.config.resolve_alias(str(chat.get("model", "")))
+    try:
+        tokenizer = tokenizer_for(request.app.state, model)
+    except TokenizerError as exc:
+        raise Problem(500, "server_error", str(exc)) from None
+    return count_chat_tokens(chat, tokenizer)
 
 
 def response_store(state: Any) -> ResponseStore:
@@ -352,7 +375,7 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
     pipeline, source, translated, body = await _open(request, state, record, translate)
     assert isinstance(translated, ResponsesChatRequest)
     model = str(body["model"])
-    input_tokens = count_chat_tokens(translated.body)
+    input_tokens = _input_tokens(request, translated.body)
     keep = body.get("store") is not False
 
     def save(response_id: str, output: list[dict[str, Any]]) -> None:

@@ -6,14 +6,17 @@ be honest before the upstream has said anything. With a tokenizer configured for
 `Tokenizer` or a `tiktoken` encoding) the text is counted with it; otherwise the documented
 estimate is used: one token per four ASCII characters, one per other character (CJK text runs
 near one token per character), `MESSAGE_OVERHEAD` per message and `IMAGE_TOKENS` per image.
-The count covers the messages, the tools' JSON and nothing else. This module never calls an
-upstream.
+The count covers the messages, the tools' JSON and nothing else. `TokenizerTable` maps model
+globs to Hugging Face `tokenizer.json` files (`TOOLMEND_TOKENIZERS`, a JSON object), loaded
+with the `tokenizers` package on first use. This module never calls an upstream.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -22,6 +25,12 @@ MESSAGE_OVERHEAD = 4
 #: Anthropic's own figure for an image at its largest size (about 1.15 megapixels).
 IMAGE_TOKENS = 1600
 ASCII_CHARS_PER_TOKEN = 4
+#: `{"<model glob>": "/path/to/tokenizer.json", ...}`: the real tokenizers to count with.
+TOKENIZERS_ENV = "TOOLMEND_TOKENIZERS"
+
+
+class TokenizerError(RuntimeError):
+    """A configured tokenizer cannot be loaded; the message names the file and the reason."""
 
 
 class Tokenizer(Protocol):
@@ -74,3 +83,44 @@ def count_chat_tokens(request: Mapping[str, Any], tokenizer: Tokenizer | None = 
     if tools:
         total += _count(json.dumps(tools, ensure_ascii=False), tokenizer)
     return total
+
+
+class TokenizerTable:
+    """Model globs to tokenizer files; each file is loaded once, when a model first needs it."""
+
+    def __init__(self, files: Mapping[str, str]) -> None:
+        self._files = dict(files)
+        self._loaded: dict[str, Tokenizer] = {}
+
+    @classmethod
+    def from_environment(cls) -> TokenizerTable:
+        raw = os.environ.get(TOKENIZERS_ENV)
+        try:
+            files = json.loads(raw) if raw else {}
+        except ValueError as exc:
+            raise TokenizerError(f"{TOKENIZERS_ENV} is not a JSON object: {exc}") from None
+        if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+            raise TokenizerError(f"{TOKENIZERS_ENV} must map model globs to tokenizer files")
+        return cls(files)
+
+    def for_model(self, model: str) -> Tokenizer | None:
+        """The tokenizer configured for `model` (first matching glob), or None: the estimate."""
+        for pattern, path in self._files.items():
+            if fnmatch.fnmatchcase(model.lower(), pattern.lower()):
+                if path not in self._loaded:
+                    self._loaded[path] = _load(path)
+                return self._loaded[path]
+        return None
+
+
+def _load(path: str) -> Tokenizer:
+    try:
+        from tokenizers import Tokenizer as HuggingFaceTokenizer
+    except ImportError:
+        raise TokenizerError(
+            f"counting with {path} needs the tokenizers package: pip install tokenizers"
+        ) from None
+    try:
+        return HuggingFaceTokenizer.from_file(path)
+    except Exception as exc:  # the library raises its own untyped errors
+        raise TokenizerError(f"cannot load the tokenizer {path}: {exc}") from None
