@@ -117,6 +117,7 @@ def test_a_cwd_object_is_not_handed_on_but_asked_again_with_guidance(
         record = proxy.log()[-1]
         assert (record["self_corrections"], record["self_correction_ok"]) == (1, 1)
         assert record["rejected"] == 1 and record["tool_calls"] == 1
+        assert record["guidance"] == {"PARAM_TYPE_MISMATCH": 1}
 
 
 def test_when_the_budget_is_spent_the_call_arrives_flagged_never_dropped(

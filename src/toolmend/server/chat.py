@@ -25,7 +25,7 @@ from toolmend.server import metrics, wirejson
 from toolmend.server.access import authenticate, forwards_client_authorization
 from toolmend.server.answer import ChunkWriter, Outcome, completion_as_chunk, fold_chunks
 from toolmend.server.config import ModelRule, ServerConfig, Upstream
-from toolmend.server.guarding import CallGate, guard_request, openai_call
+from toolmend.server.guarding import CallGate, GuidanceCounts, guard_request, openai_call
 from toolmend.server.native_mode import NativeAnswer
 from toolmend.server.requestlog import RequestLog, RequestRecord
 from toolmend.server.sse import DONE, encode_data
@@ -229,6 +229,11 @@ class ChatPipeline:
                 {"role": "tool", "tool_call_id": call.id, "content": guidance}
                 for call, guidance in outcome.held
             ]
+            given = GuidanceCounts()
+            for _, guidance in outcome.held:
+                given.add(guidance)
+            self.record.guidance.update(given.by_category)
+            self.record.guidance_patterns.update(given.by_pattern)
             return [*messages, assistant, *results]
         if self.required and not outcome.handed and not outcome.flagged:
             return [

@@ -80,7 +80,6 @@ class Verdict:
 
     allowed: bool
     guidance: str = ""
-    category: str | None = None
 
 
 class CallGate:
@@ -109,8 +108,7 @@ class CallGate:
         text = result if isinstance(result, str) else ""
         if problem is None and not text.startswith(GUIDANCE_PREFIX):
             return Verdict(True)  # no guidance, or only a protocol note beside a good call
-        match = _HEADER.match(text)
-        return Verdict(False, text or problem or "", match.group(1) if match else None)
+        return Verdict(False, text or problem or "")
 
 
 def unknown_tool_call(call_id: str, name: str) -> ToolCall:

@@ -10,7 +10,7 @@ It never decides what an answer means and never takes an address from a request.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +20,8 @@ from toolmend.server import wirejson
 from toolmend.server.config import Limits, Upstream
 from toolmend.server.sse import DONE_PAYLOAD, SSEDecoder, SSEError, parse_chunk
 
-#: Connections kept per worker; 64 concurrent streams per worker is the benchmark's load.
-POOL_LIMIT = 256
+#: Upstream connections per worker (each open stream holds one; more wait for a free one).
+POOL_LIMIT = 1024
 #: Bytes of an upstream error body passed back to the client (its message, never our secrets).
 MAX_ERROR_BODY = 64 * 1024
 
@@ -53,6 +53,18 @@ def upstream_headers(
     elif forward_client_auth and client_authorization:
         headers["Authorization"] = client_authorization
     return headers
+
+
+async def read_body_part(upstream: Upstream, read: Awaitable[bytes]) -> bytes:
+    """Bytes of an answer's body; a silence past the read timeout or a drop is an UpstreamError."""
+    try:
+        return await read
+    except TimeoutError:
+        raise UpstreamError("timeout", f"upstream {upstream.name!r} stopped sending") from None
+    except aiohttp.ClientError:
+        raise UpstreamError(
+            "dropped", f"upstream {upstream.name!r} closed the connection mid-answer"
+        ) from None
 
 
 class UpstreamClient:
@@ -139,13 +151,7 @@ class UpstreamClient:
         self, upstream: Upstream, response: aiohttp.ClientResponse
     ) -> dict[str, Any]:
         try:
-            raw = await response.read()
-        except TimeoutError:
-            raise UpstreamError("timeout", f"upstream {upstream.name!r} timed out") from None
-        except aiohttp.ClientError:
-            raise UpstreamError(
-                "dropped", f"upstream {upstream.name!r} closed the connection mid-answer"
-            ) from None
+            raw = await read_body_part(upstream, response.read())
         finally:
             response.release()
         try:
@@ -184,14 +190,7 @@ class UpstreamStream:
         finished = False  # a chunk carried a finish_reason: the answer itself is complete
         try:
             while True:
-                try:
-                    raw = await self._response.content.readany()
-                except TimeoutError:
-                    raise UpstreamError("timeout", f"upstream {name!r} stopped sending") from None
-                except aiohttp.ClientError:
-                    raise UpstreamError(
-                        "dropped", f"upstream {name!r} closed the connection mid-stream"
-                    ) from None
+                raw = await read_body_part(self.upstream, self._response.content.readany())
                 if done:
                     # Read to the end of the body so the connection goes back to the pool.
                     if not raw:
