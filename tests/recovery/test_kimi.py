@@ -75,3 +75,24 @@ def test_an_unknown_tool_in_a_tools_block_stays_text():
     text = TOOLS_BLOCK.replace("get_weather", "launch_rockets")
     got = recover([text], model=KIMI)
     assert got["calls"] == [] and got["text"] == text
+
+
+def test_a_chunk_split_into_text_and_reasoning_keeps_its_role_on_the_first_piece():
+    import toolmend
+
+    from .wire import TOOLS, chunk
+
+    chunks = [
+        chunk(
+            {
+                "role": "assistant",
+                "content": "Hi <|open|>think<|sep|>hmm<|close|>think<|sep|> there",
+            }
+        ),
+        chunk({}, "stop"),
+    ]
+    out = list(toolmend.recover_stream(chunks, tools=TOOLS, model=KIMI))
+    deltas = [ch["delta"] for c in out for ch in c["choices"]]
+    assert deltas[0] == {"role": "assistant", "content": "Hi "}
+    assert [d.get("reasoning_content") for d in deltas[:3]] == [None, "hmm", None]
+    assert "".join(d.get("content") or "" for d in deltas) == "Hi  there"

@@ -191,3 +191,30 @@ def test_native_arguments_beyond_the_size_bound_are_flagged_not_held():
     assert got["calls"] == []
     rejected = next(d for d in got["diags"] if d["code"] == "call_rejected")
     assert rejected["detail"]["reason"] == "too_large"
+
+
+def test_a_native_call_of_a_type_toolmend_does_not_read_passes_as_it_came():
+    # A custom (free-form) tool call: no `function` object; its fragments go on untouched.
+    native = [
+        {
+            "index": 0,
+            "id": "call_c",
+            "type": "custom",
+            "custom": {"name": "patch", "input": "*** Begin"},
+        },
+        {"index": 0, "custom": {"input": " Patch"}},
+        *native_fragments("call_f", "todo", '{"item": "x"}', index=1),
+    ]
+    chunks = content_stream([], native=native, finish="tool_calls")
+    out = list(toolmend.recover_stream(chunks, tools=TOOLS, model="gpt-5"))
+    entries = [e for c in out for ch in c["choices"] for e in ch["delta"].get("tool_calls", [])]
+    assert entries[:2] == [
+        {
+            "index": 0,
+            "id": "call_c",
+            "type": "custom",
+            "custom": {"name": "patch", "input": "*** Begin"},
+        },
+        {"index": 0, "custom": {"input": " Patch"}},
+    ]
+    assert entries[2]["index"] == 1 and entries[2]["function"]["name"] == "todo"

@@ -235,7 +235,9 @@ def test_malformed_chunks_never_crash_and_every_emitted_call_is_whole(chunks):
             if not isinstance(choice, dict) or not isinstance(choice.get("delta"), dict):
                 continue
             for entry in choice["delta"].get("tool_calls") or []:
-                assert entry["type"] == "function" and entry["id"]
+                if entry.get("type") != "function":
+                    continue  # a call type toolmend does not read, passed on as it came
+                assert entry["id"]
                 assert isinstance(json.loads(entry["function"]["arguments"]), dict)
 
 

@@ -124,6 +124,8 @@ class ChoiceRecovery:
             out["finish_reason"] = rewrite_finish(finish, executable)
             self._attach_calls(new_delta, calls, rejected)
         segments = self._segments(runs, new_delta, had_content=isinstance(content, str))
+        if segments and "role" in new_delta:  # the role opens the message: the first piece
+            segments[0]["delta"] = {"role": new_delta.pop("role"), **segments[0]["delta"]}
         return [*segments, out]
 
     def _take_native(self, entries: object) -> None:
@@ -282,9 +284,14 @@ class ChoiceRecovery:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
         entries: list[dict[str, Any]] = []
         rejected: list[dict[str, Any]] = []
+        first = self._wire_index
         reserved = {s.call.id for s in settled if s.native and s.call.id}
         for one in settled:
             call = one.call
+            if one.fragments is not None:  # a call type toolmend does not read: as it came
+                entries += [{**f, "index": self._wire_index} for f in one.fragments]
+                self._wire_index += 1
+                continue
             if not one.native:
                 call = replace(call, id=self._new_id(reserved | self._ids_seen))
             if call.id in self._ids_seen:
@@ -316,7 +323,7 @@ class ChoiceRecovery:
                     )
             entries.append(tool_call_entry(self._wire_index, call, one.extras, one.function_extras))
             self._wire_index += 1
-        return entries, rejected, len(entries)
+        return entries, rejected, self._wire_index - first
 
     def _about(
         self, call: ToolCall, one: SettledCall, code: str, message: str, **detail: Any

@@ -56,6 +56,8 @@ class SettledCall:
     native: bool
     extras: dict[str, Any] = field(default_factory=dict)
     function_extras: dict[str, Any] = field(default_factory=dict)
+    #: A call of a type toolmend does not read: its fragments, emitted as they came.
+    fragments: list[dict[str, Any]] | None = None
 
 
 #: Settled calls (several when glued JSON was split) and the diagnostics of settling them.
@@ -77,6 +79,8 @@ class NativeCall:
     closed: bool = False
     #: Why this call cannot be read any more (a `REJECTION_REASONS` key), or None.
     broken: str | None = None
+    #: The fragments as they came, for a call of a type toolmend does not read (`custom`).
+    opaque: list[dict[str, Any]] | None = None
 
 
 class NativeAssembler:
@@ -111,6 +115,9 @@ class NativeAssembler:
             if current is not None:
                 current.closed = True
             target = started = NativeCall(index=index, id=entry_id)
+            kind = entry.get("type")
+            if isinstance(kind, str) and kind != "function" and "function" not in entry:
+                target.opaque = []
             self.calls.append(target)
         elif entry_id and not target.id:
             target.id = entry_id
@@ -143,6 +150,9 @@ class NativeAssembler:
 
     @staticmethod
     def _absorb(call: NativeCall, entry: Mapping[str, Any]) -> None:
+        if call.opaque is not None:
+            call.opaque.append(dict(entry))
+            return
         for key, value in entry.items():
             if key not in OWNED_CALL_KEYS:
                 call.extras.setdefault(key, value)
@@ -188,6 +198,10 @@ class NativeSettler:
 
         `cut_reason` says the call never completed (the stream ended by an error or abort).
         """
+        if native.opaque is not None:
+            # Not a function call: toolmend owns none of it and passes it on as it came.
+            call = ToolCall(id=native.id, name="")
+            return [SettledCall(call, None, native=True, fragments=native.opaque)], []
         if not native.id:
             native.id = self._new_id()
         written = "".join(native.name_parts)
