@@ -82,3 +82,28 @@ def plan_chunks(plan: list[str], name: str) -> list[dict[str, Any]]:
         else:
             out.append(call(int(step[-1]), arguments="}"))
     return out
+
+
+def completion(
+    content: str,
+    calls: list[tuple[str, str, str]],
+    usage: tuple[int, int],
+    **message: Any,
+) -> dict[str, Any]:
+    """A `chat.completion` with text, native calls `(id, name, arguments)` and usage."""
+    tool_calls = [
+        {"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls
+    ]
+    body = {"role": "assistant", "content": content, "tool_calls": tool_calls, **message}
+    prompt, done = usage
+    return {
+        "id": "chatcmpl-9",
+        "object": "chat.completion",
+        "model": "qwen3-coder",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": body}],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": done,
+            "total_tokens": prompt + done,
+        },
+    }

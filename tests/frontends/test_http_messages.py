@@ -262,3 +262,18 @@ def test_a_client_that_leaves_mid_stream_cancels_the_upstream_request(
     while servers.upstream.disconnected == before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert servers.upstream.disconnected == before + 1
+
+
+def test_a_failure_of_toolmend_itself_mid_stream_still_ends_with_an_error_event(
+    client: anthropic.Anthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: object, chunk: object) -> list[dict[str, Any]]:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(frontend_api.MessagesStream, "feed", broken)
+    request = {"model": "plain", "max_tokens": 64, "messages": [{"role": "user", "content": "x"}]}
+    with (
+        pytest.raises(anthropic.APIStatusError, match="toolmend failed"),
+        client.messages.stream(**request) as stream,
+    ):
+        stream.get_final_message()

@@ -20,6 +20,9 @@ from frontends.chunks import (
     text,
     usage,
 )
+from frontends.chunks import (
+    completion as make_completion,
+)
 from toolmend.server.frontends.chat_request import ChatRequest
 from toolmend.server.frontends.messages import translate_request
 from toolmend.server.frontends.messages_stream import (
@@ -212,30 +215,12 @@ def test_text_after_a_call_opens_a_new_block_and_closes_the_call() -> None:
 
 
 def test_the_non_streaming_message_equals_the_streamed_one_and_validates() -> None:
-    completion = {
-        "id": "chatcmpl-9",
-        "object": "chat.completion",
-        "model": "qwen3-coder",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {
-                    "role": "assistant",
-                    "content": "Writing.",
-                    "reasoning_content": "plan",
-                    "tool_calls": [
-                        {
-                            "id": "call_1",
-                            "type": "function",
-                            "function": {"name": "Write", "arguments": '{"file_path": "h.py"}'},
-                        }
-                    ],
-                },
-            }
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-    }
+    completion = make_completion(
+        "Writing.",
+        [("call_1", "Write", '{"file_path": "h.py"}')],
+        (10, 5),
+        reasoning_content="plan",
+    )
     message = message_from_completion(
         completion, _request(), model="claude-sonnet-4-5", input_tokens=9
     )

@@ -19,6 +19,9 @@ from frontends.chunks import (
     text,
     usage,
 )
+from frontends.chunks import (
+    completion as make_completion,
+)
 from frontends.responses_grammar import check_grammar
 from toolmend.server.frontends.responses import (
     ResponsesRequestError,
@@ -297,29 +300,7 @@ def test_a_failure_closes_the_open_item_then_fails_the_response() -> None:
 
 
 def test_the_non_streaming_response_matches_the_streamed_one() -> None:
-    completion = {
-        "id": "x",
-        "object": "chat.completion",
-        "model": "m",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {
-                    "role": "assistant",
-                    "content": "run",
-                    "tool_calls": [
-                        {
-                            "id": "call_9",
-                            "type": "function",
-                            "function": {"name": "shell", "arguments": '{"command": ["ls"]}'},
-                        }
-                    ],
-                },
-            }
-        ],
-        "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7},
-    }
+    completion = make_completion("run", [("call_9", "shell", '{"command": ["ls"]}')], (3, 4))
     body = _body("x", tools=[SHELL])
     response, items = response_from_completion(
         completion, translate_request(body), body, model="m", input_tokens=3

@@ -200,7 +200,7 @@ async def _events(
     chunks: AsyncIterator[dict[str, Any]],
     writer: MessagesStream | ResponsesStream,
     keepalive: Callable[[], bytes],
-    on_error: Callable[[UpstreamError], list[dict[str, Any]]],
+    on_error: Callable[[str, str], list[dict[str, Any]]],
     on_done: Callable[[], None] = lambda: None,
 ) -> AsyncIterator[bytes]:
     """The SSE body of one front-end stream; the request is logged once, at its end."""
@@ -219,11 +219,15 @@ async def _events(
         on_done()
     except UpstreamError as exc:
         record.error = {"type": f"upstream_{exc.kind}", "message": exc.message}
-        for event in on_error(exc):
+        for event in on_error(exc.message, f"upstream_{exc.kind}"):
             yield sse_frame(event)
     except asyncio.CancelledError:
         record.fail(499, "client_disconnected", "the client closed the connection")
         raise
+    except Exception as exc:  # a failure of toolmend itself: the stream still ends with an error
+        record.fail(500, "internal_error", type(exc).__name__)
+        for event in on_error("toolmend failed while writing the answer", "server_error"):
+            yield sse_frame(event)
     finally:
         state.log.write(record)
 
@@ -291,7 +295,7 @@ async def _serve_messages(request: Request, state: ServerState, record: RequestR
             pipeline.chunks(source),
             writer,
             lambda: sse_frame({"type": "ping"}),
-            lambda exc: [_anthropic_error(502, exc.message)],
+            lambda message, _code: [_anthropic_error(502, message)],
         )
         return StreamingResponse(stream, media_type="text/event-stream")
     try:
@@ -390,7 +394,7 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
             pipeline.chunks(source),
             writer,
             lambda: _KEEPALIVE_COMMENT,
-            lambda exc: writer.fail(exc.message, f"upstream_{exc.kind}"),
+            writer.fail,
             lambda: save(writer.response_id, writer.output),
         )
         return StreamingResponse(stream, media_type="text/event-stream")
