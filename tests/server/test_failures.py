@@ -200,3 +200,39 @@ def test_concurrent_requests_are_independent(upstream: ScriptedHandle, proxy: Pr
             assert result == 500
         else:
             assert result.choices[0].message.content == "plain text " * 20
+
+
+def test_a_failure_of_the_proxy_itself_is_an_openai_style_500_and_logged(
+    upstream: ScriptedHandle, proxy: ProxyHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolmend.server import chat
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(chat, "guard_request", broken)
+    model = upstream.script(Answer("hi"))
+    with pytest.raises(openai.InternalServerError) as caught:
+        proxy.client().chat.completions.create(model=model, messages=ASK)
+    assert caught.value.body == {
+        "message": chat.INTERNAL_ERROR,
+        "type": "internal_error",
+        "param": None,
+        "code": None,
+    }
+    assert proxy.log()[-1]["error"] == {"type": "internal_error", "message": "RuntimeError"}
+
+
+def test_text_mode_skips_history_tool_calls_that_are_not_objects(
+    upstream: ScriptedHandle, start_proxy: StartProxy
+) -> None:
+    rules = (ModelRule(match="*", mode="text", protocol="hermes"),)
+    proxy = start_proxy(ServerConfig(upstreams=(Upstream("s", upstream.url),), models=rules))
+    model = upstream.script(Answer("fine"))
+    history = [
+        *ASK,
+        {"role": "assistant", "content": "x", "tool_calls": ["junk", {"function": "f"}]},
+    ]
+    status, answer = post(proxy.url, json.dumps({"model": model, "messages": history}).encode())
+    assert status == 200
+    assert answer["choices"][0]["message"]["content"] == "fine"

@@ -33,6 +33,7 @@ from toolmend.server.text_mode import RequestError, TextAnswer, required_tool, t
 from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
 
 ENDPOINT = "/v1/chat/completions"
+INTERNAL_ERROR = "toolmend failed on this request; the request log has its id"
 #: HTTP status the client gets for each way the upstream can fail (its own status passes).
 UPSTREAM_FAILURE_STATUS = {"timeout": 504}
 DEFAULT_UPSTREAM_FAILURE_STATUS = 502
@@ -319,6 +320,10 @@ class ChatPipeline:
         except asyncio.CancelledError:
             record.fail(499, "client_disconnected", "the client closed the connection")
             raise
+        except Exception as exc:  # a bug of ours: the client still gets a clear end
+            record.error = {"type": "internal_error", "message": type(exc).__name__}
+            yield encode_data(error_body(INTERNAL_ERROR, "internal_error"))
+            yield DONE
         finally:
             self.state.log.write(record)
 
@@ -340,6 +345,9 @@ async def chat_completions(request: Request) -> Response:
     except Problem as problem:
         record.fail(problem.status, problem.kind, problem.message)
         response = problem_response(problem)
+    except Exception as exc:  # a bug of ours: an OpenAI-style 500, never a traceback page
+        record.fail(500, "internal_error", type(exc).__name__)
+        response = JSONResponse(error_body(INTERNAL_ERROR, "internal_error"), 500)
     if not isinstance(response, StreamingResponse):
         state.log.write(record)
     response.headers["x-request-id"] = record.request_id

@@ -81,7 +81,10 @@ def text_request(
         if role == "assistant" and message.get("tool_calls"):
             parts = [message_text(message.get("content"))]
             for call in message["tool_calls"]:
-                function = call.get("function") or {}
+                if not isinstance(call, Mapping):
+                    continue
+                function = call.get("function")
+                function = function if isinstance(function, Mapping) else {}
                 name = str(function.get("name") or "")
                 call_id = str(call.get("id") or "")
                 names[call_id] = name
