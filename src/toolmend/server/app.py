@@ -32,6 +32,7 @@ from toolmend.server.chat import (
     upstream_problem,
 )
 from toolmend.server.config import Overrides, ServerConfig, resolve_config
+from toolmend.server.frontend_api import frontend_routes
 from toolmend.server.requestlog import RequestLog, RequestRecord
 from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
 
@@ -111,6 +112,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/v1/models", models, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
+        *frontend_routes(),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_exception_handler(404, _not_found)

@@ -1,0 +1,422 @@
+"""`POST /v1/messages`, `/v1/messages/count_tokens` and `/v1/responses`: the front-ends served.
+
+This module owns the HTTP side of the two front-ends: each request's body is translated to a
+chat/completions request (`frontends.messages`, `frontends.responses`) and then takes the chat
+endpoint's own path, with the same rule, upstream, guard over the history, recovery, argument
+repair and self-correction (`ChatPipeline`); the client chunks that path yields are written in
+the front-end's grammar (`frontends.messages_stream`, `frontends.responses_stream`), with a
+keep-alive while the upstream is silent. Errors come in the front-end's own error shape.
+Conversations for `previous_response_id` are kept in the response store named by
+`TOOLMEND_RESPONSE_STORE` (default: an SQLite file in the user's cache). It keeps nothing
+between requests except what it stores there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from toolmend.server.access import authenticate, forwards_client_authorization
+from toolmend.server.chat import (
+    ChatPipeline,
+    Problem,
+    ServerState,
+    check_chat_body,
+    new_request_id,
+    parse_tools,
+    problem_response,
+    read_body,
+    upstream_problem,
+)
+from toolmend.server.frontends.chat_request import ChatRequest
+from toolmend.server.frontends.messages import MessagesRequestError, translate_request
+from toolmend.server.frontends.messages_stream import MessagesStream, message_from_chunks
+from toolmend.server.frontends.response_store import ResponseStore, open_store
+from toolmend.server.frontends.responses import (
+    ResponsesChatRequest,
+    ResponsesRequestError,
+)
+from toolmend.server.frontends.responses import translate_request as translate_responses
+from toolmend.server.frontends.responses_stream import ResponsesStream, response_from_chunks
+from toolmend.server.frontends.sse import sse_frame
+from toolmend.server.frontends.tokens import (
+    Tokenizer,
+    TokenizerError,
+    TokenizerTable,
+    count_chat_tokens,
+)
+from toolmend.server.guarding import guard_request
+from toolmend.server.requestlog import RequestRecord
+from toolmend.server.text_mode import RequestError
+from toolmend.server.upstream import UpstreamError, upstream_headers
+
+#: Seconds of upstream silence before a keep-alive goes to the client (Claude Code and Codex
+#: both drop a stream that stays quiet for long; a slow prefill is normal for large prompts).
+KEEPALIVE_SECONDS = 10.0
+#: Where `previous_response_id` conversations are kept: `sqlite:///path` or `redis://…`.
+STORE_ENV = "TOOLMEND_RESPONSE_STORE"
+DEFAULT_STORE = Path("~/.cache/toolmend/responses.sqlite3")
+#: Anthropic's error type for each HTTP status (the SDK raises by status; agents show the type).
+_ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+_KEEPALIVE_COMMENT = b": keep-alive\n\n"
+#: Chunks read ahead of the client at most (backpressure: a slow client slows the upstream).
+KEEPALIVE_QUEUE = 64
+
+Translate = Callable[[dict[str, Any], str], ChatRequest]
+
+
+def _without_result_flags(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The history as chat servers accept it: `is_error` (read by the guard) taken off."""
+    return [
+        {k: v for k, v in m.items() if k != "is_error"} if "is_error" in m else m for m in messages
+    ]
+
+
+async def _open(
+    request: Request, state: ServerState, record: RequestRecord, translate: Translate
+) -> tuple[ChatPipeline, AsyncIterator[dict[str, Any]], ChatRequest, dict[str, Any]]:
+    """The chat endpoint's path for a translated body: rule, guard, upstream opened."""
+    config = state.config
+    if config.keys and authenticate(config.keys, request.headers) is None:
+        raise Problem(401, "authentication_error", "missing or unknown API key")
+    body, size = await read_body(request, config.limits.max_request_bytes)
+    model = body.get("model")
+    try:
+        translated = translate(body, config.resolve_alias(model if isinstance(model, str) else ""))
+    except (MessagesRequestError, ResponsesRequestError) as exc:
+        raise Problem(400, "invalid_request_error", str(exc)) from None
+    chat = translated.body
+    check_chat_body(chat)
+    rule = config.rule_for(str(chat["model"]))
+    upstream = config.upstream(rule.upstream)
+    record.model, record.upstream, record.mode = str(chat["model"]), upstream.name, rule.mode
+    record.stream = bool(chat.get("stream"))
+    record.diagnostics.update(d.code for d in translated.diagnostics)
+    if config.log_content:
+        record.content = {"request": body}
+    if size > rule.limits.max_request_bytes:
+        limit = rule.limits.max_request_bytes
+        raise Problem(413, "request_too_large", f"request body is larger than {limit} bytes")
+    tools = parse_tools(chat)
+    if rule.guard:
+        history, counts = guard_request(chat["messages"], tools)
+        record.guidance.update(counts.by_category)
+        record.guidance_patterns.update(counts.by_pattern)
+        record.loops_broken = counts.loops_broken
+    else:
+        history = [dict(m) for m in chat["messages"]]
+    history = _without_result_flags(history)
+    chat["messages"] = _without_result_flags(chat["messages"])
+    authorization = request.headers.get("authorization")
+    if authorization is None and request.headers.get("x-api-key"):
+        authorization = f"Bearer {request.headers['x-api-key']}"
+    headers = upstream_headers(upstream, authorization, forwards_client_authorization(config.keys))
+    try:
+        pipeline = ChatPipeline(state, record, chat, rule, upstream, tools, history, headers)
+        source = await pipeline.open(history)
+    except RequestError as exc:
+        raise Problem(400, "invalid_request_error", str(exc)) from None
+    except UpstreamError as exc:
+        record.upstream_status = exc.status
+        raise upstream_problem(exc) from None
+    return pipeline, source, translated, body
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    """The exception that ended the upstream's chunks, raised again on the client's side."""
+
+    error: Exception
+
+
+_END = object()
+
+
+async def _with_keepalive(
+    chunks: AsyncIterator[dict[str, Any]],
+) -> AsyncIterator[dict[str, Any] | None]:
+    """The chunks, with None whenever the upstream was silent for `KEEPALIVE_SECONDS`.
+
+    The chunks are read by a task into a bounded queue and the timer runs only while the queue
+    is empty, so a busy stream pays a queue hand-off per chunk, not a task and a timer (which
+    cost about 90 µs a chunk here). Cancelling the client's side cancels the reading task,
+    which closes the upstream.
+    """
+    queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=KEEPALIVE_QUEUE)
+
+    async def read() -> None:
+        try:
+            async for chunk in chunks:
+                await queue.put(chunk)
+        except Exception as exc:
+            await queue.put(_Failed(exc))
+            return
+        await queue.put(_END)
+
+    reader = asyncio.ensure_future(read())
+    try:
+        while True:
+            if queue.empty():
+                try:
+                    async with asyncio.timeout(KEEPALIVE_SECONDS):
+                        item = await queue.get()
+                except TimeoutError:
+                    yield None
+                    continue
+            else:
+                item = queue.get_nowait()
+            if item is _END:
+                return
+            if isinstance(item, _Failed):
+                raise item.error
+            yield item
+    finally:
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+
+
+async def _events(
+    state: ServerState,
+    record: RequestRecord,
+    chunks: AsyncIterator[dict[str, Any]],
+    writer: MessagesStream | ResponsesStream,
+    keepalive: Callable[[], bytes],
+    on_error: Callable[[str, str], list[dict[str, Any]]],
+    on_done: Callable[[], None] = lambda: None,
+) -> AsyncIterator[bytes]:
+    """The SSE body of one front-end stream; the request is logged once, at its end."""
+    try:
+        for event in writer.start():
+            yield sse_frame(event)
+        async for chunk in _with_keepalive(chunks):
+            if chunk is None:
+                yield keepalive()
+                continue
+            record.mark_first_chunk()
+            for event in writer.feed(chunk):
+                yield sse_frame(event)
+        for event in writer.finish():
+            yield sse_frame(event)
+        on_done()
+    except UpstreamError as exc:
+        record.error = {"type": f"upstream_{exc.kind}", "message": exc.message}
+        for event in on_error(exc.message, f"upstream_{exc.kind}"):
+            yield sse_frame(event)
+    except asyncio.CancelledError:
+        record.fail(499, "client_disconnected", "the client closed the connection")
+        raise
+    except Exception as exc:  # a failure of toolmend itself: the stream still ends with an error
+        record.fail(500, "internal_error", type(exc).__name__)
+        for event in on_error("toolmend failed while writing the answer", "server_error"):
+            yield sse_frame(event)
+    finally:
+        state.log.write(record)
+
+
+def _anthropic_error(status: int, message: str) -> dict[str, Any]:
+    kind = _ANTHROPIC_ERROR_TYPES.get(
+        status, "api_error" if status >= 500 else "invalid_request_error"
+    )
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+async def _respond(
+    request: Request, endpoint: str, serve: Callable[..., Any], error: Callable[[Problem], Response]
+) -> Response:
+    state: ServerState = request.app.state.toolmend
+    record = RequestRecord(new_request_id(), endpoint)
+    try:
+        response: Response = await serve(request, state, record)
+    except Problem as problem:
+        record.fail(problem.status, problem.kind, problem.message)
+        response = error(problem)
+    if not isinstance(response, StreamingResponse):
+        state.log.write(record)
+    response.headers["x-request-id"] = record.request_id
+    return response
+
+
+def _problem_text(problem: Problem) -> str:
+    """The problem's message, with the upstream's own error message when it sent one."""
+    if problem.body is None:
+        return problem.message
+    try:
+        upstream = json.loads(problem.body)
+    except ValueError:
+        return problem.message
+    error = upstream.get("error") if isinstance(upstream, dict) else None
+    detail = error.get("message") if isinstance(error, dict) else None
+    return f"{problem.message}: {detail}" if isinstance(detail, str) else problem.message
+
+
+def _anthropic_problem(problem: Problem) -> Response:
+    return JSONResponse(_anthropic_error(problem.status, _problem_text(problem)), problem.status)
+
+
+def _openai_problem(problem: Problem) -> Response:
+    return problem_response(problem)  # the chat endpoint's error body (the upstream's own, if any)
+
+
+# -- /v1/messages ------------------------------------------------------------------------------
+
+
+def _translate_messages(body: dict[str, Any], upstream_model: str) -> ChatRequest:
+    return translate_request(body, upstream_model=upstream_model or None)
+
+
+async def _serve_messages(request: Request, state: ServerState, record: RequestRecord) -> Response:
+    pipeline, source, translated, body = await _open(request, state, record, _translate_messages)
+    model = str(body["model"])
+    input_tokens = _input_tokens(request, translated.body)
+    if pipeline.stream:
+        writer = MessagesStream(translated, model=model, input_tokens=input_tokens)
+        stream = _events(
+            state,
+            record,
+            pipeline.chunks(source),
+            writer,
+            lambda: sse_frame({"type": "ping"}),
+            lambda message, _code: [_anthropic_error(502, message)],
+        )
+        return StreamingResponse(stream, media_type="text/event-stream")
+    try:
+        chunks = [chunk async for chunk in pipeline.chunks(source)]
+    except UpstreamError as exc:
+        raise upstream_problem(exc) from None
+    message = message_from_chunks(chunks, translated, model=model, input_tokens=input_tokens)
+    return JSONResponse(message)
+
+
+async def messages_endpoint(request: Request) -> Response:
+    return await _respond(request, "/v1/messages", _serve_messages, _anthropic_problem)
+
+
+async def _serve_count_tokens(
+    request: Request, state: ServerState, record: RequestRecord
+) -> Response:
+    config = state.config
+    if config.keys and authenticate(config.keys, request.headers) is None:
+        raise Problem(401, "authentication_error", "missing or unknown API key")
+    body, _ = await read_body(request, config.limits.max_request_bytes)
+    try:
+        translated = translate_request(body)
+    except MessagesRequestError as exc:
+        raise Problem(400, "invalid_request_error", str(exc)) from None
+    record.model = str(body["model"])
+    return JSONResponse({"input_tokens": _input_tokens(request, translated.body)})
+
+
+async def count_tokens_endpoint(request: Request) -> Response:
+    return await _respond(
+        request, "/v1/messages/count_tokens", _serve_count_tokens, _anthropic_problem
+    )
+
+
+# -- /v1/responses -----------------------------------------------------------------------------
+
+
+def tokenizer_for(state: Any, model: str) -> Tokenizer | None:
+    """The real tokenizer configured for `model` (`TOOLMEND_TOKENIZERS`), else None."""
+    table: TokenizerTable | None = getattr(state, "tokenizers", None)
+    if table is None:
+        table = state.tokenizers = TokenizerTable.from_environment()
+    return table.for_model(model)
+
+
+def _input_tokens(request: Request, chat: dict[str, Any]) -> int:
+    state: ServerState = request.app.state.toolmend
+    model = state.config.resolve_alias(str(chat.get("model", "")))
+    try:
+        tokenizer = tokenizer_for(request.app.state, model)
+    except TokenizerError as exc:
+        raise Problem(500, "server_error", str(exc)) from None
+    return count_chat_tokens(chat, tokenizer)
+
+
+def response_store(state: Any) -> ResponseStore:
+    """This worker's response store, opened on first use from `TOOLMEND_RESPONSE_STORE`."""
+    store: ResponseStore | None = getattr(state, "response_store", None)
+    if store is None:
+        url = os.environ.get(STORE_ENV) or f"sqlite://{DEFAULT_STORE.expanduser()}"
+        store = state.response_store = open_store(url)
+    return store
+
+
+async def _serve_responses(request: Request, state: ServerState, record: RequestRecord) -> Response:
+    store = response_store(request.app.state)
+
+    def translate(body: dict[str, Any], upstream_model: str) -> ChatRequest:
+        previous: list[dict[str, Any]] = []
+        previous_id = body.get("previous_response_id")
+        if previous_id is not None:
+            found = store.get(str(previous_id))
+            if found is None:
+                raise ResponsesRequestError(f"previous response {previous_id!r} was not found")
+            previous = found
+        return translate_responses(
+            body, previous_items=previous, upstream_model=upstream_model or None
+        )
+
+    pipeline, source, translated, body = await _open(request, state, record, translate)
+    assert isinstance(translated, ResponsesChatRequest)
+    model = str(body["model"])
+    input_tokens = _input_tokens(request, translated.body)
+    keep = body.get("store") is not False
+
+    def save(response_id: str, output: list[dict[str, Any]]) -> None:
+        if keep:
+            store.put(response_id, translated.items + output)
+
+    if pipeline.stream:
+        writer = ResponsesStream(translated, body, model=model, input_tokens=input_tokens)
+        stream = _events(
+            state,
+            record,
+            pipeline.chunks(source),
+            writer,
+            lambda: _KEEPALIVE_COMMENT,
+            writer.fail,
+            lambda: save(writer.response_id, writer.output),
+        )
+        return StreamingResponse(stream, media_type="text/event-stream")
+    try:
+        chunks = [chunk async for chunk in pipeline.chunks(source)]
+    except UpstreamError as exc:
+        raise upstream_problem(exc) from None
+    response, output = response_from_chunks(
+        chunks, translated, body, model=model, input_tokens=input_tokens
+    )
+    save(response["id"], output)
+    return JSONResponse(response)
+
+
+async def responses_endpoint(request: Request) -> Response:
+    return await _respond(request, "/v1/responses", _serve_responses, _openai_problem)
+
+
+def frontend_routes() -> list[Route]:
+    """The front-ends' routes, for `create_app`."""
+    return [
+        Route("/v1/messages", messages_endpoint, methods=["POST"]),
+        Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
+        Route("/v1/responses", responses_endpoint, methods=["POST"]),
+    ]
