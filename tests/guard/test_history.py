@@ -55,6 +55,18 @@ def test_successful_results_are_left_alone() -> None:
     assert guard_history(messages, tools=TOOLS) == messages
 
 
+def test_a_tool_message_flagged_is_error_is_a_failure_so_its_retry_is_not_a_duplicate() -> None:
+    # The Messages front-end carries a tool_result's `is_error` onto the chat `tool` message;
+    # unflagged, the same unknown wording reads as a success and the retry as a duplicate call.
+    unflagged = _history(*["The file m.py could not be opened."] * 2)
+    assert "DUPLICATE_CALL" in _tool_contents(guard_history(unflagged, tools=TOOLS))[1]
+    flagged = _history(*["The file m.py could not be opened."] * 2)
+    for message in flagged:
+        if message["role"] == "tool":
+            message["is_error"] = True
+    assert "DUPLICATE_CALL" not in _tool_contents(guard_history(flagged, tools=TOOLS))[1]
+
+
 def test_unclassified_failures_pass_through_unchanged() -> None:
     messages = _history("Error: the frobnicator is sad")
     assert _tool_contents(guard_history(messages)) == ["Error: the frobnicator is sad"]

@@ -101,13 +101,14 @@ def guard_history(
                     calls[call_id] = (call, pre)
         elif role == "tool":
             call_id = message.get("tool_call_id")
+            flag = message.get("is_error")  # set by front-ends that carry a runtime's verdict
             replaced = _guard_result(
                 session,
                 cfg,
                 call_id if isinstance(call_id, str) else None,
                 message.get("name"),
                 message.get("content"),
-                None,
+                flag if isinstance(flag, bool) else None,
                 calls,
             )
             if replaced is not None:
