@@ -82,6 +82,15 @@ def test_a_native_call_that_cannot_be_made_valid_is_flagged_with_its_reason():
     assert "path" in got["rejected"][0]["error"]
 
 
+def test_a_flagged_native_call_keeps_the_arguments_the_model_wrote():
+    # The caller answers it with an error result that says what was wrong: it needs them.
+    written = '{"path": {"dir": "/tmp"}}'
+    for name in ("rm_rf", "read_file"):
+        got = run(native_fragments("c1", name, written, size=4))
+        assert got["calls"] == []
+        assert got["rejected"][0]["function"]["arguments"] == written, name
+
+
 def test_a_native_call_of_an_unknown_tool_is_flagged_not_passed_on():
     got = run(native_fragments("c1", "rm_rf", "{}"))
     assert got["calls"] == [] and got["rejected"][0]["function"]["name"] == "rm_rf"

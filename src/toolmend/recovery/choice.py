@@ -296,7 +296,11 @@ class ChoiceRecovery:
                 call = replace(call, id=self._new_id(reserved | self._ids_seen))
             if call.id in self._ids_seen:
                 self._about(call, one, codes.ID_COLLISION, "an earlier call holds the same id")
-                rejected.append(rejected_entry(call, "tool call id collides with an earlier call"))
+                rejected.append(
+                    rejected_entry(
+                        call, "tool call id collides with an earlier call", one.written_arguments
+                    )
+                )
                 continue
             self._ids_seen.add(call.id)
             if not call.executable:
@@ -309,7 +313,11 @@ class ChoiceRecovery:
                             call_id=call.id,
                         )
                     )
-                rejected.append(rejected_entry(call, call.error or "the call is incomplete"))
+                rejected.append(
+                    rejected_entry(
+                        call, call.error or "the call is incomplete", one.written_arguments
+                    )
+                )
                 continue
             if not one.native:
                 self._about(call, one, codes.LEAKED_CALL_RECOVERED, "a call in the text recovered")

@@ -70,12 +70,17 @@ def tool_call_entry(
     return entry
 
 
-def rejected_entry(call: ToolCall, reason: str) -> dict[str, Any]:
-    """A flagged call: enough for the caller to answer it with an error result, never to run."""
+def rejected_entry(call: ToolCall, reason: str, written: str | None = None) -> dict[str, Any]:
+    """A flagged call: enough for the caller to answer it with an error result, never to run.
+
+    `written` is a flagged native call's arguments text as the model sent it; otherwise the
+    arguments are those parsed so far.
+    """
+    arguments = written if written is not None else call.arguments_json()
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": call.arguments_json()},
+        "function": {"name": call.name, "arguments": arguments},
         "incomplete": True,
         "error": reason,
     }

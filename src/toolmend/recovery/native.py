@@ -58,6 +58,9 @@ class SettledCall:
     function_extras: dict[str, Any] = field(default_factory=dict)
     #: A call of a type toolmend does not read: its fragments, emitted as they came.
     fragments: list[dict[str, Any]] | None = None
+    #: A flagged native call's arguments as the model wrote them, so the caller can say what
+    #: was wrong with them (a `cwd` object reads as a missing `command` without them).
+    written_arguments: str | None = None
 
 
 #: Settled calls (several when glued JSON was split) and the diagnostics of settling them.
@@ -216,7 +219,9 @@ class NativeSettler:
             error = error or REJECTION_REASONS[reason]
             call = ToolCall(id=native.id, name=name, incomplete=True, error=error)
             diags.append(codes.rejection(reason, tool=name or None, call_id=native.id, **detail))
-            return [self._settled(native, call)], diags
+            settled = self._settled(native, call)
+            settled.written_arguments = raw
+            return [settled], diags
 
         if cut_reason is not None:
             return flagged("cut_off", cut_reason, **guard_signal(str(Flag.TRUNCATED_JSON)))

@@ -61,48 +61,11 @@ class NativeAnswer:
         self._gate = gate
         self._hold = hold_rejected
         self.outcome = Outcome()
-        #: What the model wrote as each native call's arguments, by call id. Recovery hands a
-        #: rejected call on without its arguments, and the guard needs them to say what was
-        #: wrong (a `cwd` object reads as a missing `command` without them).
-        self._written: dict[str, list[str]] = {}
-        self._ids_by_index: dict[int, str] = {}
-
-    async def _noting_native_arguments(
-        self, chunks: AsyncIterator[dict[str, Any]]
-    ) -> AsyncIterator[dict[str, Any]]:
-        async for chunk in chunks:
-            for choice in chunk.get("choices") or ():
-                delta = choice.get("delta") if isinstance(choice, Mapping) else None
-                if isinstance(delta, Mapping) and "tool_calls" in delta:
-                    parts = delta["tool_calls"]
-                    for part in parts if isinstance(parts, list) else ():
-                        self._note_native(part)
-            yield chunk
-
-    def _note_native(self, part: Any) -> None:
-        if not isinstance(part, Mapping) or not isinstance(part.get("index"), int):
-            return
-        index: int = part["index"]
-        call_id = part.get("id") or self._ids_by_index.get(index)
-        if not isinstance(call_id, str) or not call_id:
-            return
-        self._ids_by_index[index] = call_id
-        function = part.get("function")
-        arguments = function.get("arguments") if isinstance(function, Mapping) else None
-        if isinstance(arguments, str):
-            self._written.setdefault(call_id, []).append(arguments)
-
-    def _rejected_call(self, entry: Mapping[str, Any]) -> ToolCall:
-        call = _call_of(entry, rejected=True)
-        written = self._written.get(call.id)
-        if not call.arguments and written:
-            call.arguments = arguments_of({"function": {"arguments": "".join(written)}})
-        return call
 
     async def run(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
         """The client's chunks; calls complete before a failure are still delivered."""
         recovered = arecover_stream(
-            self._noting_native_arguments(chunks),
+            chunks,
             tools=self._tools,
             model=self._model,
             protocols=self._protocols,
@@ -178,7 +141,7 @@ class NativeAnswer:
             if passed:
                 delta["tool_calls"] = passed
         for entry in delta.pop(REJECTED_CALLS_FIELD, None) or ():
-            call = self._rejected_call(entry)
+            call = _call_of(entry, rejected=True)
             refused.append((call, self._gate.check(call).guidance))
         if not refused:
             return
