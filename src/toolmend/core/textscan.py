@@ -59,10 +59,28 @@ def partial_marker_start(
 
 
 _SPACES = re.compile(r" {0,3}")
+#: A run of one fence or code character, by character (matched from where counting resumes).
+_RUNS = {"`": re.compile("`*"), "~": re.compile("~*")}
+_LINE_BLANKS = re.compile(r"[ \t\r]*")
+
+
+def _end_of(pattern: re.Pattern[str], buf: str, pos: int) -> int:
+    """Where `pattern`, which matches the empty string, stops matching from `pos`."""
+    return pattern.match(buf, pos).end()  # type: ignore[union-attr]  # it matches ""
+
+
+# What the scanner was deciding when it held text back (`TextScanner._memo`'s first item).
+_LINE_OPENER, _TICK_RUN, _INLINE_SPAN, _FENCE_CLOSER = range(4)
 
 
 class TextScanner:
-    """Finds opening markers in text outside code spans; see the module docstring."""
+    """Finds opening markers in text outside code spans; see the module docstring.
+
+    Held-back text is not re-read: when `scan()` holds text back it records how far it already
+    looked into it (`_memo`, offsets from the held start), and the next `scan()`, which starts at
+    that held text as the contract says, resumes there. So a run of 20,000 backticks fed one at a
+    time costs 20,000 steps, not 200 million.
+    """
 
     __slots__ = (
         "_fence_char",
@@ -70,8 +88,10 @@ class TextScanner:
         "_first_chars",
         "_line_start",
         "_longer",
+        "_longest",
         "_markers",
         "_mask_code",
+        "_memo",
         "_mode",
         "_search",
         "matched",
@@ -84,6 +104,7 @@ class TextScanner:
         # then nothing opens a block and the scanner only keeps the code mask.
         # Longest first, so a marker that is a prefix of another never shadows it.
         self._markers = tuple(sorted(set(markers), key=len, reverse=True))
+        self._longest = len(self._markers[0]) if self._markers else 0
         self._first_chars = "".join(sorted({m[0] for m in self._markers}))
         #: For a marker that begins a longer one: the longer ones (to wait for at a boundary).
         self._longer = {
@@ -99,6 +120,8 @@ class TextScanner:
         self._line_start = True
         self._fence_char = ""
         self._fence_len = 0
+        #: (what, held length, offsets...) of the text the last `scan()` held back, or None.
+        self._memo: tuple[int, ...] | None = None
         #: The marker found by the last `scan()` that returned a marker position.
         self.matched = ""
 
@@ -107,42 +130,62 @@ class TextScanner:
 
         `buf[pos:end]` is plain text that can be released now. When `marker_at` is not None it
         equals `end` and `self.matched` is the marker starting there. Otherwise the caller keeps
-        `buf[end:]` for the next call (it could still become a marker or a code boundary).
+        `buf[end:]` for the next call (it could still become a marker or a code boundary) and
+        passes it back at `pos` (followed by new input) next time.
         """
         n = len(buf)
         i = pos
+        memo, self._memo = self._memo, None
+        if memo is not None and n - pos < memo[1]:
+            memo = None  # not the held text (a caller that did not pass it back): look again
         while i < n:
             if self._mode == _FENCE:
-                i, done = self._scan_fence(buf, i, final)
+                i, done = self._scan_fence(buf, i, final, _resumed(memo, _FENCE_CLOSER))
+                memo = None
                 if not done:
                     return i, None
                 continue
             if self._line_start and self._mask_code:
-                decided, i = self._at_line_start(buf, i, final)
+                decided, i = self._at_line_start(buf, i, final, _resumed(memo, _LINE_OPENER))
+                memo = None
                 if not decided:
                     return i, None
                 if self._mode == _FENCE:
                     continue
-            m = self._search.search(buf, i)
-            if m is None:
-                return self._hold_partial_marker(buf, i, n, final), None
-            tok = m.group()
-            start = m.start()
+            run = _resumed(memo, _TICK_RUN)
+            span = _resumed(memo, _INLINE_SPAN)
+            memo = None
+            if run is not None:  # the held backtick run at `i`, counted up to `run[0]`
+                start, tok_end = i, _end_of(_RUNS["`"], buf, i + run[0])
+                tok = "`"
+            elif span is not None:  # the held inline span at `i`: its opener is `span[0]` long
+                start, tok_end = i, i + span[0]
+                tok = "`"
+            else:
+                m = self._search.search(buf, i)
+                if m is None:
+                    return self._hold_partial_marker(buf, i, n, final), None
+                tok, start, tok_end = m.group(), m.start(), m.end()
             if tok == "\n":
                 self._line_start = True
-                i = m.end()
+                i = tok_end
                 continue
             if tok[0] == "`" and self._mask_code:
-                if m.end() == n and not final:
+                if tok_end == n and not final:
+                    self._memo = (_TICK_RUN, n - start, n - start)
                     return start, None  # the run may still grow
                 self._line_start = False
-                end = self._inline_code_end(buf, m.end(), len(tok), final)
+                ticks = tok_end - start
+                resume = tok_end if span is None else i + span[1]
+                end, looked = self._inline_code_end(buf, tok_end, ticks, resume, final)
                 if end is None:
+                    self._memo = (_INLINE_SPAN, n - start, ticks, looked - start)
                     return start, None  # still looking for the closer
                 i = end
                 continue
             longer = self._longer.get(tok)
-            if longer and not final and is_proper_prefix(buf[start:], longer):
+            ahead = buf[start : start + self._longest]  # no more can matter, so copy no more
+            if longer and not final and is_proper_prefix(ahead, longer):
                 return start, None  # a longer marker may still complete here
             self._line_start = False
             self.matched = tok
@@ -156,58 +199,77 @@ class TextScanner:
             self._line_start = False
         return cut
 
-    def _at_line_start(self, buf: str, i: int, final: bool) -> tuple[bool, int]:
-        """At a line start: open a fence if one starts here. Returns (decided, position)."""
+    def _at_line_start(
+        self, buf: str, i: int, final: bool, memo: tuple[int, ...] | None
+    ) -> tuple[bool, int]:
+        """At a line start: open a fence if one starts here. Returns (decided, position).
+
+        `memo` (offsets from `i`): where the run of fence characters starts, how far it was
+        counted, and how far its info string was searched, when this line was held before.
+        """
         n = len(buf)
-        j = i
-        while j < n and j - i < 3 and buf[j] == " ":
-            j += 1
-        if j == n and not final:
-            return False, i
+        if memo is not None:
+            j, k, looked = i + memo[0], i + memo[1], i + memo[2]
+        else:
+            j = _end_of(_SPACES, buf, i)
+            if j == n and not final:
+                return False, i
+            k = looked = j
         char = buf[j] if j < n else ""
-        k = j
-        while k < n and buf[k] == char and char in "`~":
-            k += 1
+        if char in _RUNS:
+            k = _end_of(_RUNS[char], buf, k)
         if k == n and k > j and not final:
+            self._memo = (_LINE_OPENER, n - i, j - i, k - i, k - i)
             return False, i  # the run may still grow
         if k - j < 3:
             self._line_start = False  # no fence: backticks here are inline code, if anything
             return True, i
         if char == "`":
             # A backtick fence's info string has no backtick; else this is an inline span.
-            eol = buf.find("\n", k)
-            if eol == -1 and not final and n - i < MAX_FENCE_LINE_LOOKAHEAD:
-                return False, i
-            if "`" in buf[k : n if eol == -1 else eol]:
+            looked = max(looked, k)
+            eol = buf.find("\n", looked)
+            if buf.find("`", looked, n if eol == -1 else eol) != -1:
                 self._line_start = False
                 return True, i
+            if eol == -1 and not final and n - i < MAX_FENCE_LINE_LOOKAHEAD:
+                self._memo = (_LINE_OPENER, n - i, j - i, k - i, n - i)
+                return False, i
         self._mode = _FENCE
         self._fence_char = char
         self._fence_len = k - j
         self._line_start = False
         return True, k
 
-    def _scan_fence(self, buf: str, i: int, final: bool) -> tuple[int, bool]:
-        """Inside a fenced block: find the closing line. Returns (position, left_the_fence)."""
+    def _scan_fence(
+        self, buf: str, i: int, final: bool, memo: tuple[int, ...] | None
+    ) -> tuple[int, bool]:
+        """Inside a fenced block: find the closing line. Returns (position, left_the_fence).
+
+        `memo` (offsets from `i`): where the held line's run starts, how far it was counted
+        and how far the blanks after it were read.
+        """
         n = len(buf)
         while i < n:
             if self._line_start:
-                m = _SPACES.match(buf, i)
-                j = m.end() if m else i
-                k = j
-                while k < n and buf[k] == self._fence_char:
-                    k += 1
+                if memo is not None:
+                    j, k, looked = i + memo[0], i + memo[1], i + memo[2]
+                    memo = None
+                else:
+                    j = _end_of(_SPACES, buf, i)
+                    k = looked = j
+                k = _end_of(_RUNS[self._fence_char], buf, k)
                 if k == n and not final:
+                    self._memo = (_FENCE_CLOSER, n - i, j - i, k - i, k - i)
                     return i, False  # undecided: the line may still be a closer
                 if k - j >= self._fence_len:
-                    eol = buf.find("\n", k)
-                    rest = buf[k : n if eol == -1 else eol]
-                    if rest.strip(" \t\r") == "":
-                        if eol == -1 and not final:
-                            return i, False
+                    blank_end = _end_of(_LINE_BLANKS, buf, max(k, looked))
+                    if blank_end == n and not final:
+                        self._memo = (_FENCE_CLOSER, n - i, j - i, k - i, n - i)
+                        return i, False
+                    if blank_end == n or buf[blank_end] == "\n":
                         self._mode = _NORMAL
                         self._line_start = True
-                        return (n if eol == -1 else eol + 1), True
+                        return min(n, blank_end + 1), True
                 self._line_start = False
             eol = buf.find("\n", i)
             if eol == -1:
@@ -216,29 +278,39 @@ class TextScanner:
             self._line_start = True
         return i, False
 
-    def _inline_code_end(self, buf: str, i: int, ticks: int, final: bool) -> int | None:
+    def _inline_code_end(
+        self, buf: str, i: int, ticks: int, resume: int, final: bool
+    ) -> tuple[int | None, int]:
         """Where an inline span opened by `ticks` backticks at `i` ends (after its closer).
 
-        Returns `i` (the opener was literal) when no closer comes on this line or within the
-        lookahead bound, and None when more input is needed to decide.
+        The search for the closer starts at `resume` (what is before it was searched already).
+        Returns `(i, _)` (the opener was literal) when no closer comes on this line or within
+        the lookahead bound, and `(None, looked)` when more input is needed to decide, with
+        `looked` the position the search resumes from next time.
         """
         n = len(buf)
-        j = i
         limit = i + MAX_INLINE_CODE_LOOKAHEAD
+        stop = min(n, limit)
+        j = resume
+        eol = buf.find("\n", j, stop)
+        if eol != -1:
+            stop = eol
         while True:
-            tick = buf.find("`", j, min(n, limit))
-            eol = buf.find("\n", j, min(n, limit))
-            if eol != -1 and (tick == -1 or eol < tick):
-                return i
+            tick = buf.find("`", j, stop)
             if tick == -1:
-                if n >= limit or final:
-                    return i
-                return None
-            k = tick
-            while k < n and buf[k] == "`":
-                k += 1
+                if eol != -1 or n >= limit or final:
+                    return i, j
+                return None, stop
+            k = _end_of(_RUNS["`"], buf, tick)
             if k == n and not final:
-                return None
+                return None, tick
             if k - tick == ticks:
-                return k
+                return k, k
             j = k
+
+
+def _resumed(memo: tuple[int, ...] | None, what: int) -> tuple[int, ...] | None:
+    """The offsets of `memo` when it was recorded by the step `what`, else None."""
+    if memo is None or memo[0] != what:
+        return None
+    return memo[2:]

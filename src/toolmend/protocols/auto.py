@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolmend.core.engine import BlockContext, BlockReader, EofVerdict
+from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall, ToolmendError
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -29,7 +30,6 @@ DETECTION_ORDER = (
     "morph-xml",
     "yaml-xml",
 )
-_BLANK = " \t\r\n"
 
 
 class AutoProtocol(TextProtocol):
@@ -90,13 +90,19 @@ def _adopt(proto: TextProtocol, marker: str, ctx: BlockContext) -> BlockReader:
 
 
 class DispatchReader(BlockReader):
-    """Waits for the first non-blank character of the body, then hands over to its format."""
+    """Waits for the first non-blank character of the body, then hands over to its format.
+
+    The blanks it waits over stay unconsumed (the chosen reader reads them), so it counts how
+    many it has seen: each feed looks only at the new input, and a long run of blanks fed one
+    character at a time stays linear.
+    """
 
     def __init__(self, marker: str, owners: list[TextProtocol], ctx: BlockContext) -> None:
         self.marker = marker
         self.owners = owners
         self.ctx = ctx
         self.chosen: BlockReader | None = None
+        self.blanks_seen = 0  # blanks at the start of the unconsumed body already looked at
 
     def _choose(self, first_char: str) -> BlockReader:
         owner = next(
@@ -108,10 +114,9 @@ class DispatchReader(BlockReader):
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         reader = self.chosen
         if reader is None:
-            i = pos
-            while i < end and buf[i] in _BLANK:
-                i += 1
+            i = skip_blanks(buf, min(end, pos + self.blanks_seen), end)
             if i == end and not final:
+                self.blanks_seen = i - pos
                 return pos  # nothing but blanks yet: cannot tell the format
             reader = self._choose(buf[i] if i < end else "")
         return reader.step(buf, pos, end, final)

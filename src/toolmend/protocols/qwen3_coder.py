@@ -304,7 +304,7 @@ class Qwen3CoderReader(BlockReader):
                 return pos
             if new is None:  # the block is over (ended or reverted): the engine takes it
                 return self._stop
-            if self.state == state and (new == pos or state == _VALUE):
+            if self.hermes is None and self.state == state and (new == pos or state == _VALUE):
                 return new  # a value reads all it can in one go; others stop when stuck
             pos = new
 
