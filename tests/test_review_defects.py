@@ -85,3 +85,76 @@ def test_long_runs_held_back_read_the_same_one_character_at_a_time(
     by_char = run_chunks(protocol, list(text), tools)
     assert comparable(by_char) == comparable(whole)
     assert_conserved(text, by_char)
+
+
+# ----------------------------------------------------------- 3: gemma4 argument language
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<|tool_call>call:getweather{"city"#}',
+        '<|tool_call>call:get_weather{<|"|>Rome<|"|>}<tool_call|>',
+        '<|tool_call>call:get_weather{"city"<|"|>Rome<|"|>}<tool_call|>',
+    ],
+)
+def test_gemma4_reads_a_value_without_its_container_or_colon_as_an_incomplete_call(
+    text: str,
+) -> None:
+    result = toolmend.parse(text, "gemma4", TOOLS)
+    assert [c.incomplete for c in result.tool_calls] == [True]
+    assert_split_invariant("gemma4", text, TOOLS)
+
+
+# ------------------------------------------------- 8: one trailing-comma rule for all formats
+
+TRAILING_COMMAS = {
+    "gemma4": '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>,days:2,}<tool_call|>',
+    "hermes": '<tool_call>{"name":"get_weather","arguments":{"city":"Oslo","days":2,}}</tool_call>',
+    "qwen3-coder": '<tool_call>\n<function=get_weather>\n{"city":"Oslo","days":2,}\n</function>\n</tool_call>',
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(TRAILING_COMMAS))
+def test_a_trailing_comma_is_a_recorded_repair_under_lenient(protocol: str) -> None:
+    result = toolmend.parse(TRAILING_COMMAS[protocol], protocol, TOOLS, policy="lenient")
+    [call] = result.tool_calls
+    assert (call.arguments, call.incomplete) == ({"city": "Oslo", "days": 2}, False)
+    assert "trailing-comma" in call.repairs
+
+
+@pytest.mark.parametrize("protocol", sorted(TRAILING_COMMAS))
+def test_a_trailing_comma_leaves_the_call_incomplete_under_strict(protocol: str) -> None:
+    result = toolmend.parse(TRAILING_COMMAS[protocol], protocol, TOOLS, policy="strict")
+    assert [c.incomplete for c in result.tool_calls] == [True]
+
+
+def test_a_comma_inside_a_json_string_is_never_dropped() -> None:
+    text = '<tool_call>{"name":"get_weather","arguments":{"city":"a,}",}}</tool_call>'
+    [call] = toolmend.parse(text, "hermes", TOOLS).tool_calls
+    assert call.arguments == {"city": "a,}"}
+
+
+# ------------------------------------------------ 9: duplicate keys follow the format's rule
+
+DUPLICATES = {
+    "yaml-xml": "<get_weather>\ncity: Rome\ncity: Paris\n</get_weather>",
+    "anthropic-xml": '<invoke name="get_weather"><parameter name="city">Rome</parameter><parameter name="city">Paris</parameter></invoke>',
+    "hermes": '<tool_call>{"name":"get_weather","arguments":{"city":"Rome","city":"Paris"}}</tool_call>',
+    "gemma4": '<|tool_call>call:get_weather{city:<|"|>Rome<|"|>,city:<|"|>Paris<|"|>}<tool_call|>',
+    "qwen3-coder": "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+    "morph-xml": "<get_weather>\n<city>Rome</city>\n<city>Paris</city>\n</get_weather>",
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(DUPLICATES))
+def test_a_duplicate_key_rejects_the_call_in_formats_that_reject(protocol: str) -> None:
+    [call] = toolmend.parse(DUPLICATES[protocol], protocol, TOOLS).tool_calls
+    assert call.incomplete
+    assert call.error == "argument 'city' is given twice"
+
+
+def test_a_duplicate_kept_by_last_wins_is_recorded_as_a_repair() -> None:
+    [call] = toolmend.parse(DUPLICATES["anthropic-xml"], "antml", TOOLS).tool_calls
+    assert (call.arguments, call.incomplete) == ({"city": "Paris"}, False)
+    assert "duplicate-key-last-wins" in call.repairs

@@ -49,7 +49,7 @@ from toolmend.protocols.gemma4_args import (
     GemmaArgScan,
     decode_arguments,
 )
-from toolmend.schema_gate import declared_types
+from toolmend.schema_gate import Policy, declared_types
 
 OPEN = "<|tool_call>"
 RESPONSE_OPEN = "<|tool_response>"
@@ -99,7 +99,7 @@ class _CallArguments(GemmaArgScan):
     """The argument object of one call, streaming its top-level values through `ctx.args`."""
 
     def __init__(self, ctx: BlockContext) -> None:
-        super().__init__()
+        super().__init__(allow_repair=ctx.policy is Policy.LENIENT)
         self.ctx = ctx
         self.done_args: dict[str, Any] = {}  # top-level values complete so far
         self.partial_key: str | None = None  # the key of the open top-level string
@@ -284,7 +284,12 @@ class Gemma4Reader(BlockReader):
 
     def _decode(self, raw: str) -> Any:
         string_keys, known = _property_names(self.ctx.current_tool)
-        return decode_arguments(raw, string_keys=string_keys, known_keys=known)
+        return decode_arguments(
+            raw,
+            string_keys=string_keys,
+            known_keys=known,
+            allow_repair=self.ctx.policy is Policy.LENIENT,
+        )
 
     def _arguments(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         scan = self.args

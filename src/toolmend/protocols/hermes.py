@@ -21,6 +21,7 @@ from toolmend.core.engine import (
     verbatim_pattern,
 )
 from toolmend.core.jsonscan import JsonScan, decode_string_piece
+from toolmend.core.keyrules import duplicate_key_error
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -285,7 +286,7 @@ class HermesReader(JsonScan, BlockReader):
         arguments: Any = next((obj[k] for k in ARGUMENT_KEYS if k in obj), {})
         error: str | None = None
         if self.duplicate is not None:
-            error = f"argument {self.duplicate[:64]!r} is given twice"
+            error = duplicate_key_error(self.duplicate)
             arguments = self._best_effort()
         elif isinstance(arguments, str):
             inner = decode_json_object(arguments, allow_repair=self.ctx.policy is Policy.LENIENT)

@@ -45,7 +45,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from toolmend.core.engine import (
@@ -58,6 +57,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
 from toolmend.jsontext import loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -120,13 +120,6 @@ _PENDING_VALUE = {
     prefix: pending_pattern((f"</{prefix}parameter>",), extra=r"&#?[a-zA-Z0-9]{0,8}")
     for prefix in ("", PREFIX)
 }
-
-
-class DuplicateRule(str, Enum):  # noqa: UP042 - a str-valued Enum like Policy
-    """What a parameter given twice in one invoke means."""
-
-    REJECT = "reject"
-    LAST_WINS = "last-wins"
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,6 +357,7 @@ class InvokeReader(BlockReader):
         self.streaming = False
         self.discard = False  # the value in progress is a rejected duplicate
         self.duplicate: str | None = None
+        self.repairs: list[str] = []  # a kept duplicate (under `DuplicateRule.LAST_WINS`)
         self.error: str | None = None
         self.tail_closes = True  # what is held at the end is (a prefix of) the invoke closer
 
@@ -542,6 +536,8 @@ class InvokeReader(BlockReader):
         value = typed_value(gate, self.key, text)
         if self.key in self.done:
             del self.done[self.key]  # the last one wins, where it was written
+            if DUPLICATE_KEPT not in self.repairs:
+                self.repairs.append(DUPLICATE_KEPT)
         self.done[self.key] = value
         self.ctx.args.put(self.key, value)
 
@@ -558,11 +554,11 @@ class InvokeReader(BlockReader):
         if self.error is not None:
             return self.error
         if self.duplicate is not None:
-            return f"parameter {self.duplicate[:64]!r} is given more than once"
+            return duplicate_key_error(self.duplicate)
         return None
 
     def _end_invoke(self, at: int) -> int:
-        self.ctx.end_call(self.done, at=at, error=self._reason())
+        self.ctx.end_call(self.done, at=at, error=self._reason(), repairs=self.repairs)
         self.calls_ended += 1
         self.state = _AFTER
         return at

@@ -53,6 +53,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
 from toolmend.jsontext import json_type, loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -466,7 +467,7 @@ class XtmlReader(BlockReader):
             self._call_error(
                 call,
                 "duplicate_argument",
-                f"argument {key[:64]!r} is given twice",
+                duplicate_key_error(key),
                 key=key[:64],
             )
         elif call.known:

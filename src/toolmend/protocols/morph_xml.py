@@ -46,6 +46,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.jsontext import number_from_text
 from toolmend.model import Tool, ToolCall
@@ -583,14 +584,14 @@ class MorphXmlReader(ToolTagReader):
         key = v.key
         if "array" in schema_types(v.schema):
             if key in self.arrays and self.pending != key:
-                self._fail(f"argument {key[:64]!r} is given twice")
+                self._fail(duplicate_key_error(key))
                 return
             self.arrays.setdefault(key, []).append(raw)
             self.values.setdefault(key, None)
             self.pending = key
             return
         if key in self.values:
-            self._fail(f"argument {key[:64]!r} is given twice")
+            self._fail(duplicate_key_error(key))
             return
         try:
             value = decode_value(raw, v.schema, key)

@@ -39,6 +39,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.jsontext import (
     decode_json_object,
@@ -519,7 +520,7 @@ class Qwen3CoderReader(BlockReader):
         key = self.key
         if key in self.done:
             if self.error is None:
-                self.error = f"parameter {key[:64]!r} is given twice"
+                self.error = duplicate_key_error(key)
             return
         self.done[key] = value
         if self.types != _STRING:
