@@ -158,3 +158,128 @@ def test_a_duplicate_kept_by_last_wins_is_recorded_as_a_repair() -> None:
     [call] = toolmend.parse(DUPLICATES["anthropic-xml"], "antml", TOOLS).tool_calls
     assert (call.arguments, call.incomplete) == ({"city": "Paris"}, False)
     assert "duplicate-key-last-wins" in call.repairs
+
+
+# --------------------------------------------- 4: a marker cut off by the end of the stream
+
+
+@pytest.mark.parametrize("tail", ["<|clo", "<|se"])
+@pytest.mark.parametrize("chunk_size", [None, 1])
+def test_kimi_xtml_strips_a_marker_cut_off_after_a_complete_call(
+    tail: str, chunk_size: int | None
+) -> None:
+    call = toolmend.ToolCall(id="call_1", name="get_weather", arguments={"city": "Rome"})
+    text = toolmend.get_protocol("kimi-xtml").render_call(call) + tail
+    result = toolmend.parse(text, "kimi-xtml", TOOLS, chunk_size=chunk_size)
+    assert result.text == ""
+    assert calls(result) == [("get_weather", {"city": "Rome"}, False)]
+    assert [d.code for d in result.diagnostics] == ["truncated_marker_dropped"]
+    assert_conserved(text, run_chunks("kimi-xtml", [text], TOOLS))
+
+
+@pytest.mark.parametrize("protocol", ["hermes", "qwen3-coder", "gemma4", "auto"])
+def test_every_format_strips_its_own_cut_off_opening_marker_but_not_a_short_one(
+    protocol: str,
+) -> None:
+    marker = {"gemma4": "<|tool_call>"}.get(protocol, "<tool_call>")
+    cut = toolmend.parse("Done. " + marker[:6], protocol, TOOLS)
+    assert cut.text == "Done. "
+    short = toolmend.parse("if a <t", protocol, TOOLS)
+    assert short.text == "if a <t"
+
+
+def test_a_cut_off_tool_name_tag_stays_text_since_it_may_be_prose() -> None:
+    assert toolmend.parse("Calling <get_wea", "morph-xml", TOOLS).text == "Calling <get_wea"
+
+
+# -------------------------------------- 5: a call a format cannot carry is refused, not garbled
+
+UNCARRIABLE = {
+    "qwen3-coder": ["a</parameter>b", "a</function>b", "<parameter=x>"],
+    "gemma4": ['x<|"|>y'],
+    "yaml-xml": ["</get_weather>"],
+}
+
+
+@pytest.mark.parametrize(
+    ("protocol", "value"), [(p, v) for p, values in UNCARRIABLE.items() for v in values]
+)
+def test_render_call_refuses_a_value_the_format_cannot_carry(protocol: str, value: str) -> None:
+    call = toolmend.ToolCall(id="call_1", name="get_weather", arguments={"city": value})
+    with pytest.raises(toolmend.CannotRenderError, match="cannot carry"):
+        toolmend.get_protocol(protocol).render_call(call)
+
+
+# -------------------------------------------------- 6: results can never close their envelope
+
+
+@pytest.mark.parametrize("protocol", toolmend.protocols())
+def test_a_result_holding_any_envelope_closer_cannot_end_its_envelope(protocol: str) -> None:
+    proto = toolmend.get_protocol(protocol)
+    assert proto.result_closers, "every protocol declares its result envelope's closer"
+    every_closer = sorted(
+        {c for p in toolmend.protocols() for c in toolmend.get_protocol(p).result_closers}
+    )
+    hostile = " ".join(
+        [*every_closer, *(c.upper() for c in every_closer), "< /tool_response >", "</stdout >"]
+    )
+    empty = proto.render_result("call_1", "get_weather", "ok")
+    for content in (hostile, '{"page": "' + hostile.replace('"', '\\"') + '"}'):
+        rendered = proto.render_result("call_1", "get_weather", content)
+        for closer in proto.result_closers:
+            assert rendered.lower().count(closer.lower()) == empty.lower().count(closer.lower())
+
+
+def test_a_closer_spelled_with_a_json_escape_is_made_inert_in_gemma4_results() -> None:
+    rendered = toolmend.get_protocol("gemma4").render_result(
+        "call_1", "get_weather", '{"page": "\\u003ctool_response|> and \\u003c|\\"|>"}'
+    )
+    assert rendered.count("<tool_response|>") == 1
+    assert rendered.count('<|"|>') == 2
+
+
+# ------------------------------------------------------- 7: the MiniMax-M2 wrapper is markup
+
+
+@pytest.mark.parametrize("protocol", ["anthropic-xml", "antml", "auto"])
+def test_the_minimax_wrapper_around_an_invoke_is_removed_with_it(protocol: str) -> None:
+    # vllm-mlx tests/test_minimax_tool_calling.py::test_single_tool_call (Apache-2.0), as in
+    # the shared corpus (vllm_mlx_tests-47d50f1a48).
+    text = (
+        'Here.\n<minimax:tool_call>\n<invoke name="get_weather">\n'
+        '<parameter name="city">Wanaka</parameter>\n</invoke>\n</minimax:tool_call>'
+    )
+    result = toolmend.parse(text, protocol, TOOLS)
+    assert result.text == "Here.\n"
+    assert calls(result) == [("get_weather", {"city": "Wanaka"}, False)]
+    assert_split_invariant(protocol, text, TOOLS)
+
+
+# ------------------------------------------ 11: no key of a JSON call body is dropped silently
+
+
+@pytest.mark.parametrize("key", ["arguments", "parameters", "args", "input"])
+def test_a_json_call_body_reads_its_arguments_under_every_key_models_write(key: str) -> None:
+    text = f'<tool_call>\n{{"name": "set_light", "{key}": {{"room": "hall", "on": false}}}}\n</tool_call>'
+    for protocol in ("hermes", "qwen3-coder", "auto"):
+        result = toolmend.parse(text, protocol, None)
+        assert calls(result) == [("set_light", {"room": "hall", "on": False}, False)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"name": "set_light", "room": "hall"}',
+        '{"name": "set_light", "arguments": {"room": "hall"}, "args": {"on": true}}',
+        '{"name": "set_light", "arguments": {}, "extra": 1}',
+    ],
+)
+def test_a_call_body_key_that_is_not_read_makes_the_call_incomplete(body: str) -> None:
+    [call] = toolmend.parse(f"<tool_call>{body}</tool_call>", "hermes", None).tool_calls
+    assert call.incomplete and call.error
+
+
+def test_metadata_keys_of_a_call_body_are_not_arguments_and_do_not_block_it() -> None:
+    body = '{"id": "c1", "type": "function", "name": "set_light", "arguments": {"room": "hall"}}'
+    result = toolmend.parse(f"<tool_call>{body}</tool_call>", "hermes", None)
+    assert calls(result) == [("set_light", {"room": "hall"}, False)]

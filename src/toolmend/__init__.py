@@ -25,6 +25,7 @@ from toolmend.guard import (
     json_error_reminder,
 )
 from toolmend.model import (
+    CannotRenderError,
     ParseResult,
     Tool,
     ToolCall,
@@ -36,6 +37,7 @@ from toolmend.protocols import get_protocol, protocols
 from toolmend.schema_gate import GateResult, Policy, SchemaGate
 
 __all__ = [
+    "CannotRenderError",
     "Classification",
     "Diagnostic",
     "Event",

@@ -21,6 +21,11 @@ from collections.abc import Sequence
 #: An inline code span must close within this many characters on its line, else its opening
 #: backticks are literal text. Bounds what is held back while waiting for a closer.
 MAX_INLINE_CODE_LOOKAHEAD = 2048
+#: At the end of the stream, text ending in a proper prefix of a marker at least this long
+#: (`<|clo`, `<tool_c`) is a marker cut off by the end, not prose: `<`, `<t`, `<|` are ordinary
+#: in code and prose, four characters of a marker are not. See `TextScanner.cut_marker`; only
+#: markers that are markup only count (a tool-name tag `<get_weather>` is a word, too).
+MIN_CUT_MARKER = 4
 #: A fence opener line longer than this is decided without seeing its end (a backtick fence's
 #: info string may not contain backticks; past this length we stop waiting to find out).
 MAX_FENCE_LINE_LOOKAHEAD = 512
@@ -83,6 +88,7 @@ class TextScanner:
     """
 
     __slots__ = (
+        "_cut_markers",
         "_fence_char",
         "_fence_len",
         "_first_chars",
@@ -94,10 +100,17 @@ class TextScanner:
         "_memo",
         "_mode",
         "_search",
+        "cut_marker",
         "matched",
     )
 
-    def __init__(self, markers: Sequence[str], *, mask_code: bool = True) -> None:
+    def __init__(
+        self,
+        markers: Sequence[str],
+        *,
+        mask_code: bool = True,
+        cut_markers: Sequence[str] | None = None,
+    ) -> None:
         if any(not m for m in markers):
             raise ValueError("a TextScanner's markers must be non-empty strings")
         # No markers is allowed (e.g. a format whose markers are tool names, with no tools):
@@ -106,6 +119,8 @@ class TextScanner:
         self._markers = tuple(sorted(set(markers), key=len, reverse=True))
         self._longest = len(self._markers[0]) if self._markers else 0
         self._first_chars = "".join(sorted({m[0] for m in self._markers}))
+        #: The markers a cut-off prefix of counts as markup (`cut_marker`); default: all.
+        self._cut_markers = self._markers if cut_markers is None else tuple(cut_markers)
         #: For a marker that begins a longer one: the longer ones (to wait for at a boundary).
         self._longer = {
             m: tuple(o for o in self._markers if len(o) > len(m) and o.startswith(m))
@@ -124,6 +139,10 @@ class TextScanner:
         self._memo: tuple[int, ...] | None = None
         #: The marker found by the last `scan()` that returned a marker position.
         self.matched = ""
+        #: After a final `scan()`: the length of the cut-off marker the text ends in (a proper
+        #: prefix of a marker, at least `MIN_CUT_MARKER` long), else 0. It is inside the text
+        #: released; the caller decides what it is (the parser strips and records it).
+        self.cut_marker = 0
 
     def scan(self, buf: str, pos: int, final: bool) -> tuple[int, int | None]:
         """Classify `buf[pos:]`. Returns `(end, marker_at)`.
@@ -136,6 +155,7 @@ class TextScanner:
         n = len(buf)
         i = pos
         memo, self._memo = self._memo, None
+        self.cut_marker = 0
         if memo is not None and n - pos < memo[1]:
             memo = None  # not the held text (a caller that did not pass it back): look again
         while i < n:
@@ -194,7 +214,12 @@ class TextScanner:
 
     def _hold_partial_marker(self, buf: str, i: int, n: int, final: bool) -> int:
         """Release all of `buf[i:]` except the longest suffix that is a marker's proper prefix."""
-        cut = n if final else partial_marker_start(buf, i, n, self._markers, self._first_chars)
+        if final:
+            cut = partial_marker_start(buf, i, n, self._cut_markers, self._first_chars)
+            self.cut_marker = n - cut if n - cut >= MIN_CUT_MARKER else 0
+            cut = n
+        else:
+            cut = partial_marker_start(buf, i, n, self._markers, self._first_chars)
         if cut > i:
             self._line_start = False
         return cut

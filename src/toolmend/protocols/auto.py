@@ -53,6 +53,12 @@ class AutoProtocol(TextProtocol):
             markers.update(dict.fromkeys(proto.opening_markers(resolver)))
         return tuple(markers)
 
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        markers: dict[str, None] = {}
+        for proto in self._members():
+            markers.update(dict.fromkeys(proto.cut_markers(resolver)))
+        return tuple(markers)
+
     def closing_markers(self) -> Sequence[str]:
         closers: dict[str, None] = {}
         for proto in self._members():
@@ -80,7 +86,7 @@ class AutoProtocol(TextProtocol):
     def render_call(self, call: ToolCall) -> str:
         raise self._cannot_render()
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         raise self._cannot_render()
 
 

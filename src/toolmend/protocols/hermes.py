@@ -30,8 +30,12 @@ from toolmend.schema_gate import Policy
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
-#: Keys models use for the arguments object (Hermes writes "arguments"; some "parameters").
-ARGUMENT_KEYS = ("arguments", "parameters")
+#: Keys models use for the arguments object (Hermes writes "arguments"; others "parameters",
+#: "args" or, Anthropic-style, "input").
+ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
+#: Keys of a call object that say nothing about what to run (an id, the OpenAI `type`).
+#: Any other key is read or makes the call incomplete: no key of a call is dropped silently.
+METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
 #: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end).
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 #: A whole chunk of a string value for the parser's plain-text run: text with nothing to decode,
@@ -54,6 +58,7 @@ def _decode_plain(raw: str) -> str:
 class HermesProtocol(TextProtocol):
     id = "hermes"
     summary = 'JSON in <tool_call> tags: <tool_call>{"name": ..., "arguments": {...}}</tool_call>'
+    result_closers = ("</tool_response>",)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN,)
@@ -80,7 +85,7 @@ class HermesProtocol(TextProtocol):
         body = canonical_json({"name": call.name, "arguments": call.arguments})
         return f"{OPEN}\n{body}\n{CLOSE}"
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         return f"<tool_response>\n{content}\n</tool_response>"
 
 
@@ -284,8 +289,11 @@ class HermesReader(JsonScan, BlockReader):
             if not self.begun:
                 return
         arguments: Any = next((obj[k] for k in ARGUMENT_KEYS if k in obj), {})
-        error: str | None = None
-        if self.duplicate is not None:
+        error = _unread_keys(obj)
+        if error is not None:
+            arguments = self._best_effort() if isinstance(arguments, str) else arguments
+            arguments = arguments if isinstance(arguments, dict) else {}
+        elif self.duplicate is not None:
             error = duplicate_key_error(self.duplicate)
             arguments = self._best_effort()
         elif isinstance(arguments, str):
@@ -375,6 +383,18 @@ class HermesReader(JsonScan, BlockReader):
         if self.depth == 0 and not self.in_string:
             return EofVerdict(recoverable=True)
         return EofVerdict(recoverable=False, arguments=self._best_effort())
+
+
+def _unread_keys(obj: dict[str, Any]) -> str | None:
+    """Why a call object cannot be read whole (arguments given twice, keys nothing reads)."""
+    given = [k for k in ARGUMENT_KEYS if k in obj]
+    if len(given) > 1:
+        return f"the call gives its arguments under several keys ({', '.join(given)})"
+    unread = [k for k in obj if k not in METADATA_KEYS and k not in ARGUMENT_KEYS]
+    if unread:
+        keys = ", ".join(repr(k[:64]) for k in unread[:5])
+        return f"the call object holds keys that are not its name or arguments: {keys}"
+    return None
 
 
 PROTOCOL = HermesProtocol()

@@ -134,6 +134,8 @@ class KimiXtmlProtocol(TextProtocol):
         'Kimi K3 XTML channels: <|open|>tools<|sep|><|open|>call tool="..."<|sep|>'
         '<|open|>argument key="..." type="..."<|sep|>...<|close|>argument<|sep|>...'
     )
+    #: Any XTML marker in a result could end its channel or open another one.
+    result_closers = (CLOSE, OPEN, SEP)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return LEADS
@@ -166,7 +168,7 @@ class KimiXtmlProtocol(TextProtocol):
         parts += [CALL_CLOSE, TOOLS_CLOSE]
         return "".join(parts)
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         return (
             f'{OPEN}{RESULT_CHANNEL} call_id="{call_id}" tool="{name}"{SEP}'
             f"{content}{CLOSE}{RESULT_CHANNEL}{SEP}"

@@ -55,7 +55,6 @@ from toolmend.protocols.toolname_tags import (
     ToolTagReader,
     ToolTagSyntax,
     find_closer,
-    render_tag_result,
 )
 from toolmend.schema_gate import schema_types
 
@@ -348,9 +347,6 @@ class MorphXmlProtocol(ToolTagSyntax):
             return f"<{call.name}/>"
         body = "\n".join(render_value(k, v) for k, v in call.arguments.items())
         return f"<{call.name}>\n{body}\n</{call.name}>"
-
-    def render_result(self, call_id: str, name: str, content: str) -> str:
-        return render_tag_result(name, content)
 
 
 # ----------------------------------------------------------------------------------- reader

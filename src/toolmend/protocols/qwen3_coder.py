@@ -49,7 +49,7 @@ from toolmend.jsontext import (
 )
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol
+from toolmend.protocols.base import TextProtocol, carried_raw
 from toolmend.protocols.hermes import HermesReader
 from toolmend.schema_gate import Policy, declared_types
 
@@ -173,6 +173,7 @@ class Qwen3CoderProtocol(TextProtocol):
         "XML-like tags: <tool_call><function=NAME><parameter=KEY>VALUE</parameter>"
         "</function></tool_call>"
     )
+    result_closers = ("</tool_response>",)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN, FUNCTION)
@@ -211,11 +212,12 @@ class Qwen3CoderProtocol(TextProtocol):
         lines = [OPEN, f"{FUNCTION}{call.name}>"]
         for key, value in call.arguments.items():
             text = value if isinstance(value, str) else canonical_json(value)
+            carried_raw(text, _VALUE_END_MARKERS, protocol_id=self.id)
             lines.append(f"{PARAMETER}{key}>\n{text}\n{PARAMETER_END}")
         lines += [FUNCTION_END, CLOSE]
         return "\n".join(lines)
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         return f"<tool_response>\n{content}\n</tool_response>"
 
 

@@ -68,13 +68,21 @@ def render_tag_result(name: str, content: str) -> str:
 
 
 class ToolTagSyntax(TextProtocol):
-    """Markers and closers of the tool-name tag formats."""
+    """Markers and closers of the tool-name tag formats, and their result envelope."""
+
+    result_closers = ("</tool_response>",)
+
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
+        return render_tag_result(name, content)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return tag_markers(resolver)
 
     def closing_markers(self) -> Sequence[str]:
         return ()  # the closer depends on the tool name: see `closing_markers_after`
+
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return ()  # `<get_wea` may be prose about a tool as well: a cut one stays text
 
     def closing_markers_after(self, marker: str) -> Sequence[str]:
         return (f"</{marker_name(marker)}>",)

@@ -38,12 +38,11 @@ from toolmend.core.engine import (
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall
-from toolmend.protocols.base import declare_tools
+from toolmend.protocols.base import carried_raw, declare_tools
 from toolmend.protocols.toolname_tags import (
     ToolTagReader,
     ToolTagSyntax,
     find_closer,
-    render_tag_result,
 )
 
 #: Line width passed to the YAML emitter: long strings are never folded over several lines.
@@ -191,10 +190,8 @@ class YamlXmlProtocol(ToolTagSyntax):
     def render_call(self, call: ToolCall) -> str:
         if not call.arguments:
             return f"<{call.name}/>"
-        return f"<{call.name}>\n{render_body(call.arguments)}</{call.name}>"
-
-    def render_result(self, call_id: str, name: str, content: str) -> str:
-        return render_tag_result(name, content)
+        body = carried_raw(render_body(call.arguments), (f"</{call.name}>",), protocol_id=self.id)
+        return f"<{call.name}>\n{body}</{call.name}>"
 
 
 class YamlXmlReader(ToolTagReader):
