@@ -283,3 +283,34 @@ def test_metadata_keys_of_a_call_body_are_not_arguments_and_do_not_block_it() ->
     body = '{"id": "c1", "type": "function", "name": "set_light", "arguments": {"room": "hall"}}'
     result = toolmend.parse(f"<tool_call>{body}</tool_call>", "hermes", None)
     assert calls(result) == [("set_light", {"room": "hall"}, False)]
+
+
+# --------------------------------------------------------------- found by the grammar fuzzer
+
+
+def test_a_block_that_names_an_unknown_tool_is_text_up_to_the_name_whatever_the_split() -> None:
+    # Fuzzer seed 3021 (shrunk): the Hermes reader read on past the unknown name when the rest
+    # came in the same chunk, so a later call of another format became text.
+    text = (
+        '<tool_call>{"name":"x"} then <|open|>call tool="get_weather"<|sep|>'
+        '<|open|>argument key="city"<|sep|>Rome<|close|>argument<|sep|><|close|>call<|sep|>'
+    )
+    result = toolmend.parse(text, "auto", TOOLS)
+    assert calls(result) == [("get_weather", {"city": "Rome"}, False)]
+    assert_split_invariant("auto", text, TOOLS)
+    assert_split_invariant("auto", '<tool_call>{"name":""<|se', TOOLS)
+
+
+def test_a_long_fence_line_is_decided_by_its_first_characters_whatever_the_split() -> None:
+    # Fuzzer seed 3462 (shrunk): past the fence-line lookahead a backtick decided "inline code"
+    # when the line came whole, "fence" when it came in pieces.
+    text = (
+        "`" * 120
+        + "x" * 500
+        + "`\n<tool_call>\n"
+        + '{"name":"get_weather","arguments":{"city":"Rome"}}</tool_call>'
+    )
+    whole = comparable(run_chunks("hermes", [text], TOOLS))
+    for size in (1, 5, 64):
+        chunks = [text[i : i + size] for i in range(0, len(text), size)]
+        assert comparable(run_chunks("hermes", chunks, TOOLS)) == whole

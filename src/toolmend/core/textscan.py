@@ -251,12 +251,16 @@ class TextScanner:
             return True, i
         if char == "`":
             # A backtick fence's info string has no backtick; else this is an inline span.
+            # Only the first `MAX_FENCE_LINE_LOOKAHEAD` characters of the line decide, however
+            # much of it is there: the same decision whether it came whole or in pieces.
+            limit = i + MAX_FENCE_LINE_LOOKAHEAD
             looked = max(looked, k)
-            eol = buf.find("\n", looked)
-            if buf.find("`", looked, n if eol == -1 else eol) != -1:
+            eol = buf.find("\n", looked, limit)
+            stop = min(n, limit) if eol == -1 else eol
+            if buf.find("`", looked, stop) != -1:
                 self._line_start = False
                 return True, i
-            if eol == -1 and not final and n - i < MAX_FENCE_LINE_LOOKAHEAD:
+            if eol == -1 and not final and n < limit:
                 self._memo = (_LINE_OPENER, n - i, j - i, k - i, n - i)
                 return False, i
         self._mode = _FENCE

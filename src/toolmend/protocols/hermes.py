@@ -235,6 +235,7 @@ class HermesReader(JsonScan, BlockReader):
         else:
             self.unknown = True
             self.not_a_call = self.calls_ended == 0 and self.objects_seen == 1
+            self.decided = self.not_a_call  # read no further: the block is text up to here
 
     def _end_object(self) -> None:
         """A top-level JSON value closed: decode it once and end its call(s)."""
