@@ -201,9 +201,9 @@ def _invalid_call(events: list[Event]) -> str | None:
     return None
 
 
-def _chunkings(text: str, rng: random.Random) -> list[list[str]]:
-    """One character at a time for short inputs, and one random split."""
-    splits = [list(text)] if len(text) <= 400 else []
+def _chunkings(text: str, rng: random.Random, by_char_share: float) -> list[list[str]]:
+    """One character at a time for short inputs (a `by_char_share` of them), one random split."""
+    splits = [list(text)] if len(text) <= 400 and rng.random() < by_char_share else []
     size = rng.choice((1, 2, 3, 5, 8, 13, 64))
     points = range(size, len(text), size) if rng.random() < 0.5 else None
     if points is None:
@@ -212,7 +212,9 @@ def _chunkings(text: str, rng: random.Random) -> list[list[str]]:
     return splits
 
 
-def check_protocol(text: str, protocol: str, rng: random.Random) -> Failure | None:
+def check_protocol(
+    text: str, protocol: str, rng: random.Random, by_char_share: float = 1.0
+) -> Failure | None:
     """The first invariant `text` breaks under `protocol`, or None."""
     try:
         whole = run_chunks(protocol, [text], TOOLS)
@@ -226,7 +228,7 @@ def check_protocol(text: str, protocol: str, rng: random.Random) -> Failure | No
         if why is not None:
             return Failure(protocol, kind, why)
     reference = comparable(whole)
-    for chunks in _chunkings(text, rng):
+    for chunks in _chunkings(text, rng, by_char_share):
         try:
             events = run_chunks(protocol, chunks, TOOLS)
         except Exception:
@@ -240,10 +242,12 @@ def check_protocol(text: str, protocol: str, rng: random.Random) -> Failure | No
     return None
 
 
-def check(text: str, rng: random.Random, protocols: list[str] = PROTOCOLS) -> Failure | None:
+def check(
+    text: str, rng: random.Random, protocols: list[str] = PROTOCOLS, by_char_share: float = 1.0
+) -> Failure | None:
     """The first invariant `text` breaks under any protocol or `auto`, or None."""
     for protocol in protocols:
-        failure = check_protocol(text, protocol, random.Random(rng.random()))
+        failure = check_protocol(text, protocol, random.Random(rng.random()), by_char_share)
         if failure is not None:
             return failure
     return None

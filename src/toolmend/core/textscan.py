@@ -8,8 +8,9 @@
   <= 3 leading spaces, longer closers accepted, CRLF handled) are text in which no marker counts.
 
 Cost: every character is classified once. What is held back between feeds is bounded by named
-constants (a partial marker, an undecided backtick run, an undecided fence line, an inline span
-still looking for its closer), so re-reading it on the next feed keeps the total cost linear.
+constants (a partial marker, an undecided fence line's info string, an inline span still looking
+for its closer) and never re-read; runs of backticks, tildes or blanks are released as they come
+and only counted, so no feed copies or scans a growing buffer.
 The scanner never interprets markers and never decides what a call is.
 """
 
@@ -74,17 +75,21 @@ def _end_of(pattern: re.Pattern[str], buf: str, pos: int) -> int:
     return pattern.match(buf, pos).end()  # type: ignore[union-attr]  # it matches ""
 
 
-# What the scanner was deciding when it held text back (`TextScanner._memo`'s first item).
-_LINE_OPENER, _TICK_RUN, _INLINE_SPAN, _FENCE_CLOSER = range(4)
+# What the scanner keeps between feeds. A run of backticks or tildes is text whatever it turns
+# out to be, so it is released as it comes and only counted (`TextScanner._run`); text that may
+# still change meaning is held back and `_memo` says how far it was already looked into.
+_TICK_RUN, _LINE_OPENER, _FENCE_CLOSER, _CLOSER_BLANKS = range(4)  # `_run` kinds
+_HELD_INFO, _HELD_SPAN = range(2)  # `_memo` kinds
 
 
 class TextScanner:
     """Finds opening markers in text outside code spans; see the module docstring.
 
-    Held-back text is not re-read: when `scan()` holds text back it records how far it already
-    looked into it (`_memo`, offsets from the held start), and the next `scan()`, which starts at
-    that held text as the contract says, resumes there. So a run of 20,000 backticks fed one at a
-    time costs 20,000 steps, not 200 million.
+    Nothing is read twice: a run of backticks, tildes or closer blanks is released as it comes
+    and only counted (`_run`), and held-back text (an inline span's content, a fence line's info
+    string, both bounded) records how far it was searched (`_memo`), so the next `scan()`, which
+    starts at that held text as the contract says, resumes there. 20,000 backticks fed one at a
+    time cost 20,000 steps and hold nothing.
     """
 
     __slots__ = (
@@ -99,6 +104,7 @@ class TextScanner:
         "_mask_code",
         "_memo",
         "_mode",
+        "_run",
         "_search",
         "cut_marker",
         "matched",
@@ -135,7 +141,9 @@ class TextScanner:
         self._line_start = True
         self._fence_char = ""
         self._fence_len = 0
-        #: (what, held length, offsets...) of the text the last `scan()` held back, or None.
+        #: A run still growing at the end of the last feed: (kind, char, length, line used).
+        self._run: tuple[int, str, int, int] | None = None
+        #: (kind, held length, ...) of the text the last `scan()` held back, or None.
         self._memo: tuple[int, ...] | None = None
         #: The marker found by the last `scan()` that returned a marker position.
         self.matched = ""
@@ -159,49 +167,46 @@ class TextScanner:
         if memo is not None and n - pos < memo[1]:
             memo = None  # not the held text (a caller that did not pass it back): look again
         while i < n:
+            if self._run is not None:
+                i, held = self._continue_run(buf, i, final)
+                if held:
+                    return i, None
+                continue
             if self._mode == _FENCE:
-                i, done = self._scan_fence(buf, i, final, _resumed(memo, _FENCE_CLOSER))
-                memo = None
-                if not done:
+                i, held = self._scan_fence(buf, i, final)
+                if held:
                     return i, None
                 continue
             if self._line_start and self._mask_code:
-                decided, i = self._at_line_start(buf, i, final, _resumed(memo, _LINE_OPENER))
+                i, held = self._at_line_start(buf, i, final, _resumed(memo, _HELD_INFO))
                 memo = None
-                if not decided:
+                if held:
                     return i, None
-                if self._mode == _FENCE:
+                if self._line_start or self._mode == _FENCE or self._run is not None:
                     continue
-            run = _resumed(memo, _TICK_RUN)
-            span = _resumed(memo, _INLINE_SPAN)
+            span = _resumed(memo, _HELD_SPAN)
             memo = None
-            if run is not None:  # the held backtick run at `i`, counted up to `run[0]`
-                start, tok_end = i, _end_of(_RUNS["`"], buf, i + run[0])
-                tok = "`"
-            elif span is not None:  # the held inline span at `i`: its opener is `span[0]` long
-                start, tok_end = i, i + span[0]
-                tok = "`"
-            else:
-                m = self._search.search(buf, i)
-                if m is None:
-                    return self._hold_partial_marker(buf, i, n, final), None
-                tok, start, tok_end = m.group(), m.start(), m.end()
+            if span is not None:  # the held content of an inline span opened by span[0] ticks
+                i, held = self._inline_span(buf, i, span[0], i + span[1], final)
+                if held:
+                    return i, None
+                continue
+            m = self._search.search(buf, i)
+            if m is None:
+                return self._hold_partial_marker(buf, i, n, final), None
+            tok, start, tok_end = m.group(), m.start(), m.end()
             if tok == "\n":
                 self._line_start = True
                 i = tok_end
                 continue
-            if tok[0] == "`" and self._mask_code:
-                if tok_end == n and not final:
-                    self._memo = (_TICK_RUN, n - start, n - start)
-                    return start, None  # the run may still grow
+            if tok[0] == "`":
                 self._line_start = False
-                ticks = tok_end - start
-                resume = tok_end if span is None else i + span[1]
-                end, looked = self._inline_code_end(buf, tok_end, ticks, resume, final)
-                if end is None:
-                    self._memo = (_INLINE_SPAN, n - start, ticks, looked - start)
-                    return start, None  # still looking for the closer
-                i = end
+                if tok_end == n and not final:
+                    self._run = (_TICK_RUN, "`", tok_end - start, 0)
+                    return n, None  # the run may still grow: counted, not held
+                i, held = self._inline_span(buf, tok_end, tok_end - start, tok_end, final)
+                if held:
+                    return i, None
                 continue
             longer = self._longer.get(tok)
             ahead = buf[start : start + self._longest]  # no more can matter, so copy no more
@@ -224,82 +229,102 @@ class TextScanner:
             self._line_start = False
         return cut
 
+    # ------------------------------------------------------------------------------ runs
+
+    def _continue_run(self, buf: str, i: int, final: bool) -> tuple[int, bool]:
+        """Count more of the run that was still growing; decide what it is once it ends."""
+        assert self._run is not None
+        kind, char, length, used = self._run
+        n = len(buf)
+        if kind == _CLOSER_BLANKS:
+            self._run = None
+            return self._after_closer_run(buf, i, final)
+        k = _end_of(_RUNS[char], buf, i)
+        length += k - i
+        if k == n and not final:
+            self._run = (kind, char, length, used + k - i)
+            return n, False
+        self._run = None
+        if kind == _TICK_RUN:
+            return self._inline_span(buf, k, length, k, final)
+        if kind == _LINE_OPENER:
+            return self._decide_opener(buf, k, char, length, used + k - i, k, final)
+        if length >= self._fence_len:  # _FENCE_CLOSER
+            return self._after_closer_run(buf, k, final)
+        self._line_start = False
+        return k, False
+
+    # --------------------------------------------------------------------- fences, spans
+
     def _at_line_start(
         self, buf: str, i: int, final: bool, memo: tuple[int, ...] | None
-    ) -> tuple[bool, int]:
-        """At a line start: open a fence if one starts here. Returns (decided, position).
+    ) -> tuple[int, bool]:
+        """At a line start: open a fence if one starts here. Returns (position, held).
 
-        `memo` (offsets from `i`): where the run of fence characters starts, how far it was
-        counted, and how far its info string was searched, when this line was held before.
+        `memo`: a backtick fence line held while its info string is read (run length, line
+        characters before the info string, how far it was searched).
         """
-        n = len(buf)
         if memo is not None:
-            j, k, looked = i + memo[0], i + memo[1], i + memo[2]
-        else:
-            j = _end_of(_SPACES, buf, i)
-            if j == n and not final:
-                return False, i
-            k = looked = j
+            return self._decide_opener(buf, i, "`", memo[0], memo[1], i + memo[2], final)
+        n = len(buf)
+        j = _end_of(_SPACES, buf, i)
+        if j == n and not final:
+            return i, True  # at most three spaces
         char = buf[j] if j < n else ""
-        if char in _RUNS:
-            k = _end_of(_RUNS[char], buf, k)
-        if k == n and k > j and not final:
-            self._memo = (_LINE_OPENER, n - i, j - i, k - i, k - i)
-            return False, i  # the run may still grow
-        if k - j < 3:
-            self._line_start = False  # no fence: backticks here are inline code, if anything
-            return True, i
+        if char not in _RUNS:
+            self._line_start = False  # no fence here: the rest of the line is ordinary
+            return i, False
+        k = _end_of(_RUNS[char], buf, j)
+        if k == n and not final:
+            self._run = (_LINE_OPENER, char, k - j, k - i)
+            return n, False  # the run may still grow: counted, not held
+        return self._decide_opener(buf, k, char, k - j, k - i, k, final)
+
+    def _decide_opener(
+        self, buf: str, k: int, char: str, length: int, used: int, looked: int, final: bool
+    ) -> tuple[int, bool]:
+        """A run of `length` `char`s ended at `k`, `used` characters into its line."""
+        self._line_start = False
+        if length < 3:  # no fence: backticks here open an inline span, if anything
+            return self._inline_span(buf, k, length, k, final) if char == "`" else (k, False)
         if char == "`":
-            # A backtick fence's info string has no backtick; else this is an inline span.
-            # Only the first `MAX_FENCE_LINE_LOOKAHEAD` characters of the line decide, however
-            # much of it is there: the same decision whether it came whole or in pieces.
-            limit = i + MAX_FENCE_LINE_LOOKAHEAD
+            # A backtick fence's info string has no backtick; else this is an inline span. Only
+            # the first `MAX_FENCE_LINE_LOOKAHEAD` characters of the line decide, however much
+            # of it is there: the same decision whether it came whole or in pieces.
+            n = len(buf)
+            limit = k + max(0, MAX_FENCE_LINE_LOOKAHEAD - used)
             looked = max(looked, k)
             eol = buf.find("\n", looked, limit)
             stop = min(n, limit) if eol == -1 else eol
             if buf.find("`", looked, stop) != -1:
-                self._line_start = False
-                return True, i
+                return self._inline_span(buf, k, length, k, final)
             if eol == -1 and not final and n < limit:
-                self._memo = (_LINE_OPENER, n - i, j - i, k - i, n - i)
-                return False, i
+                self._line_start = True  # still deciding this line
+                self._memo = (_HELD_INFO, n - k, length, used, n - k)
+                return k, True
         self._mode = _FENCE
         self._fence_char = char
-        self._fence_len = k - j
-        self._line_start = False
-        return True, k
+        self._fence_len = length
+        return k, False
 
-    def _scan_fence(
-        self, buf: str, i: int, final: bool, memo: tuple[int, ...] | None
-    ) -> tuple[int, bool]:
-        """Inside a fenced block: find the closing line. Returns (position, left_the_fence).
-
-        `memo` (offsets from `i`): where the held line's run starts, how far it was counted
-        and how far the blanks after it were read.
-        """
+    def _scan_fence(self, buf: str, i: int, final: bool) -> tuple[int, bool]:
+        """Inside a fenced block: find the closing line. Returns (position, held)."""
         n = len(buf)
-        while i < n:
+        while i < n and self._mode == _FENCE and self._run is None:
             if self._line_start:
-                if memo is not None:
-                    j, k, looked = i + memo[0], i + memo[1], i + memo[2]
-                    memo = None
-                else:
-                    j = _end_of(_SPACES, buf, i)
-                    k = looked = j
-                k = _end_of(_RUNS[self._fence_char], buf, k)
-                if k == n and not final:
-                    self._memo = (_FENCE_CLOSER, n - i, j - i, k - i, k - i)
-                    return i, False  # undecided: the line may still be a closer
-                if k - j >= self._fence_len:
-                    blank_end = _end_of(_LINE_BLANKS, buf, max(k, looked))
-                    if blank_end == n and not final:
-                        self._memo = (_FENCE_CLOSER, n - i, j - i, k - i, n - i)
-                        return i, False
-                    if blank_end == n or buf[blank_end] == "\n":
-                        self._mode = _NORMAL
-                        self._line_start = True
-                        return min(n, blank_end + 1), True
+                j = _end_of(_SPACES, buf, i)
+                if j == n and not final:
+                    return i, True  # at most three spaces
+                k = _end_of(_RUNS[self._fence_char], buf, j)
+                if k == n and k > j and not final:
+                    self._run = (_FENCE_CLOSER, self._fence_char, k - j, 0)
+                    return n, False  # the run may still grow: counted, not held
                 self._line_start = False
+                if k - j >= self._fence_len:
+                    i, held = self._after_closer_run(buf, k, final)
+                    if held:
+                        return i, True
+                    continue
             eol = buf.find("\n", i)
             if eol == -1:
                 return n, False
@@ -307,15 +332,29 @@ class TextScanner:
             self._line_start = True
         return i, False
 
-    def _inline_code_end(
-        self, buf: str, i: int, ticks: int, resume: int, final: bool
-    ) -> tuple[int | None, int]:
-        """Where an inline span opened by `ticks` backticks at `i` ends (after its closer).
+    def _after_closer_run(self, buf: str, k: int, final: bool) -> tuple[int, bool]:
+        """After a run long enough to close the fence: only blanks may end its line."""
+        n = len(buf)
+        blank_end = _end_of(_LINE_BLANKS, buf, k)
+        if blank_end == n and not final:
+            self._run = (_CLOSER_BLANKS, "", 0, 0)
+            return n, False  # blanks are text either way: released, the decision waits
+        if blank_end == n or buf[blank_end] == "\n":
+            self._mode = _NORMAL
+            self._line_start = True
+            return min(n, blank_end + 1), False
+        self._line_start = False  # not a closer: fence content
+        return blank_end, False
 
-        The search for the closer starts at `resume` (what is before it was searched already).
-        Returns `(i, _)` (the opener was literal) when no closer comes on this line or within
-        the lookahead bound, and `(None, looked)` when more input is needed to decide, with
-        `looked` the position the search resumes from next time.
+    def _inline_span(
+        self, buf: str, i: int, ticks: int, resume: int, final: bool
+    ) -> tuple[int, bool]:
+        """The content of an inline span opened by `ticks` backticks starts at `i`.
+
+        Returns (after the closer, False) when a closer of exactly `ticks` backticks ends on
+        this line within the lookahead bound; (i, False) when none can (the opener was
+        literal, and what follows is ordinary text); (i, True) when more input is needed: the
+        content is held and the search resumes where it stopped (`resume` next time).
         """
         n = len(buf)
         limit = i + MAX_INLINE_CODE_LOOKAHEAD
@@ -328,13 +367,17 @@ class TextScanner:
             tick = buf.find("`", j, stop)
             if tick == -1:
                 if eol != -1 or n >= limit or final:
-                    return i, j
-                return None, stop
+                    return i, False
+                self._memo = (_HELD_SPAN, n - i, ticks, stop - i)
+                return i, True
             k = _end_of(_RUNS["`"], buf, tick)
+            if k > limit:
+                return i, False  # no closer can end inside the lookahead any more
             if k == n and not final:
-                return None, tick
+                self._memo = (_HELD_SPAN, n - i, ticks, tick - i)
+                return i, True
             if k - tick == ticks:
-                return k, k
+                return k, False
             j = k
 
 

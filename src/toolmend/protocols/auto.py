@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolmend.core.engine import BlockContext, BlockReader, EofVerdict
+from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall, ToolmendError
 from toolmend.names import ToolResolver
@@ -30,6 +30,10 @@ DETECTION_ORDER = (
     "morph-xml",
     "yaml-xml",
 )
+#: A body that starts with more blanks than this is decided as a blank body (the first
+#: format that accepts one), whatever follows: the blanks are not held back any longer. No
+#: format's body begins that far after its marker (qwen3-coder's prelude gives up sooner).
+MAX_UNDECIDED_BLANKS = MAX_TAG_LENGTH
 
 
 class AutoProtocol(TextProtocol):
@@ -99,8 +103,9 @@ class DispatchReader(BlockReader):
     """Waits for the first non-blank character of the body, then hands over to its format.
 
     The blanks it waits over stay unconsumed (the chosen reader reads them), so it counts how
-    many it has seen: each feed looks only at the new input, and a long run of blanks fed one
-    character at a time stays linear.
+    many it has seen (each feed looks only at the new input) and waits over at most
+    `MAX_UNDECIDED_BLANKS` of them: a long run of blanks fed one character at a time stays
+    linear.
     """
 
     def __init__(self, marker: str, owners: list[TextProtocol], ctx: BlockContext) -> None:
@@ -120,11 +125,15 @@ class DispatchReader(BlockReader):
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         reader = self.chosen
         if reader is None:
-            i = skip_blanks(buf, min(end, pos + self.blanks_seen), end)
-            if i == end and not final:
+            stop = min(end, pos + MAX_UNDECIDED_BLANKS + 1)
+            i = skip_blanks(buf, min(stop, pos + self.blanks_seen), stop)
+            if i - pos > MAX_UNDECIDED_BLANKS:
+                reader = self._choose("")  # a body of blanks: decided as it is, held no longer
+            elif i == end and not final:
                 self.blanks_seen = i - pos
                 return pos  # nothing but blanks yet: cannot tell the format
-            reader = self._choose(buf[i] if i < end else "")
+            else:
+                reader = self._choose(buf[i] if i < end else "")
         return reader.step(buf, pos, end, final)
 
     def at_eof(self) -> EofVerdict:
