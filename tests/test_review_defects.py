@@ -314,3 +314,21 @@ def test_a_long_fence_line_is_decided_by_its_first_characters_whatever_the_split
     for size in (1, 5, 64):
         chunks = [text[i : i + size] for i in range(0, len(text), size)]
         assert comparable(run_chunks("hermes", chunks, TOOLS)) == whole
+
+
+def test_qwen3_coder_decides_a_wrapper_of_blanks_the_same_whatever_the_split() -> None:
+    # Fuzzer seed 1023765: more than 128 blanks then `</tool_call>` was an empty wrapper when
+    # the text came whole, text when the blanks came in pieces.
+    for blanks in (100, 129, 130, 300):
+        assert_split_invariant("qwen3-coder", "<tool_call>" + " " * blanks + "</tool_call>é", TOOLS)
+
+
+def test_a_broken_body_nested_deeper_than_arguments_may_be_is_not_handed_to_json_repair() -> None:
+    # Fuzzer (seed 1029162): `<tool_call>` and 250 `{` spent 0.2 s in json-repair, whose cost
+    # grows with the square of the nesting; such arguments are refused anyway.
+    from toolmend.jsontext import decode_json_object
+
+    decoded = decode_json_object("{" * 150, allow_repair=True)
+    assert decoded.objects == [] and "nested too deeply to repair" in (decoded.error or "")
+    shallow = decode_json_object('{"a": [1, 2', allow_repair=True)
+    assert shallow.objects == [{"a": [1, 2]}]

@@ -338,6 +338,24 @@ def json_type(value: Any, *, integers: bool = True) -> str:
 _STRING_OR_TRAILING_COMMA = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|,(?=[ \t\r\n]*[}\]])')
 
 
+#: A JSON string (skipped as it is) or a bracket.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _brackets_nest_deeper_than(json_text: str, limit: int) -> bool:
+    """Whether the brackets of `json_text` (outside strings) open more than `limit` deep."""
+    depth = 0
+    for m in _STRING_OR_BRACKET.finditer(json_text):
+        tok = m.group()
+        if tok in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif tok in "]}":
+            depth = max(0, depth - 1)
+    return False
+
+
 def drop_trailing_commas(json_text: str) -> str:
     """`json_text` without its trailing commas (`{"a": 1,}`), strings left as they are.
 
@@ -375,6 +393,12 @@ def _decode_one(
             [],
             f"arguments are not valid JSON: {err}; too large to repair "
             f"({len(fixed)} characters, limit {MAX_REPAIR_INPUT})",
+        )
+    if _brackets_nest_deeper_than(fixed, MAX_NESTING):
+        # json-repair's cost grows with the square of the nesting (and it gives up near 200
+        # levels); arguments this deep are refused anyway (`nesting_exceeds`).
+        return DecodedArguments(
+            [], [], f"arguments are not valid JSON: {err}; nested too deeply to repair"
         )
     try:
         value = json_repair.loads(fixed)

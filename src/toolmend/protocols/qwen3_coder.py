@@ -324,8 +324,12 @@ class Qwen3CoderReader(BlockReader):
     # ------------------------------------------------------------------ wrapper and header
 
     def _prelude(self, buf: str, pos: int, end: int, final: bool) -> int | None:
-        """After `<tool_call>`: whitespace, then `<function=`, JSON, or the closer."""
-        m = _NOT_SPACE.search(buf, pos, end)
+        """After `<tool_call>`: whitespace, then `<function=`, JSON, or the closer.
+
+        More than `MAX_TAG_LENGTH` blanks first is not a call, whatever follows them (so the
+        decision is the same however the blanks arrive).
+        """
+        m = _NOT_SPACE.search(buf, pos, min(end, pos + MAX_TAG_LENGTH + 1))
         if m is None:
             if end - pos > MAX_TAG_LENGTH:
                 self._revert("", True, pos)
