@@ -1,7 +1,7 @@
 """Regression tests for the defects a review and a grammar fuzzer found on main (issue 8).
 
 Each test is the smallest input that showed the defect; each would fail without its fix. The
-tool is `get_weather(city: string, days?: integer)` unless a test says otherwise.
+tools are the fuzzer's: `get_weather(city: string, days?: integer)` and `write_file`.
 """
 
 from __future__ import annotations
@@ -11,18 +11,9 @@ from typing import Any
 import pytest
 
 import toolmend
+from fuzzing import TOOLS
 from support import assert_conserved, assert_split_invariant, comparable, run_chunks
 
-TOOLS: list[dict[str, Any]] = [
-    {
-        "name": "get_weather",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            "required": ["city"],
-        },
-    }
-]
 EVERY_PROTOCOL = [*toolmend.protocols(), "auto"]
 
 
@@ -80,9 +71,8 @@ def test_long_runs_held_back_read_the_same_one_character_at_a_time(
 ) -> None:
     """The scanner and the auto dispatch resume where they stopped looking; what they decide
     must not change (linear cost itself is checked by bench/linear_cost.py)."""
-    tools = [{"name": "write_file", "parameters": {"type": "object"}}, *TOOLS]
-    whole = run_chunks(protocol, [text], tools)
-    by_char = run_chunks(protocol, list(text), tools)
+    whole = run_chunks(protocol, [text], TOOLS)
+    by_char = run_chunks(protocol, list(text), TOOLS)
     assert comparable(by_char) == comparable(whole)
     assert_conserved(text, by_char)
 
@@ -332,3 +322,12 @@ def test_a_broken_body_nested_deeper_than_arguments_may_be_is_not_handed_to_json
     assert decoded.objects == [] and "nested too deeply to repair" in (decoded.error or "")
     shallow = decode_json_object('{"a": [1, 2', allow_repair=True)
     assert shallow.objects == [{"a": [1, 2]}]
+
+
+def test_a_raw_newline_beside_an_escape_decodes_the_same_in_any_chunking() -> None:
+    # Fuzzer seed 2000513 (shrunk): a string piece holding a raw newline and an escape was
+    # refused when both came in one piece and read when they came apart.
+    text = '<tool_call>{"name":"writefile","arguments"{"":"\n\\"'
+    assert_split_invariant("hermes", text, TOOLS)
+    done = '<tool_call>{"name":"write_file","arguments":{"file_path":"a\n\\"b","content":"x"}}'
+    assert_split_invariant("hermes", done + "</tool_call>", TOOLS)

@@ -25,11 +25,16 @@ _WS = " \t\r\n"
 
 
 def decode_string_piece(raw: str) -> str | None:
-    """Decode the inside of a JSON string literal (complete escapes only); None if invalid."""
+    """Decode the inside of a JSON string literal (complete escapes only); None if invalid.
+
+    A raw control character (a newline models write unescaped) is read as itself, with or
+    without an escape beside it: pieces are cut wherever chunks end, so the decoding of each
+    must not depend on what else shares its piece.
+    """
     if "\\" not in raw:
         return raw
     try:
-        value = json.loads('"' + raw + '"')
+        value = json.loads('"' + raw + '"', strict=False)
     except ValueError:
         return None
     return value if isinstance(value, str) else None

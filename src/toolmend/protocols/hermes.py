@@ -36,12 +36,12 @@ ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
 #: Keys of a call object that say nothing about what to run (an id, the OpenAI `type`).
 #: Any other key is read or makes the call incomplete: no key of a call is dropped silently.
 METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
-#: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end).
-_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-#: A whole chunk of a string value for the parser's plain-text run: text with nothing to decode,
-#: or text with complete two-character escapes and no raw control character (what
-#: `decode_string_piece` reads; JSON refuses a raw control character beside an escape).
-_PLAIN_TEXT = re.compile(r'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt])++|[^"\\]++')
+#: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end, strict) ->
+#: (decoded, end); called with strict False, as `decode_string_piece` reads.
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+#: A whole chunk of a string value for the parser's plain-text run: text and complete
+#: two-character escapes (what `decode_string_piece` reads; a raw control character is itself).
+_PLAIN_TEXT = re.compile(r'(?:[^"\\]++|\\["\\/bfnrt])++')
 #: What may follow the plain part of a chunk and only waits for more: an unfinished escape.
 _PENDING = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
 _VERBATIM = verbatim_pattern(('"',), exclude="\\")
@@ -52,7 +52,7 @@ def _decode_plain(raw: str) -> str:
 
     The same JSON string decoder `decode_string_piece` runs, without `json.loads`' overhead.
     """
-    return _scanstring(raw + '"', 0)[0] if "\\" in raw else raw
+    return _scanstring(raw + '"', 0, False)[0] if "\\" in raw else raw
 
 
 class HermesProtocol(TextProtocol):
