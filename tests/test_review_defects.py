@@ -331,3 +331,11 @@ def test_a_raw_newline_beside_an_escape_decodes_the_same_in_any_chunking() -> No
     assert_split_invariant("hermes", text, TOOLS)
     done = '<tool_call>{"name":"write_file","arguments":{"file_path":"a\n\\"b","content":"x"}}'
     assert_split_invariant("hermes", done + "</tool_call>", TOOLS)
+
+
+def test_a_gemma4_header_longer_than_a_tag_is_text_whatever_the_split() -> None:
+    # Fuzzer seed 3012050 (shrunk): a 123-character name was read as a header (an unknown
+    # tool) when it came whole, and as no header when it came in pieces.
+    text = "<|tool_call>call:" + "`" * 123 + "{"
+    assert_split_invariant("gemma4", text, TOOLS)
+    assert toolmend.parse(text, "gemma4", TOOLS).text == text

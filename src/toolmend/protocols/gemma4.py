@@ -233,7 +233,8 @@ class Gemma4Reader(BlockReader):
     # ----------------------------------------------------------------------------- the header
 
     def _header(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
-        m = _HEADER.match(buf, pos, end)
+        # A header longer than `MAX_TAG_LENGTH` is not one, however much of it is there.
+        m = _HEADER.match(buf, pos, min(end, pos + MAX_TAG_LENGTH))
         if m is None:
             seg = buf[pos : min(end, pos + MAX_TAG_LENGTH)]
             rest = seg.lstrip(" \t\r\n")
