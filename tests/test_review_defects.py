@@ -339,3 +339,14 @@ def test_a_gemma4_header_longer_than_a_tag_is_text_whatever_the_split() -> None:
     text = "<|tool_call>call:" + "`" * 123 + "{"
     assert_split_invariant("gemma4", text, TOOLS)
     assert toolmend.parse(text, "gemma4", TOOLS).text == text
+
+
+@pytest.mark.parametrize("protocol", ["morph-xml", "yaml-xml", "auto"])
+def test_a_tool_name_tag_with_a_long_run_of_blanks_is_decided_the_same_whatever_the_split(
+    protocol: str,
+) -> None:
+    # A sibling of the gemma4 case: `<get_weather` and 200 blanks before `>` was a call when
+    # it came whole and text when it came in pieces (the header bound applied only to pieces).
+    for blanks in (100, 127, 128, 200):
+        text = "<get_weather" + " " * blanks + ">\n<city>Rome</city>\n</get_weather>"
+        assert_split_invariant(protocol, text, TOOLS, exhaustive_limit=0)

@@ -151,8 +151,12 @@ class ToolTagReader(BlockReader):
         return self.body_step(buf, pos, end, final)
 
     def _read_header(self, buf: str, pos: int, end: int, final: bool) -> int:
-        """After `<name `: spaces, then `>` or `/>`; anything else means this is not a tag."""
-        m = _HEADER_REST.match(buf, pos, end)
+        """After `<name `: spaces, then `>` or `/>`; anything else means this is not a tag.
+
+        Only `MAX_TAG_LENGTH` characters are looked at, however many are there, so a long run
+        of blanks is decided the same whole or in pieces.
+        """
+        m = _HEADER_REST.match(buf, pos, min(end, pos + MAX_TAG_LENGTH))
         if m is not None:
             self.consumed.append(m.group())
             self.header_done = True
