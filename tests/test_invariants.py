@@ -22,15 +22,42 @@ from support import (
     run_chunks,
     split_at,
 )
+from toolmend.protocols.invoke_xml import PREFIX
 
-# Text a model writes in arguments: code with < and >, quotes, braces, newlines, non-ASCII.
-# Closing-tag shapes ("</", "<|", "|>") are left out: no format can carry its own closer raw.
+# Text a model writes in arguments: code with < and >, quotes, braces, newlines, non-ASCII, and
+# the markup of every format (closers, delimiters, entities, escapes): a format either carries
+# it (escaped) or refuses the call (`CannotRenderError`); it never writes a call that reads back
+# as another one.
 _TEXT_ALPHABET = st.sampled_from(
     [*list("abcdefxyz ABC012_-.,:;=+*#!?'\"{}[]()<>\n\t"), "é", "中", "😀", "\\", "$", "&"]
 )
-_text = st.text(_TEXT_ALPHABET, min_size=0, max_size=40).filter(
-    lambda s: "</" not in s and "<|" not in s and "|>" not in s
+_MARKUP = st.sampled_from(
+    [
+        "</parameter>",
+        "</function>",
+        "<parameter=",
+        "</tool_call>",
+        "<tool_call>",
+        '<|"|>',
+        "<tool_call|>",
+        "<|close|>",
+        "<|open|>",
+        "<|sep|>",
+        "</invoke>",
+        f"</{PREFIX}parameter>",
+        "</write_file>",
+        "<write_file>",
+        "]]>",
+        "<![CDATA[",
+        "&amp;",
+        "&lt;",
+        "\\u00e9",
+        "```",
+    ]
 )
+_text = st.lists(st.one_of(_TEXT_ALPHABET, _MARKUP), max_size=30).map("".join)
+#: Formats that write values unescaped: they refuse what they cannot carry.
+RAW_VALUE_FORMATS = {"qwen3-coder", "gemma4", "yaml-xml"}
 _key = st.from_regex(r"[a-z][a-z0-9_]{0,9}", fullmatch=True)
 _scalar = st.one_of(
     _text,
@@ -86,7 +113,11 @@ PROTOCOLS = toolmend.protocols()
 def test_parsing_a_rendered_call_gives_the_call_back(protocol: str, arguments: dict) -> None:
     proto = toolmend.get_protocol(protocol)
     call = toolmend.ToolCall(id="call_1", name="write_file", arguments=arguments)
-    text = proto.render_call(call)
+    try:
+        text = proto.render_call(call)
+    except toolmend.CannotRenderError:
+        assert protocol in RAW_VALUE_FORMATS
+        return
     result = toolmend.parse(text, protocol, tools_for("write_file", arguments))
     assert [(c.name, c.arguments, c.incomplete) for c in result.tool_calls] == [
         ("write_file", arguments, False)
@@ -102,7 +133,12 @@ def test_rendered_calls_in_text_survive_any_split(
 ) -> None:
     proto = toolmend.get_protocol(protocol)
     call = toolmend.ToolCall(id="call_1", name="write_file", arguments=arguments)
-    text = f"{before}\n{proto.render_call(call)}\n{after}"
+    try:
+        rendered = proto.render_call(call)
+    except toolmend.CannotRenderError:
+        assert protocol in RAW_VALUE_FORMATS
+        return
+    text = f"{before}\n{rendered}\n{after}"
     tools = tools_for("write_file", arguments)
     whole = run_chunks(protocol, [text], tools)
     assert_conserved(text, whole)

@@ -25,6 +25,7 @@ from toolmend.guard import (
     json_error_reminder,
 )
 from toolmend.model import (
+    CannotRenderError,
     ParseResult,
     Tool,
     ToolCall,
@@ -37,6 +38,7 @@ from toolmend.recovery import arecover_stream, recover_response, recover_stream
 from toolmend.schema_gate import GateResult, Policy, SchemaGate
 
 __all__ = [
+    "CannotRenderError",
     "Classification",
     "Diagnostic",
     "Event",

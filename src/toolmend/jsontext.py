@@ -19,6 +19,8 @@ from typing import Any
 
 import json_repair
 
+from toolmend.core.keyrules import TRAILING_COMMA
+
 #: json-repair runs only on input up to this many characters: it is a pure-Python parser, slow
 #: (super-linear on pathological input) and lossy, so a huge broken argument body must fail with
 #: a clear error instead of stalling a stream or being silently reshaped.
@@ -332,6 +334,36 @@ def json_type(value: Any, *, integers: bool = True) -> str:
     return type(value).__name__
 
 
+#: A JSON string (skipped as it is) or a comma that only whitespace separates from a closer.
+_STRING_OR_TRAILING_COMMA = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|,(?=[ \t\r\n]*[}\]])')
+
+
+#: A JSON string (skipped as it is) or a bracket.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _brackets_nest_deeper_than(json_text: str, limit: int) -> bool:
+    """Whether the brackets of `json_text` (outside strings) open more than `limit` deep."""
+    depth = 0
+    for m in _STRING_OR_BRACKET.finditer(json_text):
+        tok = m.group()
+        if tok in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif tok in "]}":
+            depth = max(0, depth - 1)
+    return False
+
+
+def drop_trailing_commas(json_text: str) -> str:
+    """`json_text` without its trailing commas (`{"a": 1,}`), strings left as they are.
+
+    The shared trailing-comma rule (`toolmend.core.keyrules`): dropping one loses nothing.
+    """
+    return _STRING_OR_TRAILING_COMMA.sub(lambda m: "" if m.group() == "," else m.group(), json_text)
+
+
 def _decode_one(
     text: str, *, allow_repair: bool, strict_error: str | None = None
 ) -> DecodedArguments:
@@ -350,12 +382,23 @@ def _decode_one(
         value, err2 = _strict_loads(fixed)
         if err2 is None:
             return _object_result(value, repairs, allow_repair)
+    without_commas = drop_trailing_commas(fixed)
+    if without_commas != fixed:
+        value, err3 = _strict_loads(without_commas)
+        if err3 is None:
+            return _object_result(value, [*repairs, TRAILING_COMMA], allow_repair)
     if len(fixed) > MAX_REPAIR_INPUT:
         return DecodedArguments(
             [],
             [],
             f"arguments are not valid JSON: {err}; too large to repair "
             f"({len(fixed)} characters, limit {MAX_REPAIR_INPUT})",
+        )
+    if _brackets_nest_deeper_than(fixed, MAX_NESTING):
+        # json-repair's cost grows with the square of the nesting (and it gives up near 200
+        # levels); arguments this deep are refused anyway (`nesting_exceeds`).
+        return DecodedArguments(
+            [], [], f"arguments are not valid JSON: {err}; nested too deeply to repair"
         )
     try:
         value = json_repair.loads(fixed)

@@ -35,6 +35,10 @@ class ToolSchemaError(ToolmendError, ValueError):
     """A tool definition the caller passed is unusable; the message names the tool."""
 
 
+class CannotRenderError(ToolmendError, ValueError):
+    """A call holds text its protocol has no way to write (a raw value holding its closer)."""
+
+
 class UnknownProtocolError(ToolmendError, KeyError):
     """A protocol id that is not registered; the message lists the registered ones."""
 

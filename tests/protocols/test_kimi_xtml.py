@@ -268,10 +268,15 @@ def test_a_word_run_after_a_marker_is_stripped_with_it() -> None:
     assert parse("a<|close|>thinkafter b").text == "a b"
 
 
-def test_an_incomplete_marker_at_the_end_of_the_stream_is_plain_text() -> None:
+def test_a_marker_cut_off_by_the_end_of_the_stream_is_stripped_and_recorded() -> None:
+    # Issue 8, defect 4: `<|clo` is a marker the stream cut, not prose (the shared rule of
+    # `textscan.MIN_CUT_MARKER`); a shorter `<|` stays text.
     result = parse("Saved.<|clo")
-    assert result.text == "Saved.<|clo"
-    assert result.diagnostics == []
+    assert result.text == "Saved."
+    assert [(d.code, d.stripped_length) for d in result.diagnostics] == [
+        ("truncated_marker_dropped", 5)
+    ]
+    assert parse("Saved.<|").text == "Saved.<|"
 
 
 def test_unnamed_channel_markers_are_stripped() -> None:

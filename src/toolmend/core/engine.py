@@ -333,6 +333,11 @@ class ProtocolSyntax(ABC):
         """The closers of a block opened by `marker` (for formats whose closer depends on it)."""
         return self.closing_markers()
 
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        """The opening markers that are markup only: the stream ending inside one of them (at
+        least `MIN_CUT_MARKER` characters of it) strips the cut marker instead of showing it."""
+        return self.opening_markers(resolver)
+
 
 _TEXT, _BLOCK, _SKIP = 0, 1, 2
 
@@ -362,7 +367,11 @@ class StreamParser(BlockContext):
         self.keep_failed_markup = keep_failed_markup
         self._ids = CallIdFactory(prefix=id_prefix, seed=seed)
         self._gates: dict[str, SchemaGate] = {}
-        self._scanner = TextScanner(syntax.opening_markers(self.resolver), mask_code=mask_code)
+        self._scanner = TextScanner(
+            syntax.opening_markers(self.resolver),
+            mask_code=mask_code,
+            cut_markers=syntax.cut_markers(self.resolver),
+        )
         self._skipper: TextScanner | None = None
         self._out: list[Event] = []
         self._buf = ""
@@ -486,11 +495,26 @@ class StreamParser(BlockContext):
         while True:
             if self._mode == _TEXT:
                 end, marker_at = self._scanner.scan(buf, pos, final)
+                cut = self._scanner.cut_marker
+                if cut:
+                    end -= cut  # a marker cut off by the end of the stream: not text
                 if end > pos:
                     self._out.append(TextDelta(buf[pos:end]))
                     self._attributed = self._base + end
                     self.char_before_marker = buf[end - 1]
                 pos = end
+                if cut:
+                    self._out.append(
+                        Diagnostic(
+                            "truncated_marker_dropped",
+                            "the stream ended inside an opening marker",
+                            self.protocol_id,
+                            {"retained_length": cut},
+                            cut,
+                        )
+                    )
+                    self._attributed = self._base + end + cut
+                    pos += cut
                 if marker_at is None:
                     break
                 self._open_block(pos)

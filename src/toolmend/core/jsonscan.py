@@ -25,11 +25,16 @@ _WS = " \t\r\n"
 
 
 def decode_string_piece(raw: str) -> str | None:
-    """Decode the inside of a JSON string literal (complete escapes only); None if invalid."""
+    """Decode the inside of a JSON string literal (complete escapes only); None if invalid.
+
+    A raw control character (a newline models write unescaped) is read as itself, with or
+    without an escape beside it: pieces are cut wherever chunks end, so the decoding of each
+    must not depend on what else shares its piece.
+    """
     if "\\" not in raw:
         return raw
     try:
-        value = json.loads('"' + raw + '"')
+        value = json.loads('"' + raw + '"', strict=False)
     except ValueError:
         return None
     return value if isinstance(value, str) else None
@@ -44,6 +49,7 @@ class JsonScan:
         "_special",
         "_stop_markers",
         "cursor",
+        "decided",
         "expect_key",
         "in_string",
         "key_pieces",
@@ -64,6 +70,9 @@ class JsonScan:
         self._scalar: list[str] = []
         #: Buffer position just after the token whose hook is running.
         self.cursor = 0
+        #: Set by a hook that has seen enough (the block is not a call): `scan` stops right
+        #: after that token, at the same place however the input was split.
+        self.decided = False
 
     @property
     def depth(self) -> int:
@@ -101,7 +110,7 @@ class JsonScan:
         `stop` is a stop marker found outside strings at the returned position (not consumed);
         otherwise the scanner stopped at `end` or held back an incomplete escape or marker.
         """
-        while pos < end:
+        while pos < end and not self.decided:
             if self.in_string:
                 pos = self._scan_string(buf, pos, end, final)
                 if self.in_string:

@@ -8,8 +8,9 @@
   <= 3 leading spaces, longer closers accepted, CRLF handled) are text in which no marker counts.
 
 Cost: every character is classified once. What is held back between feeds is bounded by named
-constants (a partial marker, an undecided backtick run, an undecided fence line, an inline span
-still looking for its closer), so re-reading it on the next feed keeps the total cost linear.
+constants (a partial marker, an undecided fence line's info string, an inline span still looking
+for its closer) and never re-read; runs of backticks, tildes or blanks are released as they come
+and only counted, so no feed copies or scans a growing buffer.
 The scanner never interprets markers and never decides what a call is.
 """
 
@@ -21,6 +22,11 @@ from collections.abc import Sequence
 #: An inline code span must close within this many characters on its line, else its opening
 #: backticks are literal text. Bounds what is held back while waiting for a closer.
 MAX_INLINE_CODE_LOOKAHEAD = 2048
+#: At the end of the stream, text ending in a proper prefix of a marker at least this long
+#: (`<|clo`, `<tool_c`) is a marker cut off by the end, not prose: `<`, `<t`, `<|` are ordinary
+#: in code and prose, four characters of a marker are not. See `TextScanner.cut_marker`; only
+#: markers that are markup only count (a tool-name tag `<get_weather>` is a word, too).
+MIN_CUT_MARKER = 4
 #: A fence opener line longer than this is decided without seeing its end (a backtick fence's
 #: info string may not contain backticks; past this length we stop waiting to find out).
 MAX_FENCE_LINE_LOOKAHEAD = 512
@@ -59,32 +65,68 @@ def partial_marker_start(
 
 
 _SPACES = re.compile(r" {0,3}")
+#: A run of one fence or code character, by character (matched from where counting resumes).
+_RUNS = {"`": re.compile("`*"), "~": re.compile("~*")}
+_LINE_BLANKS = re.compile(r"[ \t\r]*")
+
+
+def _end_of(pattern: re.Pattern[str], buf: str, pos: int) -> int:
+    """Where `pattern`, which matches the empty string, stops matching from `pos`."""
+    return pattern.match(buf, pos).end()  # type: ignore[union-attr]  # it matches ""
+
+
+# What the scanner keeps between feeds. A run of backticks or tildes is text whatever it turns
+# out to be, so it is released as it comes and only counted (`TextScanner._run`); text that may
+# still change meaning is held back and `_memo` says how far it was already looked into.
+_TICK_RUN, _LINE_OPENER, _FENCE_CLOSER, _CLOSER_BLANKS = range(4)  # `_run` kinds
+_HELD_INFO, _HELD_SPAN = range(2)  # `_memo` kinds
 
 
 class TextScanner:
-    """Finds opening markers in text outside code spans; see the module docstring."""
+    """Finds opening markers in text outside code spans; see the module docstring.
+
+    Nothing is read twice: a run of backticks, tildes or closer blanks is released as it comes
+    and only counted (`_run`), and held-back text (an inline span's content, a fence line's info
+    string, both bounded) records how far it was searched (`_memo`), so the next `scan()`, which
+    starts at that held text as the contract says, resumes there. 20,000 backticks fed one at a
+    time cost 20,000 steps and hold nothing.
+    """
 
     __slots__ = (
+        "_cut_markers",
         "_fence_char",
         "_fence_len",
         "_first_chars",
         "_line_start",
         "_longer",
+        "_longest",
         "_markers",
         "_mask_code",
+        "_memo",
         "_mode",
+        "_run",
         "_search",
+        "cut_marker",
         "matched",
     )
 
-    def __init__(self, markers: Sequence[str], *, mask_code: bool = True) -> None:
+    def __init__(
+        self,
+        markers: Sequence[str],
+        *,
+        mask_code: bool = True,
+        cut_markers: Sequence[str] | None = None,
+    ) -> None:
         if any(not m for m in markers):
             raise ValueError("a TextScanner's markers must be non-empty strings")
         # No markers is allowed (e.g. a format whose markers are tool names, with no tools):
         # then nothing opens a block and the scanner only keeps the code mask.
         # Longest first, so a marker that is a prefix of another never shadows it.
         self._markers = tuple(sorted(set(markers), key=len, reverse=True))
+        self._longest = len(self._markers[0]) if self._markers else 0
         self._first_chars = "".join(sorted({m[0] for m in self._markers}))
+        #: The markers a cut-off prefix of counts as markup (`cut_marker`); default: all.
+        self._cut_markers = self._markers if cut_markers is None else tuple(cut_markers)
         #: For a marker that begins a longer one: the longer ones (to wait for at a boundary).
         self._longer = {
             m: tuple(o for o in self._markers if len(o) > len(m) and o.startswith(m))
@@ -99,50 +141,76 @@ class TextScanner:
         self._line_start = True
         self._fence_char = ""
         self._fence_len = 0
+        #: A run still growing at the end of the last feed: (kind, char, length, line used).
+        self._run: tuple[int, str, int, int] | None = None
+        #: (kind, held length, ...) of the text the last `scan()` held back, or None.
+        self._memo: tuple[int, ...] | None = None
         #: The marker found by the last `scan()` that returned a marker position.
         self.matched = ""
+        #: After a final `scan()`: the length of the cut-off marker the text ends in (a proper
+        #: prefix of a marker, at least `MIN_CUT_MARKER` long), else 0. It is inside the text
+        #: released; the caller decides what it is (the parser strips and records it).
+        self.cut_marker = 0
 
     def scan(self, buf: str, pos: int, final: bool) -> tuple[int, int | None]:
         """Classify `buf[pos:]`. Returns `(end, marker_at)`.
 
         `buf[pos:end]` is plain text that can be released now. When `marker_at` is not None it
         equals `end` and `self.matched` is the marker starting there. Otherwise the caller keeps
-        `buf[end:]` for the next call (it could still become a marker or a code boundary).
+        `buf[end:]` for the next call (it could still become a marker or a code boundary) and
+        passes it back at `pos` (followed by new input) next time.
         """
         n = len(buf)
         i = pos
+        memo, self._memo = self._memo, None
+        self.cut_marker = 0
+        if memo is not None and n - pos < memo[1]:
+            memo = None  # not the held text (a caller that did not pass it back): look again
         while i < n:
+            if self._run is not None:
+                i, held = self._continue_run(buf, i, final)
+                if held:
+                    return i, None
+                continue
             if self._mode == _FENCE:
-                i, done = self._scan_fence(buf, i, final)
-                if not done:
+                i, held = self._scan_fence(buf, i, final)
+                if held:
                     return i, None
                 continue
             if self._line_start and self._mask_code:
-                decided, i = self._at_line_start(buf, i, final)
-                if not decided:
+                i, held = self._at_line_start(buf, i, final, _resumed(memo, _HELD_INFO))
+                memo = None
+                if held:
                     return i, None
-                if self._mode == _FENCE:
+                if self._line_start or self._mode == _FENCE or self._run is not None:
                     continue
+            span = _resumed(memo, _HELD_SPAN)
+            memo = None
+            if span is not None:  # the held content of an inline span opened by span[0] ticks
+                i, held = self._inline_span(buf, i, span[0], i + span[1], final)
+                if held:
+                    return i, None
+                continue
             m = self._search.search(buf, i)
             if m is None:
                 return self._hold_partial_marker(buf, i, n, final), None
-            tok = m.group()
-            start = m.start()
+            tok, start, tok_end = m.group(), m.start(), m.end()
             if tok == "\n":
                 self._line_start = True
-                i = m.end()
+                i = tok_end
                 continue
-            if tok[0] == "`" and self._mask_code:
-                if m.end() == n and not final:
-                    return start, None  # the run may still grow
+            if tok[0] == "`":
                 self._line_start = False
-                end = self._inline_code_end(buf, m.end(), len(tok), final)
-                if end is None:
-                    return start, None  # still looking for the closer
-                i = end
+                if tok_end == n and not final:
+                    self._run = (_TICK_RUN, "`", tok_end - start, 0)
+                    return n, None  # the run may still grow: counted, not held
+                i, held = self._inline_span(buf, tok_end, tok_end - start, tok_end, final)
+                if held:
+                    return i, None
                 continue
             longer = self._longer.get(tok)
-            if longer and not final and is_proper_prefix(buf[start:], longer):
+            ahead = buf[start : start + self._longest]  # no more can matter, so copy no more
+            if longer and not final and is_proper_prefix(ahead, longer):
                 return start, None  # a longer marker may still complete here
             self._line_start = False
             self.matched = tok
@@ -151,64 +219,112 @@ class TextScanner:
 
     def _hold_partial_marker(self, buf: str, i: int, n: int, final: bool) -> int:
         """Release all of `buf[i:]` except the longest suffix that is a marker's proper prefix."""
-        cut = n if final else partial_marker_start(buf, i, n, self._markers, self._first_chars)
+        if final:
+            cut = partial_marker_start(buf, i, n, self._cut_markers, self._first_chars)
+            self.cut_marker = n - cut if n - cut >= MIN_CUT_MARKER else 0
+            cut = n
+        else:
+            cut = partial_marker_start(buf, i, n, self._markers, self._first_chars)
         if cut > i:
             self._line_start = False
         return cut
 
-    def _at_line_start(self, buf: str, i: int, final: bool) -> tuple[bool, int]:
-        """At a line start: open a fence if one starts here. Returns (decided, position)."""
+    # ------------------------------------------------------------------------------ runs
+
+    def _continue_run(self, buf: str, i: int, final: bool) -> tuple[int, bool]:
+        """Count more of the run that was still growing; decide what it is once it ends."""
+        assert self._run is not None
+        kind, char, length, used = self._run
         n = len(buf)
-        j = i
-        while j < n and j - i < 3 and buf[j] == " ":
-            j += 1
+        if kind == _CLOSER_BLANKS:
+            self._run = None
+            return self._after_closer_run(buf, i, final)
+        k = _end_of(_RUNS[char], buf, i)
+        length += k - i
+        if k == n and not final:
+            self._run = (kind, char, length, used + k - i)
+            return n, False
+        self._run = None
+        if kind == _TICK_RUN:
+            return self._inline_span(buf, k, length, k, final)
+        if kind == _LINE_OPENER:
+            return self._decide_opener(buf, k, char, length, used + k - i, k, final)
+        if length >= self._fence_len:  # _FENCE_CLOSER
+            return self._after_closer_run(buf, k, final)
+        self._line_start = False
+        return k, False
+
+    # --------------------------------------------------------------------- fences, spans
+
+    def _at_line_start(
+        self, buf: str, i: int, final: bool, memo: tuple[int, ...] | None
+    ) -> tuple[int, bool]:
+        """At a line start: open a fence if one starts here. Returns (position, held).
+
+        `memo`: a backtick fence line held while its info string is read (run length, line
+        characters before the info string, how far it was searched).
+        """
+        if memo is not None:
+            return self._decide_opener(buf, i, "`", memo[0], memo[1], i + memo[2], final)
+        n = len(buf)
+        j = _end_of(_SPACES, buf, i)
         if j == n and not final:
-            return False, i
+            return i, True  # at most three spaces
         char = buf[j] if j < n else ""
-        k = j
-        while k < n and buf[k] == char and char in "`~":
-            k += 1
-        if k == n and k > j and not final:
-            return False, i  # the run may still grow
-        if k - j < 3:
-            self._line_start = False  # no fence: backticks here are inline code, if anything
-            return True, i
+        if char not in _RUNS:
+            self._line_start = False  # no fence here: the rest of the line is ordinary
+            return i, False
+        k = _end_of(_RUNS[char], buf, j)
+        if k == n and not final:
+            self._run = (_LINE_OPENER, char, k - j, k - i)
+            return n, False  # the run may still grow: counted, not held
+        return self._decide_opener(buf, k, char, k - j, k - i, k, final)
+
+    def _decide_opener(
+        self, buf: str, k: int, char: str, length: int, used: int, looked: int, final: bool
+    ) -> tuple[int, bool]:
+        """A run of `length` `char`s ended at `k`, `used` characters into its line."""
+        self._line_start = False
+        if length < 3:  # no fence: backticks here open an inline span, if anything
+            return self._inline_span(buf, k, length, k, final) if char == "`" else (k, False)
         if char == "`":
-            # A backtick fence's info string has no backtick; else this is an inline span.
-            eol = buf.find("\n", k)
-            if eol == -1 and not final and n - i < MAX_FENCE_LINE_LOOKAHEAD:
-                return False, i
-            if "`" in buf[k : n if eol == -1 else eol]:
-                self._line_start = False
-                return True, i
+            # A backtick fence's info string has no backtick; else this is an inline span. Only
+            # the first `MAX_FENCE_LINE_LOOKAHEAD` characters of the line decide, however much
+            # of it is there: the same decision whether it came whole or in pieces.
+            n = len(buf)
+            limit = k + max(0, MAX_FENCE_LINE_LOOKAHEAD - used)
+            looked = max(looked, k)
+            eol = buf.find("\n", looked, limit)
+            stop = min(n, limit) if eol == -1 else eol
+            if buf.find("`", looked, stop) != -1:
+                return self._inline_span(buf, k, length, k, final)
+            if eol == -1 and not final and n < limit:
+                self._line_start = True  # still deciding this line
+                self._memo = (_HELD_INFO, n - k, length, used, n - k)
+                return k, True
         self._mode = _FENCE
         self._fence_char = char
-        self._fence_len = k - j
-        self._line_start = False
-        return True, k
+        self._fence_len = length
+        return k, False
 
     def _scan_fence(self, buf: str, i: int, final: bool) -> tuple[int, bool]:
-        """Inside a fenced block: find the closing line. Returns (position, left_the_fence)."""
+        """Inside a fenced block: find the closing line. Returns (position, held)."""
         n = len(buf)
-        while i < n:
+        while i < n and self._mode == _FENCE and self._run is None:
             if self._line_start:
-                m = _SPACES.match(buf, i)
-                j = m.end() if m else i
-                k = j
-                while k < n and buf[k] == self._fence_char:
-                    k += 1
-                if k == n and not final:
-                    return i, False  # undecided: the line may still be a closer
-                if k - j >= self._fence_len:
-                    eol = buf.find("\n", k)
-                    rest = buf[k : n if eol == -1 else eol]
-                    if rest.strip(" \t\r") == "":
-                        if eol == -1 and not final:
-                            return i, False
-                        self._mode = _NORMAL
-                        self._line_start = True
-                        return (n if eol == -1 else eol + 1), True
+                j = _end_of(_SPACES, buf, i)
+                if j == n and not final:
+                    return i, True  # at most three spaces
+                k = _end_of(_RUNS[self._fence_char], buf, j)
+                if k == n and k > j and not final:
+                    self._run = (_FENCE_CLOSER, self._fence_char, k - j, 0)
+                    return n, False  # the run may still grow: counted, not held
                 self._line_start = False
+                if k - j >= self._fence_len:
+                    i, held = self._after_closer_run(buf, k, final)
+                    if held:
+                        return i, True
+                    continue
             eol = buf.find("\n", i)
             if eol == -1:
                 return n, False
@@ -216,29 +332,57 @@ class TextScanner:
             self._line_start = True
         return i, False
 
-    def _inline_code_end(self, buf: str, i: int, ticks: int, final: bool) -> int | None:
-        """Where an inline span opened by `ticks` backticks at `i` ends (after its closer).
+    def _after_closer_run(self, buf: str, k: int, final: bool) -> tuple[int, bool]:
+        """After a run long enough to close the fence: only blanks may end its line."""
+        n = len(buf)
+        blank_end = _end_of(_LINE_BLANKS, buf, k)
+        if blank_end == n and not final:
+            self._run = (_CLOSER_BLANKS, "", 0, 0)
+            return n, False  # blanks are text either way: released, the decision waits
+        if blank_end == n or buf[blank_end] == "\n":
+            self._mode = _NORMAL
+            self._line_start = True
+            return min(n, blank_end + 1), False
+        self._line_start = False  # not a closer: fence content
+        return blank_end, False
 
-        Returns `i` (the opener was literal) when no closer comes on this line or within the
-        lookahead bound, and None when more input is needed to decide.
+    def _inline_span(
+        self, buf: str, i: int, ticks: int, resume: int, final: bool
+    ) -> tuple[int, bool]:
+        """The content of an inline span opened by `ticks` backticks starts at `i`.
+
+        Returns (after the closer, False) when a closer of exactly `ticks` backticks ends on
+        this line within the lookahead bound; (i, False) when none can (the opener was
+        literal, and what follows is ordinary text); (i, True) when more input is needed: the
+        content is held and the search resumes where it stopped (`resume` next time).
         """
         n = len(buf)
-        j = i
         limit = i + MAX_INLINE_CODE_LOOKAHEAD
+        stop = min(n, limit)
+        j = resume
+        eol = buf.find("\n", j, stop)
+        if eol != -1:
+            stop = eol
         while True:
-            tick = buf.find("`", j, min(n, limit))
-            eol = buf.find("\n", j, min(n, limit))
-            if eol != -1 and (tick == -1 or eol < tick):
-                return i
+            tick = buf.find("`", j, stop)
             if tick == -1:
-                if n >= limit or final:
-                    return i
-                return None
-            k = tick
-            while k < n and buf[k] == "`":
-                k += 1
+                if eol != -1 or n >= limit or final:
+                    return i, False
+                self._memo = (_HELD_SPAN, n - i, ticks, stop - i)
+                return i, True
+            k = _end_of(_RUNS["`"], buf, tick)
+            if k > limit:
+                return i, False  # no closer can end inside the lookahead any more
             if k == n and not final:
-                return None
+                self._memo = (_HELD_SPAN, n - i, ticks, tick - i)
+                return i, True
             if k - tick == ticks:
-                return k
+                return k, False
             j = k
+
+
+def _resumed(memo: tuple[int, ...] | None, what: int) -> tuple[int, ...] | None:
+    """The offsets of `memo` when it was recorded by the step `what`, else None."""
+    if memo is None or memo[0] != what:
+        return None
+    return memo[2:]

@@ -11,7 +11,8 @@ only configures; it holds no parsing of its own.
 
 from __future__ import annotations
 
-from toolmend.protocols.invoke_xml import DuplicateRule, InvokeFormat, InvokeProtocol
+from toolmend.core.keyrules import DuplicateRule
+from toolmend.protocols.invoke_xml import InvokeFormat, InvokeProtocol
 from toolmend.schema_gate import Policy
 
 FORMAT = InvokeFormat(

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolmend.core.engine import BlockContext, BlockReader, EofVerdict
+from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall, ToolmendError
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
@@ -29,7 +30,10 @@ DETECTION_ORDER = (
     "morph-xml",
     "yaml-xml",
 )
-_BLANK = " \t\r\n"
+#: A body that starts with more blanks than this is decided as a blank body (the first
+#: format that accepts one), whatever follows: the blanks are not held back any longer. No
+#: format's body begins that far after its marker (qwen3-coder's prelude gives up sooner).
+MAX_UNDECIDED_BLANKS = MAX_TAG_LENGTH
 
 
 class AutoProtocol(TextProtocol):
@@ -51,6 +55,12 @@ class AutoProtocol(TextProtocol):
         markers: dict[str, None] = {}
         for proto in self._members():
             markers.update(dict.fromkeys(proto.opening_markers(resolver)))
+        return tuple(markers)
+
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        markers: dict[str, None] = {}
+        for proto in self._members():
+            markers.update(dict.fromkeys(proto.cut_markers(resolver)))
         return tuple(markers)
 
     def closing_markers(self) -> Sequence[str]:
@@ -80,7 +90,7 @@ class AutoProtocol(TextProtocol):
     def render_call(self, call: ToolCall) -> str:
         raise self._cannot_render()
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         raise self._cannot_render()
 
 
@@ -90,13 +100,20 @@ def _adopt(proto: TextProtocol, marker: str, ctx: BlockContext) -> BlockReader:
 
 
 class DispatchReader(BlockReader):
-    """Waits for the first non-blank character of the body, then hands over to its format."""
+    """Waits for the first non-blank character of the body, then hands over to its format.
+
+    The blanks it waits over stay unconsumed (the chosen reader reads them), so it counts how
+    many it has seen (each feed looks only at the new input) and waits over at most
+    `MAX_UNDECIDED_BLANKS` of them: a long run of blanks fed one character at a time stays
+    linear.
+    """
 
     def __init__(self, marker: str, owners: list[TextProtocol], ctx: BlockContext) -> None:
         self.marker = marker
         self.owners = owners
         self.ctx = ctx
         self.chosen: BlockReader | None = None
+        self.blanks_seen = 0  # blanks at the start of the unconsumed body already looked at
 
     def _choose(self, first_char: str) -> BlockReader:
         owner = next(
@@ -108,12 +125,15 @@ class DispatchReader(BlockReader):
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         reader = self.chosen
         if reader is None:
-            i = pos
-            while i < end and buf[i] in _BLANK:
-                i += 1
-            if i == end and not final:
+            stop = min(end, pos + MAX_UNDECIDED_BLANKS + 1)
+            i = skip_blanks(buf, min(stop, pos + self.blanks_seen), stop)
+            if i - pos > MAX_UNDECIDED_BLANKS:
+                reader = self._choose("")  # a body of blanks: decided as it is, held no longer
+            elif i == end and not final:
+                self.blanks_seen = i - pos
                 return pos  # nothing but blanks yet: cannot tell the format
-            reader = self._choose(buf[i] if i < end else "")
+            else:
+                reader = self._choose(buf[i] if i < end else "")
         return reader.step(buf, pos, end, final)
 
     def at_eof(self) -> EofVerdict:

@@ -4,17 +4,27 @@ A protocol module defines one `TextProtocol` subclass holding its whole wire for
 system-prompt text that teaches the format (`render_tools`), how a past call and its result are
 written back into a history (`render_call`, `render_result`), and the `ProtocolSyntax` hooks the
 shared `StreamParser` runs on. This module never parses anything itself.
+
+Two rules hold for every protocol, and live here once:
+
+* a result can never end its envelope: `render_result` makes every occurrence of the format's
+  `result_closers` in the content inert (`inert_closers`) before the format wraps it;
+* a call is never written in a way that reads back as another call: text a format writes
+  without escaping goes through `carried_raw`, which refuses a text holding one of the
+  format's stops (`CannotRenderError`) instead of writing markup that ends the value early.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from abc import abstractmethod
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Unpack
 
 from toolmend.core.engine import ParserOptions, ProtocolSyntax, StreamParser
-from toolmend.model import Tool, ToolCall, ToolsLike, coerce_tools
+from toolmend.model import CannotRenderError, Tool, ToolCall, ToolsLike, coerce_tools
 
 
 class TextProtocol(ProtocolSyntax):
@@ -24,6 +34,9 @@ class TextProtocol(ProtocolSyntax):
     aliases: tuple[str, ...] = ()
     #: One line for `toolmend protocols` listings and docs.
     summary: str = ""
+    #: The markup that would end (or break out of) the envelope `wrap_result` writes a result
+    #: into; each begins with `<`. `render_result` makes every occurrence in content inert.
+    result_closers: tuple[str, ...] = ()
 
     def accepts_body(self, marker: str, first_char: str) -> bool:
         """Whether a block opened by `marker` whose body starts with `first_char` is this format.
@@ -40,9 +53,17 @@ class TextProtocol(ProtocolSyntax):
     def render_call(self, call: ToolCall) -> str:
         """A past call written the way the model writes calls (parses back to `call`)."""
 
-    @abstractmethod
     def render_result(self, call_id: str, name: str, content: str) -> str:
-        """A tool's result written the way this format feeds results back to the model."""
+        """A tool's result written the way this format feeds results back to the model.
+
+        The content (a fetched web page, a file) cannot end its envelope and write into the
+        prompt: every `result_closers` occurrence in it is made inert first.
+        """
+        return self.wrap_result(call_id, name, inert_closers(content, self.result_closers))
+
+    @abstractmethod
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
+        """The format's result envelope around `content` (which holds no `result_closers`)."""
 
     def stream_parser(
         self, tools: ToolsLike = None, **options: Unpack[ParserOptions]
@@ -52,6 +73,47 @@ class TextProtocol(ProtocolSyntax):
 
     def __repr__(self) -> str:
         return f"<protocol {self.id}>"
+
+
+@lru_cache(maxsize=64)
+def _closer_pattern(closers: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of `closers` in any letter case; a `</name>` closer also with blanks inside it."""
+    alternatives = []
+    for closer in sorted(set(closers), key=len, reverse=True):
+        if not closer.startswith("<"):
+            raise ValueError(f"a result closer begins with '<': {closer!r}")
+        tag = re.fullmatch(r"</([\w:.-]+)>", closer)
+        if tag:
+            alternatives.append(rf"<\s*/\s*{re.escape(tag.group(1))}\s*>")
+        else:
+            alternatives.append(re.escape(closer))
+    return re.compile("|".join(alternatives) or "(?!)", re.IGNORECASE)
+
+
+def inert_closers(text: str, closers: tuple[str, ...]) -> str:
+    """`text` with every one of `closers` in it written with `&lt;` for its `<`.
+
+    A model reads `&lt;/tool_response>` as the text it is; no parser or template reads it as
+    markup. Writing `&lt;` cannot form a new `<`, so the result holds no closer at all.
+    """
+    if "<" not in text or not closers:
+        return text
+    return _closer_pattern(closers).sub(lambda m: "&lt;" + m.group()[1:], text)
+
+
+def carried_raw(text: str, stops: Sequence[str], *, protocol_id: str) -> str:
+    """`text`, which a format writes without escaping; refused when it holds one of `stops`.
+
+    Written raw, a stop would end the value early, and the call would read back as another
+    call (or as text): `CannotRenderError` says so instead.
+    """
+    for stop in stops:
+        if stop in text:
+            raise CannotRenderError(
+                f"{protocol_id} writes values unescaped and cannot carry {stop!r} inside one; "
+                "render this call with a protocol that escapes values (e.g. hermes)"
+            )
+    return text
 
 
 def declare_tools(tools: Sequence[Tool], *, noun: str = "functions", wrap: bool = True) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolmend.core.engine import (
@@ -40,7 +40,7 @@ from toolmend.core.textscan import skip_blanks
 from toolmend.jsontext import as_json_data
 from toolmend.model import Tool, ToolCall
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol
+from toolmend.protocols.base import TextProtocol, carried_raw, inert_closers
 from toolmend.protocols.gemma4_args import (
     CALL_CLOSE,
     STRING_DELIMITER,
@@ -49,7 +49,7 @@ from toolmend.protocols.gemma4_args import (
     GemmaArgScan,
     decode_arguments,
 )
-from toolmend.schema_gate import declared_types
+from toolmend.schema_gate import Policy, declared_types
 
 OPEN = "<|tool_call>"
 RESPONSE_OPEN = "<|tool_response>"
@@ -99,7 +99,7 @@ class _CallArguments(GemmaArgScan):
     """The argument object of one call, streaming its top-level values through `ctx.args`."""
 
     def __init__(self, ctx: BlockContext) -> None:
-        super().__init__()
+        super().__init__(allow_repair=ctx.policy is Policy.LENIENT)
         self.ctx = ctx
         self.done_args: dict[str, Any] = {}  # top-level values complete so far
         self.partial_key: str | None = None  # the key of the open top-level string
@@ -233,7 +233,8 @@ class Gemma4Reader(BlockReader):
     # ----------------------------------------------------------------------------- the header
 
     def _header(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
-        m = _HEADER.match(buf, pos, end)
+        # A header longer than `MAX_TAG_LENGTH` is not one, however much of it is there.
+        m = _HEADER.match(buf, pos, min(end, pos + MAX_TAG_LENGTH))
         if m is None:
             seg = buf[pos : min(end, pos + MAX_TAG_LENGTH)]
             rest = seg.lstrip(" \t\r\n")
@@ -284,7 +285,12 @@ class Gemma4Reader(BlockReader):
 
     def _decode(self, raw: str) -> Any:
         string_keys, known = _property_names(self.ctx.current_tool)
-        return decode_arguments(raw, string_keys=string_keys, known_keys=known)
+        return decode_arguments(
+            raw,
+            string_keys=string_keys,
+            known_keys=known,
+            allow_repair=self.ctx.policy is Policy.LENIENT,
+        )
 
     def _arguments(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         scan = self.args
@@ -384,14 +390,22 @@ class Gemma4Reader(BlockReader):
         return at, False
 
 
-def _format_key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else STRING_DELIMITER + key + STRING_DELIMITER
+def _as_written(text: str) -> str:
+    return text
 
 
-def format_value(value: Any) -> str:
-    """A JSON value written in Gemma 4's argument language (object keys sorted, as its template)."""
+def _format_key(key: str, text: Callable[[str], str] = _as_written) -> str:
+    return key if _BARE_KEY.fullmatch(key) else STRING_DELIMITER + text(key) + STRING_DELIMITER
+
+
+def format_value(value: Any, text: Callable[[str], str] = _as_written) -> str:
+    """A JSON value written in Gemma 4's argument language (object keys sorted, as its template).
+
+    Strings are raw between `<|"|>` delimiters; `text` is applied to each string and quoted key
+    first (to refuse or make inert a delimiter inside one).
+    """
     if isinstance(value, str):
-        return STRING_DELIMITER + value + STRING_DELIMITER
+        return STRING_DELIMITER + text(value) + STRING_DELIMITER
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -400,10 +414,14 @@ def format_value(value: Any) -> str:
         return json.dumps(value)
     if isinstance(value, dict):
         items = sorted(value.items(), key=lambda kv: (str(kv[0]).lower(), str(kv[0])))
-        return "{" + ",".join(f"{_format_key(str(k))}:{format_value(v)}" for k, v in items) + "}"
+        return (
+            "{"
+            + ",".join(f"{_format_key(str(k), text)}:{format_value(v, text)}" for k, v in items)
+            + "}"
+        )
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(format_value(v) for v in value) + "]"
-    return format_value(str(value))
+        return "[" + ",".join(format_value(v, text) for v in value) + "]"
+    return format_value(str(value), text)
 
 
 def _declare_schema(schema: dict[str, Any]) -> str:
@@ -458,6 +476,8 @@ class Gemma4Protocol(TextProtocol):
     id = "gemma4"
     aliases = ("gemma4-delimiter",)
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|> (Gemma 4)'
+    #: Its envelope's closer, and the delimiter of the raw string the content is written in.
+    result_closers = (RESPONSE_CLOSE, STRING_DELIMITER)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN,)
@@ -481,15 +501,22 @@ class Gemma4Protocol(TextProtocol):
         )
 
     def render_call(self, call: ToolCall) -> str:
-        return f"{OPEN}{CALL_PREFIX}{call.name}{format_value(call.arguments)}{CALL_CLOSE}"
+        def raw(text: str) -> str:
+            return carried_raw(text, (STRING_DELIMITER,), protocol_id=self.id)
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+        return f"{OPEN}{CALL_PREFIX}{call.name}{format_value(call.arguments, raw)}{CALL_CLOSE}"
+
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         try:
             value = json.loads(content)
         except ValueError:
             value = None
+
+        def inert(text: str) -> str:  # a JSON escape may have spelled a closer
+            return inert_closers(text, self.result_closers)
+
         body = (
-            format_value(value)
+            format_value(value, inert)
             if isinstance(value, dict)
             else "{value:" + format_value(content) + "}"
         )

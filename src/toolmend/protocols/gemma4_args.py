@@ -31,6 +31,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolmend.core.keyrules import TRAILING_COMMA, TRAILING_COMMA_ERROR, duplicate_key_error
 from toolmend.core.textscan import partial_marker_start, skip_blanks
 
 STRING_DELIMITER = '<|"|>'
@@ -66,7 +67,9 @@ class GemmaArgScan:
     with certainty.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, allow_repair: bool = True) -> None:
+        #: The policy's answer to repairs that lose nothing (a trailing comma: `keyrules`).
+        self.allow_repair = allow_repair
         self.stack: list[dict[str, Any] | list[Any]] = []
         self.expect: list[int] = []
         self.keys: list[str | None] = []  # per container: the key whose value is being read
@@ -216,24 +219,21 @@ class GemmaArgScan:
         if i >= end:
             return i, None, True
         c = buf[i]
+        delimiter = False
         if c == "<":
             marker, need = self._marker_at(buf, i, end, final)
             if need:
                 return i, None, True
             if marker in TERMINATORS:
                 return i, marker, False
-            if marker == STRING_DELIMITER:
-                self._take(marker)
-                self._open_string(_GEMMA)
-                return i + len(marker), None, False
+            delimiter = marker == STRING_DELIMITER
         if self._expect_top:
+            # Before the object: anything but `{` (a string delimiter too) is read inside an
+            # object assumed open, so no value is ever read without a container.
             self._expect_top = False
             if c != "{":
                 self._break("the arguments must be an object in braces")
-                self.stack.append({})
-                self.expect.append(_KEYPOS)
-                self.keys.append(None)
-                self.commas.append(False)
+                self._push("{")
                 return i, None, False
         expect = self.expect[-1] if self.expect else _VALUE
         if c in "{[":
@@ -262,10 +262,15 @@ class GemmaArgScan:
         if expect == _COLON:
             self._break("':' is missing after a key")
             self.expect[-1] = _VALUE
+            self._colon_at = self.raw_len  # where the value begins, for the raw-string repair
         elif expect == _AFTER:
             self._break("',' is missing between values")
             self.expect[-1] = _KEYPOS if isinstance(self.stack[-1], dict) else _VALUE
         expect = self.expect[-1]
+        if delimiter:  # checked like any other value or key: after its `:` or `,`
+            self._take(STRING_DELIMITER)
+            self._open_string(_GEMMA)
+            return i + len(STRING_DELIMITER), None, False
         if c == '"':
             self._take(c)
             self._open_string(_QUOTED)
@@ -463,7 +468,10 @@ class GemmaArgScan:
         elif expect == _COLON or (expect == _VALUE and isinstance(container, dict)):
             self._break("a value is missing before the closing brace")
         elif self.commas[-1] and expect != _AFTER:
-            self._break("a trailing ','")
+            if self.allow_repair:
+                self.repairs.append(TRAILING_COMMA)
+            else:
+                self._break(TRAILING_COMMA_ERROR)
         self.stack.pop()
         self.expect.pop()
         self.keys.pop()
@@ -488,7 +496,7 @@ class GemmaArgScan:
                 self._break("a value without a key")
             else:
                 if top and key in parent:
-                    self._break(f"argument {key[:64]!r} is given twice")
+                    self._break(duplicate_key_error(key))
                 parent[key] = value
                 if top and not self.broken:
                     self.on_value(key, value, streamed)
@@ -530,8 +538,10 @@ class DecodedGemmaArguments:
     error: str | None = None
 
 
-def _decode_once(text: str, *, repaired: bool = False) -> DecodedGemmaArguments:
-    scan = GemmaArgScan()
+def _decode_once(
+    text: str, *, repaired: bool = False, allow_repair: bool = True
+) -> DecodedGemmaArguments:
+    scan = GemmaArgScan(allow_repair=allow_repair)
     pos, stop = scan.scan(text, 0, len(text), True)
     if stop is None and not scan.done:
         scan.close_at_end(repaired=repaired)
@@ -579,6 +589,7 @@ def decode_arguments(
     string_keys: Sequence[str] = (),
     known_keys: Collection[str] = (),
     assume_repaired: bool = False,
+    allow_repair: bool = True,
 ) -> DecodedGemmaArguments:
     """Read a whole argument object (`{...}` as written after `call:NAME`), repairing if needed.
 
@@ -586,8 +597,9 @@ def decode_arguments(
     order) and `known_keys` all its top-level properties: with them, a bare string value may
     hold commas and braces (see `wrap_raw_string_value`). Without them that repair never runs.
     `assume_repaired`: the caller already repaired `text`, so a missing final `}` may be added.
+    `allow_repair` (the lenient policy): a trailing comma is dropped as a repair, not an error.
     """
-    first = _decode_once(text, repaired=assume_repaired)
+    first = _decode_once(text, repaired=assume_repaired, allow_repair=allow_repair)
     if first.error is None or not string_keys:
         return first
     probe = GemmaArgScan()
@@ -595,7 +607,7 @@ def decode_arguments(
     wrapped = wrap_raw_string_value(text, probe.bare_values, string_keys, known_keys)
     if wrapped is None:
         return first
-    second = _decode_once(wrapped, repaired=True)
+    second = _decode_once(wrapped, repaired=True, allow_repair=allow_repair)
     if second.error is not None:
         return first
     return DecodedGemmaArguments(second.arguments, ["raw-string-value", *second.repairs])

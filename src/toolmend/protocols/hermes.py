@@ -21,6 +21,7 @@ from toolmend.core.engine import (
     verbatim_pattern,
 )
 from toolmend.core.jsonscan import JsonScan, decode_string_piece
+from toolmend.core.keyrules import duplicate_key_error
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -29,14 +30,18 @@ from toolmend.schema_gate import Policy
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
-#: Keys models use for the arguments object (Hermes writes "arguments"; some "parameters").
-ARGUMENT_KEYS = ("arguments", "parameters")
-#: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end).
-_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-#: A whole chunk of a string value for the parser's plain-text run: text with nothing to decode,
-#: or text with complete two-character escapes and no raw control character (what
-#: `decode_string_piece` reads; JSON refuses a raw control character beside an escape).
-_PLAIN_TEXT = re.compile(r'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt])++|[^"\\]++')
+#: Keys models use for the arguments object (Hermes writes "arguments"; others "parameters",
+#: "args" or, Anthropic-style, "input").
+ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
+#: Keys of a call object that say nothing about what to run (an id, the OpenAI `type`).
+#: Any other key is read or makes the call incomplete: no key of a call is dropped silently.
+METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
+#: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end, strict) ->
+#: (decoded, end); called with strict False, as `decode_string_piece` reads.
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+#: A whole chunk of a string value for the parser's plain-text run: text and complete
+#: two-character escapes (what `decode_string_piece` reads; a raw control character is itself).
+_PLAIN_TEXT = re.compile(r'(?:[^"\\]++|\\["\\/bfnrt])++')
 #: What may follow the plain part of a chunk and only waits for more: an unfinished escape.
 _PENDING = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
 _VERBATIM = verbatim_pattern(('"',), exclude="\\")
@@ -47,12 +52,13 @@ def _decode_plain(raw: str) -> str:
 
     The same JSON string decoder `decode_string_piece` runs, without `json.loads`' overhead.
     """
-    return _scanstring(raw + '"', 0)[0] if "\\" in raw else raw
+    return _scanstring(raw + '"', 0, False)[0] if "\\" in raw else raw
 
 
 class HermesProtocol(TextProtocol):
     id = "hermes"
     summary = 'JSON in <tool_call> tags: <tool_call>{"name": ..., "arguments": {...}}</tool_call>'
+    result_closers = ("</tool_response>",)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN,)
@@ -79,7 +85,7 @@ class HermesProtocol(TextProtocol):
         body = canonical_json({"name": call.name, "arguments": call.arguments})
         return f"{OPEN}\n{body}\n{CLOSE}"
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         return f"<tool_response>\n{content}\n</tool_response>"
 
 
@@ -229,6 +235,7 @@ class HermesReader(JsonScan, BlockReader):
         else:
             self.unknown = True
             self.not_a_call = self.calls_ended == 0 and self.objects_seen == 1
+            self.decided = self.not_a_call  # read no further: the block is text up to here
 
     def _end_object(self) -> None:
         """A top-level JSON value closed: decode it once and end its call(s)."""
@@ -283,9 +290,12 @@ class HermesReader(JsonScan, BlockReader):
             if not self.begun:
                 return
         arguments: Any = next((obj[k] for k in ARGUMENT_KEYS if k in obj), {})
-        error: str | None = None
-        if self.duplicate is not None:
-            error = f"argument {self.duplicate[:64]!r} is given twice"
+        error = _unread_keys(obj)
+        if error is not None:
+            arguments = self._best_effort() if isinstance(arguments, str) else arguments
+            arguments = arguments if isinstance(arguments, dict) else {}
+        elif self.duplicate is not None:
+            error = duplicate_key_error(self.duplicate)
             arguments = self._best_effort()
         elif isinstance(arguments, str):
             inner = decode_json_object(arguments, allow_repair=self.ctx.policy is Policy.LENIENT)
@@ -374,6 +384,18 @@ class HermesReader(JsonScan, BlockReader):
         if self.depth == 0 and not self.in_string:
             return EofVerdict(recoverable=True)
         return EofVerdict(recoverable=False, arguments=self._best_effort())
+
+
+def _unread_keys(obj: dict[str, Any]) -> str | None:
+    """Why a call object cannot be read whole (arguments given twice, keys nothing reads)."""
+    given = [k for k in ARGUMENT_KEYS if k in obj]
+    if len(given) > 1:
+        return f"the call gives its arguments under several keys ({', '.join(given)})"
+    unread = [k for k in obj if k not in METADATA_KEYS and k not in ARGUMENT_KEYS]
+    if unread:
+        keys = ", ".join(repr(k[:64]) for k in unread[:5])
+        return f"the call object holds keys that are not its name or arguments: {keys}"
+    return None
 
 
 PROTOCOL = HermesProtocol()

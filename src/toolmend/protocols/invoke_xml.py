@@ -6,18 +6,19 @@ missing-angle tolerance): the prompt, call and result renderers, and one block r
 
 Wire format, as both formats read it:
 
-* an invoke, bare or inside `<function_calls>`; every tag may carry the exact `antml:` prefix
-  (an invoke's parameters and closer use the invoke's own prefix). The wrapper is accepted only
-  around a recognised invoke: the opening `<invoke name="...">`, its name resolving, and a
-  complete first `<parameter name="...">` or `</invoke>` after it. Several invokes in one wrapper
-  are parallel calls of one block.
+* an invoke, bare or inside a wrapper (`<function_calls>`, or MiniMax-M2's
+  `<minimax:tool_call>`, both removed with the invokes); every tag may carry the exact `antml:`
+  prefix (an invoke's parameters and closer use the invoke's own prefix). The wrapper is
+  accepted only around a recognised invoke: the opening `<invoke name="...">`, its name
+  resolving, and a complete first `<parameter name="...">` or `</invoke>` after it. Several
+  invokes in one wrapper are parallel calls of one block.
 * values: XML entities (`&lt; &gt; &amp; &quot; &apos;`, numeric references) are decoded; a
   value is the string as written unless the tool's schema declares the key with a type the
   string does not satisfy, then it is JSON (numbers, booleans, arrays, objects). Undeclared keys
   stay strings: the schema gate decides what they mean (renames, coercions, removal).
 * a duplicated parameter rejects the call (`DuplicateRule.REJECT`) or the last one wins
-  (`DuplicateRule.LAST_WINS`; then no argument streams before the call closes, since a later
-  value may replace an earlier one).
+  (`DuplicateRule.LAST_WINS`, recorded as a repair; then no argument streams before the call
+  closes, since a later value may replace an earlier one).
 * with `missing_angle`, `antml:invoke name="...">` whose `<` was lost is recovered when it starts
   the text or follows whitespace (exact case); after such a call the stray `</function_results>`
   seen in the leaked turn is consumed with at most `MAX_INTERSTITIAL_WHITESPACE` whitespace
@@ -45,7 +46,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from toolmend.core.engine import (
@@ -58,6 +58,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
 from toolmend.jsontext import loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -122,11 +123,9 @@ _PENDING_VALUE = {
 }
 
 
-class DuplicateRule(str, Enum):  # noqa: UP042 - a str-valued Enum like Policy
-    """What a parameter given twice in one invoke means."""
-
-    REJECT = "reject"
-    LAST_WINS = "last-wins"
+#: The wrappers that hold invokes: Claude's `<function_calls>` (either prefix) and MiniMax-M2's
+#: `<minimax:tool_call>`. Each closes with its own name (`</function_calls>`, ...).
+WRAPPER_MARKERS = ("<function_calls>", f"<{PREFIX}function_calls>", "<minimax:tool_call>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +213,12 @@ def typed_value(gate: SchemaGate, key: str, text: str) -> Any:
 class InvokeProtocol(TextProtocol):
     """One invoke-family protocol, configured by an `InvokeFormat`."""
 
+    result_closers = tuple(
+        f"</{prefix}{tag}>"
+        for prefix in ("", PREFIX)
+        for tag in ("stdout", "result", "function_results")
+    )
+
     def __init__(self, fmt: InvokeFormat) -> None:
         self.format = fmt
         self.id = fmt.id
@@ -223,7 +228,7 @@ class InvokeProtocol(TextProtocol):
         self.incremental_arguments = fmt.duplicates is DuplicateRule.REJECT
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        markers = ["<invoke", f"<{PREFIX}invoke", "<function_calls>", f"<{PREFIX}function_calls>"]
+        markers = ["<invoke", f"<{PREFIX}invoke", *WRAPPER_MARKERS]
         if self.format.missing_angle:
             markers.append(MISSING_ANGLE_MARKER)
         return markers
@@ -273,7 +278,7 @@ class InvokeProtocol(TextProtocol):
             f"<function_calls>\n{invoke}\n</function_calls>" if self.format.wrap_output else invoke
         )
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         return (
             f"<function_results><result><tool_name>{escape_text(name)}</tool_name>"
             f"<stdout>{content}</stdout></result></function_results>"
@@ -342,7 +347,7 @@ class InvokeReader(BlockReader):
     def __init__(self, fmt: InvokeFormat, marker: str, ctx: BlockContext) -> None:
         self.fmt = fmt
         self.ctx = ctx
-        self.wrapped = marker.endswith("function_calls>")
+        self.wrapped = marker in WRAPPER_MARKERS
         self.missing_angle = marker == MISSING_ANGLE_MARKER
         self.wrap_close = f"</{marker[1:]}" if self.wrapped else ""
         self.prefix = PREFIX if marker.startswith((f"<{PREFIX}", PREFIX)) else ""
@@ -364,6 +369,7 @@ class InvokeReader(BlockReader):
         self.streaming = False
         self.discard = False  # the value in progress is a rejected duplicate
         self.duplicate: str | None = None
+        self.repairs: list[str] = []  # a kept duplicate (under `DuplicateRule.LAST_WINS`)
         self.error: str | None = None
         self.tail_closes = True  # what is held at the end is (a prefix of) the invoke closer
 
@@ -542,6 +548,8 @@ class InvokeReader(BlockReader):
         value = typed_value(gate, self.key, text)
         if self.key in self.done:
             del self.done[self.key]  # the last one wins, where it was written
+            if DUPLICATE_KEPT not in self.repairs:
+                self.repairs.append(DUPLICATE_KEPT)
         self.done[self.key] = value
         self.ctx.args.put(self.key, value)
 
@@ -558,11 +566,11 @@ class InvokeReader(BlockReader):
         if self.error is not None:
             return self.error
         if self.duplicate is not None:
-            return f"parameter {self.duplicate[:64]!r} is given more than once"
+            return duplicate_key_error(self.duplicate)
         return None
 
     def _end_invoke(self, at: int) -> int:
-        self.ctx.end_call(self.done, at=at, error=self._reason())
+        self.ctx.end_call(self.done, at=at, error=self._reason(), repairs=self.repairs)
         self.calls_ended += 1
         self.state = _AFTER
         return at

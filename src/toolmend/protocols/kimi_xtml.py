@@ -53,6 +53,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
 from toolmend.jsontext import json_type, loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -133,6 +134,8 @@ class KimiXtmlProtocol(TextProtocol):
         'Kimi K3 XTML channels: <|open|>tools<|sep|><|open|>call tool="..."<|sep|>'
         '<|open|>argument key="..." type="..."<|sep|>...<|close|>argument<|sep|>...'
     )
+    #: Any XTML marker in a result could end its channel or open another one.
+    result_closers = (CLOSE, OPEN, SEP)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return LEADS
@@ -165,7 +168,7 @@ class KimiXtmlProtocol(TextProtocol):
         parts += [CALL_CLOSE, TOOLS_CLOSE]
         return "".join(parts)
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         return (
             f'{OPEN}{RESULT_CHANNEL} call_id="{call_id}" tool="{name}"{SEP}'
             f"{content}{CLOSE}{RESULT_CHANNEL}{SEP}"
@@ -466,7 +469,7 @@ class XtmlReader(BlockReader):
             self._call_error(
                 call,
                 "duplicate_argument",
-                f"argument {key[:64]!r} is given twice",
+                duplicate_key_error(key),
                 key=key[:64],
             )
         elif call.known:

@@ -46,6 +46,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.jsontext import number_from_text
 from toolmend.model import Tool, ToolCall
@@ -54,7 +55,6 @@ from toolmend.protocols.toolname_tags import (
     ToolTagReader,
     ToolTagSyntax,
     find_closer,
-    render_tag_result,
 )
 from toolmend.schema_gate import schema_types
 
@@ -348,9 +348,6 @@ class MorphXmlProtocol(ToolTagSyntax):
         body = "\n".join(render_value(k, v) for k, v in call.arguments.items())
         return f"<{call.name}>\n{body}\n</{call.name}>"
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
-        return render_tag_result(name, content)
-
 
 # ----------------------------------------------------------------------------------- reader
 
@@ -583,14 +580,14 @@ class MorphXmlReader(ToolTagReader):
         key = v.key
         if "array" in schema_types(v.schema):
             if key in self.arrays and self.pending != key:
-                self._fail(f"argument {key[:64]!r} is given twice")
+                self._fail(duplicate_key_error(key))
                 return
             self.arrays.setdefault(key, []).append(raw)
             self.values.setdefault(key, None)
             self.pending = key
             return
         if key in self.values:
-            self._fail(f"argument {key[:64]!r} is given twice")
+            self._fail(duplicate_key_error(key))
             return
         try:
             value = decode_value(raw, v.schema, key)

@@ -39,6 +39,7 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.jsontext import (
     decode_json_object,
@@ -48,7 +49,7 @@ from toolmend.jsontext import (
 )
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol
+from toolmend.protocols.base import TextProtocol, carried_raw
 from toolmend.protocols.hermes import HermesReader
 from toolmend.schema_gate import Policy, declared_types
 
@@ -172,6 +173,7 @@ class Qwen3CoderProtocol(TextProtocol):
         "XML-like tags: <tool_call><function=NAME><parameter=KEY>VALUE</parameter>"
         "</function></tool_call>"
     )
+    result_closers = ("</tool_response>",)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN, FUNCTION)
@@ -210,11 +212,12 @@ class Qwen3CoderProtocol(TextProtocol):
         lines = [OPEN, f"{FUNCTION}{call.name}>"]
         for key, value in call.arguments.items():
             text = value if isinstance(value, str) else canonical_json(value)
+            carried_raw(text, _VALUE_END_MARKERS, protocol_id=self.id)
             lines.append(f"{PARAMETER}{key}>\n{text}\n{PARAMETER_END}")
         lines += [FUNCTION_END, CLOSE]
         return "\n".join(lines)
 
-    def render_result(self, call_id: str, name: str, content: str) -> str:
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
         return f"<tool_response>\n{content}\n</tool_response>"
 
 
@@ -304,7 +307,7 @@ class Qwen3CoderReader(BlockReader):
                 return pos
             if new is None:  # the block is over (ended or reverted): the engine takes it
                 return self._stop
-            if self.state == state and (new == pos or state == _VALUE):
+            if self.hermes is None and self.state == state and (new == pos or state == _VALUE):
                 return new  # a value reads all it can in one go; others stop when stuck
             pos = new
 
@@ -321,8 +324,12 @@ class Qwen3CoderReader(BlockReader):
     # ------------------------------------------------------------------ wrapper and header
 
     def _prelude(self, buf: str, pos: int, end: int, final: bool) -> int | None:
-        """After `<tool_call>`: whitespace, then `<function=`, JSON, or the closer."""
-        m = _NOT_SPACE.search(buf, pos, end)
+        """After `<tool_call>`: whitespace, then `<function=`, JSON, or the closer.
+
+        More than `MAX_TAG_LENGTH` blanks first is not a call, whatever follows them (so the
+        decision is the same however the blanks arrive).
+        """
+        m = _NOT_SPACE.search(buf, pos, min(end, pos + MAX_TAG_LENGTH + 1))
         if m is None:
             if end - pos > MAX_TAG_LENGTH:
                 self._revert("", True, pos)
@@ -519,7 +526,7 @@ class Qwen3CoderReader(BlockReader):
         key = self.key
         if key in self.done:
             if self.error is None:
-                self.error = f"parameter {key[:64]!r} is given twice"
+                self.error = duplicate_key_error(key)
             return
         self.done[key] = value
         if self.types != _STRING:

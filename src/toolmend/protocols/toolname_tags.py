@@ -68,13 +68,21 @@ def render_tag_result(name: str, content: str) -> str:
 
 
 class ToolTagSyntax(TextProtocol):
-    """Markers and closers of the tool-name tag formats."""
+    """Markers and closers of the tool-name tag formats, and their result envelope."""
+
+    result_closers = ("</tool_response>",)
+
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
+        return render_tag_result(name, content)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return tag_markers(resolver)
 
     def closing_markers(self) -> Sequence[str]:
         return ()  # the closer depends on the tool name: see `closing_markers_after`
+
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return ()  # `<get_wea` may be prose about a tool as well: a cut one stays text
 
     def closing_markers_after(self, marker: str) -> Sequence[str]:
         return (f"</{marker_name(marker)}>",)
@@ -143,8 +151,12 @@ class ToolTagReader(BlockReader):
         return self.body_step(buf, pos, end, final)
 
     def _read_header(self, buf: str, pos: int, end: int, final: bool) -> int:
-        """After `<name `: spaces, then `>` or `/>`; anything else means this is not a tag."""
-        m = _HEADER_REST.match(buf, pos, end)
+        """After `<name `: spaces, then `>` or `/>`; anything else means this is not a tag.
+
+        Only `MAX_TAG_LENGTH` characters are looked at, however many are there, so a long run
+        of blanks is decided the same whole or in pieces.
+        """
+        m = _HEADER_REST.match(buf, pos, min(end, pos + MAX_TAG_LENGTH))
         if m is not None:
             self.consumed.append(m.group())
             self.header_done = True

@@ -35,14 +35,14 @@ from toolmend.core.engine import (
     plain_text_pattern,
     verbatim_pattern,
 )
+from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall
-from toolmend.protocols.base import declare_tools
+from toolmend.protocols.base import carried_raw, declare_tools
 from toolmend.protocols.toolname_tags import (
     ToolTagReader,
     ToolTagSyntax,
     find_closer,
-    render_tag_result,
 )
 
 #: Line width passed to the YAML emitter: long strings are never folded over several lines.
@@ -61,8 +61,28 @@ _VALUE_FOLLOWS = re.compile(r":[ \t]*(?:[|>][-+0-9]*)?[ \t]*\Z")
 _SafeBase: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+class _DuplicateKey(yaml.YAMLError):
+    """A mapping of the body gives one key twice (YAML forbids it; PyYAML would keep the last)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
 class _Loader(_SafeBase):  # type: ignore[misc]
-    """The safe loader without timestamp resolution (dates stay strings)."""
+    """The safe loader without timestamp resolution (dates stay strings), refusing duplicate
+    keys: yaml-xml follows `DuplicateRule.REJECT`, as YAML itself does."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[tuple[str, str]] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                key = (key_node.tag, key_node.value)
+                if key in seen:
+                    raise _DuplicateKey(key_node.value)
+                seen.add(key)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -118,6 +138,8 @@ def decode_body(body: str) -> tuple[dict[str, Any], str | None]:
     """The arguments held by a YAML body, or an error."""
     try:
         value = yaml.load(body, Loader=_Loader)  # a SafeLoader subclass
+    except _DuplicateKey as exc:
+        return {}, duplicate_key_error(exc.key)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -168,10 +190,8 @@ class YamlXmlProtocol(ToolTagSyntax):
     def render_call(self, call: ToolCall) -> str:
         if not call.arguments:
             return f"<{call.name}/>"
-        return f"<{call.name}>\n{render_body(call.arguments)}</{call.name}>"
-
-    def render_result(self, call_id: str, name: str, content: str) -> str:
-        return render_tag_result(name, content)
+        body = carried_raw(render_body(call.arguments), (f"</{call.name}>",), protocol_id=self.id)
+        return f"<{call.name}>\n{body}</{call.name}>"
 
 
 class YamlXmlReader(ToolTagReader):

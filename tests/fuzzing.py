@@ -1,0 +1,282 @@
+"""A grammar fuzzer for every text protocol: vocabulary, generator, checks and a shrinker.
+
+The vocabulary is built from what the registered protocols say about themselves (their opening
+and closing markers, result envelopes, rendered calls and results), plus escapes, entities,
+code fences, reasoning tags, value text and long runs of one character. An input is a random
+sequence of those pieces, sometimes with a slice of a rendered call spliced in (so that inputs
+come near valid calls and then break them), sometimes with one character dropped.
+
+`check(text, rng)` runs the input through every protocol and `auto` and returns the first
+failure: an exception, a result that changes when the input is fed in random chunks (or one
+character at a time), a character not conserved, argument deltas that are not a prefix of the
+final arguments, or a complete call whose arguments do not validate against the tool's schema.
+Timing is the caller's business (`bench/fuzz.py` bounds it; tests never time anything).
+
+Used by `tests/test_fuzz.py` (a short seeded run) and `bench/fuzz.py` (a million inputs).
+"""
+
+from __future__ import annotations
+
+import random
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+
+import toolmend
+from support import comparable, run_chunks, split_at
+from toolmend.events import Diagnostic, Event, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from toolmend.names import ToolResolver
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "required": ["city"],
+        },
+    },
+    {
+        "name": "write_file",
+        "parameters": {
+            "type": "object",
+            "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["file_path", "content"],
+        },
+    },
+]
+SCHEMAS = {t["name"]: t["parameters"] for t in TOOLS}
+PROTOCOLS = [*toolmend.protocols(), "auto"]
+
+SAMPLE_CALLS = [
+    toolmend.ToolCall(id="call_1", name="get_weather", arguments={"city": "Rome", "days": 2}),
+    toolmend.ToolCall(
+        id="call_2",
+        name="write_file",
+        arguments={"file_path": "a.py", "content": 'if a < b:\n    print("x & y")\n'},
+    ),
+]
+ESCAPES = ['\\"', "\\\\", "\\n", "\\u00e9", "\\ud83d", "\\u00", "&lt;", "&amp;", "&#60;", "&#x3c;"]
+FENCES = ["```", "```python\n", "\n```\n", "~~~\n", "`", "``", "\n    "]
+REASONING = ["<think>", "</think>", "<|channel|>analysis<|message|>", "<|end|>"]
+VALUES = [
+    "Rome",
+    "get_weather",
+    "write_file",
+    "getweather",
+    "city",
+    "days",
+    "content",
+    "2",
+    "-1.5e3",
+    "true",
+    "null",
+    "{",
+    "}",
+    "[",
+    "]",
+    ":",
+    ",",
+    '"',
+    "'",
+    "=",
+    "(",
+    ")",
+    "\n",
+    " ",
+    "\t",
+    "\r\n",
+    "é",
+    "😀",
+    "call:",
+    "name",
+    "arguments",
+    '"name": "get_weather"',
+    '"arguments": {',
+]
+#: Characters whose long runs stress held-back text (backticks, blanks, tag and brace starts).
+RUN_CHARS = "` <{~\n|"
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(pieces, rendered calls) gathered from every registered protocol."""
+    resolver = ToolResolver(toolmend.model.coerce_tools(TOOLS))
+    pieces: set[str] = set(ESCAPES + FENCES + REASONING + VALUES)
+    rendered: list[str] = []
+    for pid in toolmend.protocols():
+        proto = toolmend.get_protocol(pid)
+        opening = list(proto.opening_markers(resolver))
+        pieces.update(opening)
+        pieces.update(proto.closing_markers())
+        for marker in opening:
+            pieces.update(proto.closing_markers_after(marker))
+        pieces.update(proto.result_closers)
+        for call in SAMPLE_CALLS:
+            rendered.append(proto.render_call(call))
+        rendered.append(proto.render_result("call_1", "get_weather", '{"temp": 21}'))
+    return tuple(sorted(pieces)), tuple(rendered)
+
+
+def generate(rng: random.Random, *, max_run: int = 300) -> str:
+    """One input: pieces, slices of rendered calls, long runs, and an occasional dropped char."""
+    pieces, rendered = vocabulary()
+    out: list[str] = []
+    for _ in range(rng.randint(1, 24)):
+        roll = rng.random()
+        if roll < 0.2:
+            call = rng.choice(rendered)
+            a = rng.randint(0, len(call))
+            b = rng.randint(a, len(call))
+            out.append(call if rng.random() < 0.4 else call[a:b])
+        elif roll < 0.25:
+            out.append(rng.choice(RUN_CHARS) * rng.randint(2, max_run))
+        else:
+            out.append(rng.choice(pieces))
+    text = "".join(out)
+    if text and rng.random() < 0.2:
+        i = rng.randrange(len(text))
+        text = text[:i] + text[i + 1 :]
+    return text
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What broke, for which protocol; `detail` is a short message (never more than 2 KB)."""
+
+    protocol: str
+    kind: str
+    detail: str
+
+
+def _conservation(text: str, events: list[Event]) -> str | None:
+    visible = sum(len(e.text) for e in events if isinstance(e, TextDelta))
+    in_calls = sum(e.source_length for e in events if isinstance(e, ToolCallEnd))
+    stripped = sum(e.stripped_length for e in events if isinstance(e, Diagnostic))
+    if visible + in_calls + stripped != len(text):
+        return f"text {visible} + calls {in_calls} + stripped {stripped} != {len(text)}"
+    return None
+
+
+def _deltas(events: list[Event]) -> str | None:
+    sent: dict[str, str] = {}
+    for e in events:
+        if isinstance(e, ToolCallStart):
+            sent[e.id] = ""
+        elif isinstance(e, ToolCallDelta):
+            if e.id not in sent:
+                return "a delta before its start"
+            sent[e.id] += e.arguments_delta
+        elif isinstance(e, ToolCallEnd):
+            final = e.call.arguments_json()
+            if sent.get(e.call.id, "") != final and not _diverged(events, e.call.id):
+                return f"deltas {sent.get(e.call.id, '')[:60]!r} are not {final[:60]!r}"
+    return None
+
+
+def _diverged(events: list[Event], call_id: str) -> bool:
+    """The parser said so itself (`argument_stream_diverged`): a documented, flagged case."""
+    return any(
+        isinstance(e, Diagnostic)
+        and e.code == "argument_stream_diverged"
+        and e.metadata.get("call_id") == call_id
+        for e in events
+    )
+
+
+def _invalid_call(events: list[Event]) -> str | None:
+    for e in events:
+        if isinstance(e, ToolCallEnd) and not e.call.incomplete:
+            schema = SCHEMAS.get(e.call.name)
+            if schema is None:
+                return f"an executable call of an undeclared tool {e.call.name!r}"
+            try:
+                jsonschema.validate(e.call.arguments, schema)
+            except jsonschema.ValidationError as exc:
+                return f"an executable call that does not validate: {exc.message[:200]}"
+    return None
+
+
+def _chunkings(text: str, rng: random.Random, by_char_share: float) -> list[list[str]]:
+    """One character at a time for short inputs (a `by_char_share` of them), one random split."""
+    splits = [list(text)] if len(text) <= 400 and rng.random() < by_char_share else []
+    size = rng.choice((1, 2, 3, 5, 8, 13, 64))
+    points = range(size, len(text), size) if rng.random() < 0.5 else None
+    if points is None:
+        points = [rng.randint(1, max(1, len(text) - 1)) for _ in range(rng.randint(1, 16))]
+    splits.append(split_at(text, list(points)))
+    return splits
+
+
+def check_protocol(
+    text: str, protocol: str, rng: random.Random, by_char_share: float = 1.0
+) -> Failure | None:
+    """The first invariant `text` breaks under `protocol`, or None."""
+    try:
+        whole = run_chunks(protocol, [text], TOOLS)
+    except Exception:
+        return Failure(protocol, "exception", traceback.format_exc(limit=6)[-2000:])
+    for kind, why in (
+        ("conservation", _conservation(text, whole)),
+        ("deltas", _deltas(whole)),
+        ("invalid_call", _invalid_call(whole)),
+    ):
+        if why is not None:
+            return Failure(protocol, kind, why)
+    reference = comparable(whole)
+    for chunks in _chunkings(text, rng, by_char_share):
+        try:
+            events = run_chunks(protocol, chunks, TOOLS)
+        except Exception:
+            return Failure(protocol, "exception", traceback.format_exc(limit=6)[-2000:])
+        if comparable(events) != reference:
+            sizes = [len(c) for c in chunks[:12]]
+            return Failure(protocol, "split", f"chunks {sizes}... change the result")
+        why = _conservation(text, events) or _deltas(events)
+        if why is not None:
+            return Failure(protocol, "conservation_split", why)
+    return None
+
+
+def check(
+    text: str, rng: random.Random, protocols: list[str] = PROTOCOLS, by_char_share: float = 1.0
+) -> Failure | None:
+    """The first invariant `text` breaks under any protocol or `auto`, or None."""
+    for protocol in protocols:
+        failure = check_protocol(text, protocol, random.Random(rng.random()), by_char_share)
+        if failure is not None:
+            return failure
+    return None
+
+
+def shrink(text: str, fails: Callable[[str], bool], *, budget: int = 400) -> str:
+    """A shorter text that still `fails` (greedy removal of ever smaller spans)."""
+    span = max(1, len(text) // 2)
+    while span >= 1 and budget > 0:
+        i = 0
+        removed = False
+        while i < len(text) and budget > 0:
+            candidate = text[:i] + text[i + span :]
+            budget -= 1
+            if candidate != text and fails(candidate):
+                text = candidate
+                removed = True
+            else:
+                i += span
+        if not removed:
+            span //= 2
+    return text
+
+
+def same_failure(failure: Failure, seed: int) -> Callable[[str], bool]:
+    """A predicate for `shrink`: the same protocol fails in the same way."""
+
+    def fails(candidate: str) -> bool:
+        found = check_protocol(candidate, failure.protocol, random.Random(seed))
+        return found is not None and found.kind == failure.kind
+
+    return fails
