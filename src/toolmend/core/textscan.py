@@ -16,6 +16,7 @@ The scanner never interprets markers and never decides what a call is.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -53,15 +54,38 @@ def partial_marker_start(
     """Where the longest suffix of `buf[start:end]` that is a proper prefix of a marker begins.
 
     Returns `end` when no suffix could grow into a marker. Only the last `len(longest) - 1`
-    characters are looked at, so the cost per call is bounded by the marker length.
+    characters are looked at, and only where one of `first_chars` stands (found by one regex
+    search each), each tested by one set lookup: this runs at the end of every fed chunk of
+    prose, so its cost per call is bounded by the marker length and is mostly one search.
     """
     if not markers:
         return end
-    longest = max(len(m) for m in markers)
-    for j in range(max(start, end - longest + 1), end):
-        if buf[j] in first_chars and is_proper_prefix(buf[j:end], markers):
+    prefixes, longest = _marker_prefixes(markers if isinstance(markers, tuple) else tuple(markers))
+    search = _any_of(first_chars).search
+    hit = search(buf, max(start, end - longest + 1), end)
+    while hit is not None:
+        j = hit.start()
+        if buf[j:end] in prefixes:
             return j
+        hit = search(buf, j + 1, end)
     return end
+
+
+@functools.lru_cache(maxsize=256)
+def _marker_prefixes(markers: tuple[str, ...]) -> tuple[frozenset[str], int]:
+    """Every proper prefix of `markers`, and the longest marker's length.
+
+    Cached: a process has a few fixed marker sets (one per protocol and `auto`), asked about
+    on every feed.
+    """
+    prefixes = frozenset(m[:k] for m in markers for k in range(1, len(m)))
+    return prefixes, max(len(m) for m in markers)
+
+
+@functools.lru_cache(maxsize=256)
+def _any_of(chars: str) -> re.Pattern[str]:
+    """A pattern matching any one of `chars` (cached like `_marker_prefixes`)."""
+    return re.compile("[" + re.escape(chars) + "]") if chars else re.compile("(?!)")
 
 
 _SPACES = re.compile(r" {0,3}")
