@@ -350,3 +350,14 @@ def test_a_tool_name_tag_with_a_long_run_of_blanks_is_decided_the_same_whatever_
     for blanks in (100, 127, 128, 200):
         text = "<get_weather" + " " * blanks + ">\n<city>Rome</city>\n</get_weather>"
         assert_split_invariant(protocol, text, TOOLS, exhaustive_limit=0)
+
+
+@pytest.mark.parametrize("escape", ["\\\n", "\\x", "\\u12"])
+def test_the_text_before_an_invalid_escape_streams_the_same_whatever_the_split(
+    escape: str,
+) -> None:
+    # Fuzzer seed 7039125: `"p\<newline>` streamed `p` when a chunk ended before the backslash
+    # and nothing when `p` and the escape came in one piece.
+    text = '<tool_call>{"name":"write_file","arguments":{"file_path":"p' + escape
+    for protocol in ("hermes", "auto"):
+        assert_split_invariant(protocol, text, TOOLS)

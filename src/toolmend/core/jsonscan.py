@@ -20,6 +20,7 @@ from toolmend.core.textscan import partial_marker_start
 
 #: The characters that end plain text inside a JSON string.
 STRING_SPECIAL = re.compile(r'["\\]')
+_VALID_ESCAPE = re.compile(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})')
 _HIGH_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}$")
 _WS = " \t\r\n"
 
@@ -212,6 +213,11 @@ class JsonScan:
             self._string_piece(buf[pos:i])
             return i
         stop = min(i + width, end)
+        if pos < i and not _VALID_ESCAPE.match(buf, i, stop):
+            # An invalid escape decodes to nothing: the text before it is its own piece, as
+            # it is when a chunk ends at the backslash (the result must not depend on that).
+            self._string_piece(buf[pos:i])
+            pos = i
         self._string_piece(buf[pos:stop])
         return stop
 
