@@ -373,24 +373,12 @@ async def _serve(request: Request, state: ServerState, record: RequestRecord) ->
     tools = parse_tools(body)
     if rule.mode == "text" and int(body.get("n") or 1) != 1:
         raise Problem(400, "invalid_request_error", "text mode answers one choice (n must be 1)")
-    if rule.guard:
-        history, counts = guard_request(body["messages"], tools)
-        record.guidance.update(counts.by_category)
-        record.guidance_patterns.update(counts.by_pattern)
-        record.loops_broken = counts.loops_broken
-    else:
-        history = [dict(m) for m in body["messages"]]
+    history = guarded_history(rule, body["messages"], tools, record)
     headers = upstream_headers(
         upstream, request.headers.get("authorization"), forwards_client_authorization(config.keys)
     )
-    try:
-        pipeline = ChatPipeline(state, record, body, rule, upstream, tools, history, headers)
-        source = await pipeline.open(history)
-    except RequestError as exc:
-        raise Problem(400, "invalid_request_error", str(exc)) from None
-    except UpstreamError as exc:
-        record.upstream_status = exc.status
-        raise upstream_problem(exc) from None
+    pipeline = ChatPipeline(state, record, body, rule, upstream, tools, history, headers)
+    source = await open_upstream(pipeline, record, history)
     if pipeline.stream:
         return StreamingResponse(pipeline.sse(source), media_type="text/event-stream")
     try:
@@ -398,3 +386,36 @@ async def _serve(request: Request, state: ServerState, record: RequestRecord) ->
     except UpstreamError as exc:
         raise upstream_problem(exc) from None
     return JSONResponse(fold_chunks(chunks))
+
+
+def guarded_history(
+    rule: ModelRule,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Tool] | None,
+    record: RequestRecord,
+) -> list[dict[str, Any]]:
+    """The history the upstream is sent: guarded when the rule says so, the counts recorded.
+
+    Every endpoint (chat, and the Messages and Responses front-ends once translated) goes
+    through here, so the guard answers alike whichever API the agent speaks.
+    """
+    if not rule.guard:
+        return [dict(m) for m in messages]
+    history, counts = guard_request(messages, tools)
+    record.guidance.update(counts.by_category)
+    record.guidance_patterns.update(counts.by_pattern)
+    record.loops_broken = counts.loops_broken
+    return history
+
+
+async def open_upstream(
+    pipeline: ChatPipeline, record: RequestRecord, history: Sequence[Mapping[str, Any]]
+) -> AsyncIterator[dict[str, Any]]:
+    """The upstream's chunks for `history`; a bad request or a failed upstream is a Problem."""
+    try:
+        return await pipeline.open(history)
+    except RequestError as exc:
+        raise Problem(400, "invalid_request_error", str(exc)) from None
+    except UpstreamError as exc:
+        record.upstream_status = exc.status
+        raise upstream_problem(exc) from None

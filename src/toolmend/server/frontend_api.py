@@ -32,7 +32,9 @@ from toolmend.server.chat import (
     Problem,
     ServerState,
     check_chat_body,
+    guarded_history,
     new_request_id,
+    open_upstream,
     parse_tools,
     problem_response,
     read_body,
@@ -55,9 +57,7 @@ from toolmend.server.frontends.tokens import (
     TokenizerTable,
     count_chat_tokens,
 )
-from toolmend.server.guarding import guard_request
 from toolmend.server.requestlog import RequestRecord
-from toolmend.server.text_mode import RequestError
 from toolmend.server.upstream import UpstreamError, upstream_headers
 
 #: Seconds of upstream silence before a keep-alive goes to the client (Claude Code and Codex
@@ -116,27 +116,14 @@ async def _open(
         limit = rule.limits.max_request_bytes
         raise Problem(413, "request_too_large", f"request body is larger than {limit} bytes")
     tools = parse_tools(chat)
-    if rule.guard:
-        history, counts = guard_request(chat["messages"], tools)
-        record.guidance.update(counts.by_category)
-        record.guidance_patterns.update(counts.by_pattern)
-        record.loops_broken = counts.loops_broken
-    else:
-        history = [dict(m) for m in chat["messages"]]
-    history = _without_result_flags(history)
+    history = _without_result_flags(guarded_history(rule, chat["messages"], tools, record))
     chat["messages"] = _without_result_flags(chat["messages"])
     authorization = request.headers.get("authorization")
     if authorization is None and request.headers.get("x-api-key"):
         authorization = f"Bearer {request.headers['x-api-key']}"
     headers = upstream_headers(upstream, authorization, forwards_client_authorization(config.keys))
-    try:
-        pipeline = ChatPipeline(state, record, chat, rule, upstream, tools, history, headers)
-        source = await pipeline.open(history)
-    except RequestError as exc:
-        raise Problem(400, "invalid_request_error", str(exc)) from None
-    except UpstreamError as exc:
-        record.upstream_status = exc.status
-        raise upstream_problem(exc) from None
+    pipeline = ChatPipeline(state, record, chat, rule, upstream, tools, history, headers)
+    source = await open_upstream(pipeline, record, history)
     return pipeline, source, translated, body
 
 
