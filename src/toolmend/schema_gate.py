@@ -622,6 +622,16 @@ class SchemaGate:
                 return GateResult(candidate, [*notes, *repairer.repairs], None)
         return GateResult(normalised, [], error)
 
+    def errors(self, arguments: dict[str, Any]) -> list[ValidationError]:
+        """Every way `arguments` fail the schema, as the gate's own validator finds them
+        (empty when valid, when there is no schema, or when nesting is too deep to walk)."""
+        if self._compiled is None:
+            return []
+        try:
+            return list(self._compiled.root.iter_errors(arguments))
+        except RecursionError:
+            return []
+
     def _error(self, arguments: dict[str, Any]) -> str:
         assert self._compiled is not None
         try:
