@@ -11,6 +11,8 @@ array of objects) is never flagged as a nested call.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -145,12 +147,22 @@ class PreflightChecker:
         self.tools: dict[str, Tool] | None = (
             {t.name: t for t in tools} if tools is not None else None
         )
+        self._tool_list = list(tools) if tools is not None else None
         self._validators: dict[str, Draft202012Validator] = {}
         self._signatures: list[frozenset[str]] = []
         for tool in tools or []:
             required = tool.parameters.get("required")
             if isinstance(required, list) and len(required) >= MIN_SIGNATURE_KEYS:
                 self._signatures.append(frozenset(str(r) for r in required))
+
+    @functools.cached_property
+    def fingerprint(self) -> bytes | None:
+        """A digest of what the checks depend on (each tool's name and parameters schema, in
+        order): two checkers with the same fingerprint give the same findings."""
+        if self._tool_list is None:
+            return None
+        spec = [[tool.name, tool.parameters] for tool in self._tool_list]
+        return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).digest()
 
     @property
     def tool_names(self) -> tuple[str, ...]:
