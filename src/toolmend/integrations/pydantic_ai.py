@@ -50,17 +50,14 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
-from toolmend.guard.classify import error_text
-from toolmend.integrations._chat import (
-    ChatTurn,
-    Recovery,
+from toolmend.guard.answers import (
     blocking_guidance,
     is_guidance,
-    recover_message,
-    rejected_calls,
     rejected_guidance,
     result_guidance,
 )
+from toolmend.guard.classify import error_text
+from toolmend.integrations._chat import ChatTurn, Recovery, recover_message, rejected_calls
 from toolmend.recovery import REJECTED_CALLS_FIELD, StreamRecovery
 from toolmend.recovery.emitter import REASONING_FIELD
 from toolmend.recovery.families import ProtocolsArg
