@@ -1,8 +1,9 @@
 """Stream events: what a streaming parser hands back from `feed()` and `finish()`.
 
-Small records, in the manner of h11's events; treat them as read-only (they are not frozen
-because a frozen dataclass costs three times as much to build, and a stream makes one per
-delta). They carry no raw markup of failed
+Small records, in the manner of h11's events; treat them as read-only. The per-delta ones are
+not frozen because a frozen dataclass costs three times as much to build and a stream makes one
+per delta; `ToolCallEnd` and the `ToolCall` it carries are frozen (one per call), so the call a
+consumer holds is never changed under it. They carry no raw markup of failed
 calls: a `Diagnostic` holds a code, a message and small metadata (lengths, counts, names), never
 the fragment itself.
 """
@@ -41,7 +42,7 @@ class ToolCallDelta:
     arguments_delta: str
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallEnd:
     """The call is over. `call.incomplete` says whether it may be executed.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall, ToolmendError
 from toolmend.names import ToolResolver
@@ -95,7 +95,7 @@ class AutoProtocol(TextProtocol):
 
 
 def _adopt(proto: TextProtocol, marker: str, ctx: BlockContext) -> BlockReader:
-    ctx.incremental_arguments = proto.incremental_arguments
+    ctx.read_as(proto)
     return proto.new_reader(marker, ctx)
 
 

@@ -9,19 +9,13 @@ decoded. String arguments stream while they are written.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toolmend.core.engine import (
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.jsonscan import JsonScan, decode_string_piece
 from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import BlockContext, BlockReader, EofVerdict
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -39,12 +33,6 @@ METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
 #: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end, strict) ->
 #: (decoded, end); called with strict False, as `decode_string_piece` reads.
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-#: A whole chunk of a string value for the parser's plain-text run: text and complete
-#: two-character escapes (what `decode_string_piece` reads; a raw control character is itself).
-_PLAIN_TEXT = re.compile(r'(?:[^"\\]++|\\["\\/bfnrt])++')
-#: What may follow the plain part of a chunk and only waits for more: an unfinished escape.
-_PENDING = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
-_VERBATIM = verbatim_pattern(('"',), exclude="\\")
 
 
 def _decode_plain(raw: str) -> str:
@@ -53,6 +41,14 @@ def _decode_plain(raw: str) -> str:
     The same JSON string decoder `decode_string_piece` runs, without `json.loads`' overhead.
     """
     return _scanstring(raw + '"', 0, False)[0] if "\\" in raw else raw
+
+
+#: How a JSON string value is written, for the fast path: it ends at a quote; complete
+#: two-character escapes are decoded on the way (a `\u` escape goes through the reader).
+JSON_STRING = ValueText(
+    ('"',), Escapes(("\\",), r'\\["\\/bfnrt]', r"\\(?:u[0-9a-fA-F]{0,3})?", _decode_plain)
+)
+_PLAIN_TEXT = JSON_STRING.plain
 
 
 class HermesProtocol(TextProtocol):
@@ -162,16 +158,7 @@ class HermesReader(JsonScan, BlockReader):
             self.partial = []
             self.streaming = self.ctx.args.open_string(self.key2)
             if self.streaming:
-                run = PlainTextRun(
-                    _PLAIN_TEXT,
-                    (self.consumed,),
-                    _decode_plain,
-                    decoded_sinks=(self.partial,),
-                    escape="\\",
-                    pending=_PENDING,
-                    verbatim=_VERBATIM,
-                )
-                self.ctx.set_plain_text_run(run)
+                self.ctx.stream_value(JSON_STRING, raw=(self.consumed,), decoded=(self.partial,))
 
     def on_string_piece(self, raw: str) -> None:
         if self.name_pieces is not None:
@@ -180,7 +167,7 @@ class HermesReader(JsonScan, BlockReader):
             text = decode_string_piece(raw)
             if text is None:
                 self.ctx.args.halt()
-                self.ctx.set_plain_text_run(None)
+                self.ctx.stop_value()
                 self.streaming = False
                 self.partial = []
                 return
@@ -197,7 +184,7 @@ class HermesReader(JsonScan, BlockReader):
         elif self.depth == 2 and self.args_open and self.begun and self.duplicate is None:
             if self.streaming:
                 self.ctx.args.close_string()
-                self.ctx.set_plain_text_run(None)
+                self.ctx.stop_value()
                 self.streaming = False
             if self.key2 not in self.done:
                 self.done[self.key2] = "".join(self.partial)
@@ -348,10 +335,10 @@ class HermesReader(JsonScan, BlockReader):
         if self.depth > 0 or self.in_string:
             self._close_unfinished(pos)
         if stop == OPEN:
-            self._end_block(pos)  # a new block begins before this one closed
+            self._end_block()  # a new block begins before this one closed
             return pos
         self.consumed.append(CLOSE)
-        self._end_block(pos + len(CLOSE))
+        self._end_block()
         return pos + len(CLOSE)
 
     def _close_unfinished(self, at: int) -> None:
@@ -369,12 +356,11 @@ class HermesReader(JsonScan, BlockReader):
         self.expect_key.clear()
         self.in_string = False
 
-    def _end_block(self, at: int) -> None:
+    def _end_block(self) -> None:
         if self.calls_ended:
-            self.ctx.end_block(at)
+            self.ctx.end_block()
         else:
             self.ctx.fail_block(
-                at,
                 "".join(self.consumed[1:]),
                 "malformed_call",
                 "a <tool_call> block held no usable call",

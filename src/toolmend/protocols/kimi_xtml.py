@@ -42,18 +42,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolmend.core.engine import (
-    CUT_OFF,
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import CUT_OFF, MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
 from toolmend.jsontext import json_type, loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -85,11 +76,8 @@ ARGUMENT_TYPES: dict[str, str] = {
 }
 
 _ATTRIBUTE = re.compile(r'[ \t\r\n]*([A-Za-z_][\w.:-]*)[ \t]*=[ \t]*"([^"]*)"')
-#: A whole chunk of a string value that is value text as written: no marker can begin in it.
-#: The parser's plain-text run appends such a chunk without calling the reader.
-_PLAIN_VALUE = plain_text_pattern(LEADS)
-_PENDING_VALUE = pending_pattern(LEADS)
-_VERBATIM_VALUE = verbatim_pattern(LEADS)
+#: A string value is text as written up to the next marker (no escapes), for the fast path.
+_VALUE_TEXT = ValueText(LEADS)
 _QUOTED_TOOL = re.compile(r'(?:^|[ \t\r\n])tool[ \t]*=[ \t]*"([^"]*)"')
 
 
@@ -265,7 +253,7 @@ class XtmlReader(BlockReader):
         return at, True
 
     def _end_block(self, at: int) -> tuple[int, bool]:
-        self.ctx.end_block(at)
+        self.ctx.end_block()
         self.over = True
         return at, True
 
@@ -478,14 +466,7 @@ class XtmlReader(BlockReader):
             if kind == "string":
                 call.streaming = self.ctx.args.open_string(key)
                 if call.streaming:
-                    self.ctx.set_plain_text_run(
-                        PlainTextRun(
-                            _PLAIN_VALUE,
-                            (call.pieces,),
-                            pending=_PENDING_VALUE,
-                            verbatim=_VERBATIM_VALUE,
-                        )
-                    )
+                    self.ctx.stream_value(_VALUE_TEXT, raw=(call.pieces,))
         return new, True
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
@@ -535,7 +516,7 @@ class XtmlReader(BlockReader):
         call.pieces = []
         if call.kind == "string":
             if call.streaming:
-                self.ctx.set_plain_text_run(None)
+                self.ctx.stop_value()
                 self.ctx.args.close_string()
                 call.streaming = False
             call.arguments[key] = raw
