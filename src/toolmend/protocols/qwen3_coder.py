@@ -16,7 +16,7 @@ Parsing, in short:
   Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
   everything else stays text. String parameters stream as argument deltas while written.
 * A `<tool_call>` holding JSON (`{"name": ..., "arguments": ...}`) is read by the Hermes reader.
-* Truncation follows R1–R4 (see `toolmend.core.engine`).
+* Truncation follows R1–R4 (see `toolmend.core.calls`).
 
 It never scans text for markers itself (the engine's `TextScanner` does), never repairs arguments
 (the schema gate does) and never decodes entities or escapes inside a value.
@@ -42,7 +42,8 @@ from toolmend.jsontext import (
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, carried_raw
-from toolmend.protocols.hermes import HermesReader
+from toolmend.protocols.hermes import hermes_reader
+from toolmend.protocols.json_calls import JsonCallsReader
 from toolmend.schema_gate import Policy, declared_types
 
 OPEN = "<tool_call>"
@@ -265,7 +266,7 @@ class Qwen3CoderReader(BlockReader):
         self.repairs: list[str] = []
         self.error: str | None = None
         self.tail = ""  # at the end of the stream: the undecided text left over
-        self.hermes: HermesReader | None = None
+        self.hermes: JsonCallsReader | None = None
         self._stop = 0  # where the block ended, once `end_block`/`revert` was called
 
     # ------------------------------------------------------------------------ the machine
@@ -330,7 +331,7 @@ class Qwen3CoderReader(BlockReader):
             self.name_offset = k + len(FUNCTION) - pos
             return pos
         if buf[k] == "{":
-            self.hermes = HermesReader(self.ctx)
+            self.hermes = hermes_reader(self.ctx)
             return pos
         if buf.startswith(CLOSE, k, end):
             self._finish_block(k + len(CLOSE))  # an empty wrapper: markup, no call
