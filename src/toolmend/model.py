@@ -205,15 +205,20 @@ class CallIdFactory:
 
 @dataclass(slots=True)
 class ParseResult:
-    """What `toolmend.parse` returns: visible text, the calls found, and diagnostics."""
+    """What `toolmend.parse` returns: visible text, the calls found, diagnostics, and the
+    reasoning text (never scanned for calls)."""
 
     text: str
     tool_calls: list[ToolCall]
     diagnostics: list[Diagnostic]
+    reasoning: str = ""
 
     def to_dict(self) -> JSONDict:
-        return {
+        out = {
             "text": self.text,
             "tool_calls": [c.to_dict() for c in self.tool_calls],
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
+        if self.reasoning:  # the key appears only when there is reasoning
+            out["reasoning"] = self.reasoning
+        return out

@@ -19,14 +19,14 @@ bounded by the fragment cap.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from toolmend.core.argstream import json_string_text
 from toolmend.core.calls import ENDED, OPEN, Block
 from toolmend.core.fastpath import MAX_PENDING
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockReader, ProtocolSyntax
 from toolmend.core.textscan import TextScanner
-from toolmend.events import Diagnostic, Event, TextDelta, ToolCallDelta
+from toolmend.events import Diagnostic, Event, ReasoningDelta, TextDelta, ToolCallDelta
 from toolmend.model import CallIdFactory, Tool
 from toolmend.names import ToolResolver
 from toolmend.schema_gate import Policy
@@ -42,7 +42,8 @@ class ParserOptions(TypedDict, total=False):
     `policy`: "strict" (validate only) or "lenient" (validation-gated repairs); default: the
     protocol's own. `max_fragment`: largest call in characters (default 1 MiB).
     `keep_failed_markup`: show a failed call's markup as text. `id_prefix` / `seed`:
-    deterministic call ids.
+    deterministic call ids. `reasoning="open"`: the output begins inside reasoning (a template
+    that writes `<think>` into the prompt), so text up to the first reasoning closer is reasoning.
     """
 
     policy: Policy | str | None
@@ -50,9 +51,10 @@ class ParserOptions(TypedDict, total=False):
     keep_failed_markup: bool
     id_prefix: str | None
     seed: int | str | None
+    reasoning: Literal["open"] | None
 
 
-_TEXT, _BLOCK, _SKIP = 0, 1, 2
+_TEXT, _BLOCK, _SKIP, _REASON = 0, 1, 2, 3
 
 
 class StreamParser:
@@ -70,6 +72,7 @@ class StreamParser:
         "_mode",
         "_out",
         "_reader",
+        "_reasoning",
         "_scanner",
         "_skipper",
         "_syntax",
@@ -85,6 +88,7 @@ class StreamParser:
         keep_failed_markup: bool = False,
         id_prefix: str | None = None,
         seed: int | str | None = None,
+        reasoning: Literal["open"] | None = None,
         mask_code: bool = True,
     ) -> None:
         if max_fragment < MAX_TAG_LENGTH:
@@ -101,11 +105,16 @@ class StreamParser:
             keep_failed_markup=keep_failed_markup,
             ids=CallIdFactory(prefix=id_prefix, seed=seed),
         )
+        if reasoning not in (None, "open"):
+            raise ValueError(f"reasoning must be None or 'open', got {reasoning!r}")
+        #: Reasoning opener -> its closers.
+        self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
         self._scanner = TextScanner(
-            syntax.opening_markers(resolver),
+            [*syntax.opening_markers(resolver), *self._reasoning],
             mask_code=mask_code,
             cut_markers=syntax.cut_markers(resolver),
         )
+        #: The scanner of the rest of an oversized block, or of a reasoning span, for its closer.
         self._skipper: TextScanner | None = None
         self._buf = ""
         self._base = 0  # absolute input offset of self._buf[0]
@@ -115,6 +124,10 @@ class StreamParser:
         self._block_start = 0  # absolute offset where the current block's marker began
         self._fragment_end = max_fragment  # the fragment cap's absolute offset for this block
         self._finished = False
+        if reasoning == "open":
+            closers = {c: None for span in syntax.reasoning() for c in span.closers}
+            self._mode = _REASON
+            self._skipper = TextScanner(tuple(closers), mask_code=False)
 
     # ------------------------------------------------------------------ read-only state
 
@@ -264,8 +277,12 @@ class StreamParser:
                     pos += cut
                 if marker_at is None:
                     break
-                self._open_block(pos)
-                pos += len(self._marker)
+                marker = self._scanner.matched
+                if marker in self._reasoning:
+                    self._open_reasoning(marker)
+                else:
+                    self._open_block(pos)
+                pos += len(marker)
             elif self._mode == _BLOCK:
                 reader = self._reader
                 assert reader is not None
@@ -291,12 +308,49 @@ class StreamParser:
                     pos = new_pos
                     break
                 pos = new_pos
+            elif self._mode == _REASON:
+                pos, done = self._step_reasoning(buf, pos, final)
+                if not done:
+                    break
             else:
                 pos, done = self._step_skip(buf, pos, final)
                 if not done:
                     break
         self._buf = buf[pos:]
         self._base += pos
+
+    # --------------------------------------------------------------------------- reasoning
+
+    def _open_reasoning(self, opener: str) -> None:
+        """A reasoning span opens: its text is reasoning up to its closer, read by no reader."""
+        self._out.append(ReasoningDelta("", len(opener)))
+        self._block.attributed += len(opener)
+        self._mode = _REASON
+        self._skipper = TextScanner(self._reasoning[opener], mask_code=False)
+
+    def _step_reasoning(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:
+        """Release reasoning text up to the span's closer (holding only a partial closer)."""
+        scanner = self._skipper
+        assert scanner is not None
+        end, marker_at = scanner.scan(buf, pos, final)
+        cut = scanner.cut_marker  # a closer cut off by the end of the stream: markup
+        if end - cut > pos:
+            self._out.append(ReasoningDelta(buf[pos : end - cut]))
+        if cut:
+            self._out.append(ReasoningDelta("", cut))
+        if marker_at is None:
+            self._block.attributed = self._base + end
+            return end, False
+        closer = scanner.matched
+        self._out.append(ReasoningDelta("", len(closer)))
+        stop = marker_at + len(closer)
+        self._block.attributed = self._base + stop
+        self._block.char_before_marker = "\n"
+        self._mode = _TEXT
+        self._skipper = None
+        return stop, True
+
+    # ------------------------------------------------------------------------------ blocks
 
     def _open_block(self, pos: int) -> None:
         self._marker = self._scanner.matched

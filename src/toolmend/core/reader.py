@@ -6,6 +6,9 @@ when the stream ends inside a block (`EofVerdict`). Everything else (buffering, 
 reasoning spans, ids, the schema gate, argument deltas, the fragment cap, conservation and the
 truncation rule R1–R4) belongs to the parser (`core/engine.py`, `core/calls.py`).
 
+Reasoning spans (`THINK`, and a format's `reasoning_spans`) are the parser's too: it never
+hands their text to a reader.
+
 One return contract for every reader: `step` returns the position up to which it consumed the
 input. Returning the position it was given means it needs more input. After it ends the block
 (`end_block`, `fail_block`) or gives it back as text (`revert`), the returned position is where
@@ -50,6 +53,20 @@ class EofVerdict:
     arguments: dict[str, Any] = field(default_factory=dict)
     reason: str = CUT_OFF
     name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningSpan:
+    """A span of reasoning: from `opener` to the first of `closers`. Its text is reasoning
+    (`ReasoningDelta`), never scanned for calls; its markers are literal, found like any
+    marker (outside code, whatever the split)."""
+
+    opener: str
+    closers: tuple[str, ...]
+
+
+#: The reasoning span of every format: `<think>…</think>` (Qwen3, DeepSeek-R1 and many more).
+THINK = ReasoningSpan("<think>", ("</think>",))
 
 
 class BlockReader(ABC):
@@ -167,10 +184,16 @@ class ProtocolSyntax(ABC):
     #: False when later input may still change earlier keys (e.g. last-wins duplicates), so
     #: argument deltas are only emitted once the call is final.
     incremental_arguments: bool = True
+    #: The format's own reasoning spans, besides `THINK` (e.g. a thought channel).
+    reasoning_spans: tuple[ReasoningSpan, ...] = ()
 
     @abstractmethod
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         """Literal strings that may open a block."""
+
+    def reasoning(self) -> Sequence[ReasoningSpan]:
+        """Every reasoning span the parser watches for: `THINK` and `reasoning_spans`."""
+        return (THINK, *self.reasoning_spans)
 
     @abstractmethod
     def closing_markers(self) -> Sequence[str]:

@@ -15,7 +15,8 @@ a trailing `}`, `]` or whitespace is held back until it is known to be text, bec
 of a forgotten `<|"|>` reads it as structure.
 
 The argument language itself (and its repairs) lives in `gemma4_args`. This module never
-validates arguments (the schema gate does) and never reads `<|channel>` reasoning blocks.
+validates arguments (the schema gate does) and never reads `<|channel>thought` reasoning (the
+parser keeps it apart: `reasoning_spans`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolmend.core.fastpath import ValueRun, ValueText
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import (
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    ReasoningSpan,
+)
 from toolmend.core.textscan import skip_blanks
 from toolmend.jsontext import as_json_data
 from toolmend.model import Tool, ToolCall
@@ -455,6 +462,8 @@ def declare_tool(tool: Tool) -> str:
 
 class Gemma4Protocol(TextProtocol):
     id = "gemma4"
+    #: The thought channel is reasoning: the parser never scans it for calls.
+    reasoning_spans = (ReasoningSpan("<|channel>thought", ("<channel|>",)),)
     aliases = ("gemma4-delimiter",)
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|> (Gemma 4)'
     #: Its envelope's closer, and the delimiter of the raw string the content is written in.

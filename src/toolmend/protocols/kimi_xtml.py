@@ -23,7 +23,8 @@ Reading rules:
 * A call whose tool does not resolve stays text, markup and all; so does a `tools` block holding
   only such calls. A malformed call header is not a call (text).
 * Anything else inside a call than argument channels and whitespace makes the call incomplete.
-* Any other complete marker in visible text (a stray channel transition: think, response,
+* The `think` channel is reasoning (`reasoning_spans`): the parser never scans it for calls.
+* Any other complete marker in visible text (a stray channel transition: response,
   message, unnamed `<|open|><|sep|>`, a bare `<|sep|>`, a sep-less `<|close|>think`) is removed
   and recorded (`markup_stripped` with its length, `xtml_marker_stripped` with its channel).
   Code spans are never read (the engine's text scanner masks them).
@@ -44,7 +45,14 @@ from typing import Any
 
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
-from toolmend.core.reader import CUT_OFF, MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import (
+    CUT_OFF,
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    ReasoningSpan,
+)
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
 from toolmend.jsontext import json_type, loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -118,6 +126,8 @@ def decode_typed(raw: str, kind: str) -> tuple[Any, str | None]:
 
 class KimiXtmlProtocol(TextProtocol):
     id = "kimi-xtml"
+    #: The think channel is reasoning (its close may lack the `<|sep|>`).
+    reasoning_spans = (ReasoningSpan(f"{OPEN}think{SEP}", (f"{CLOSE}think{SEP}", f"{CLOSE}think")),)
     summary = (
         'Kimi K3 XTML channels: <|open|>tools<|sep|><|open|>call tool="..."<|sep|>'
         '<|open|>argument key="..." type="..."<|sep|>...<|close|>argument<|sep|>...'
