@@ -96,6 +96,7 @@ def view_call(call: object) -> CallView:
         name if isinstance(name, str) else "",
         mapping,
         raw,
+        call.get("incomplete") is True,  # the dict form of ToolCall carries it too
     )
 
 
