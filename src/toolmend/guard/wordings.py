@@ -239,6 +239,10 @@ MCP_CLIENT_DOWN = words(
     r"\b(?:failed|unable) to connect to (?:the )?MCP server",
     r"\bClient is not connected, must connect\b",
 )
+#: An SDK's MCP server manager that could not connect a server.
+MCP_CONNECT_FAILED = words("openai-agents", r"\b(?:failed|unable) to connect MCP server\b")
+#: A server that offers no tools at all (an MCP client calling tools/call on it).
+MCP_NO_TOOLS = words("mcp-typescript-sdk", r"\bServer does not (?:support|advertise) tools\b")
 
 UNKNOWN_TOOL = words(
     "langgraph pydantic-ai claude-code opencode openai-agents roo-code kilocode cline vercel-ai"
@@ -750,13 +754,16 @@ TOOLCHAIN_FAILURE = words(
 )
 
 #: GNU tools' option and operand errors (`head: invalid number of lines`, `ls: unrecognized
-#: option`, `cp: 'a' and 'a' are the same file`) and git's refusals in its own words.
+#: option`, `cp: 'a' and 'a' are the same file`) and awk's and sed's script diagnostics.
 PROGRAM_USAGE = words(
-    "coreutils git",
+    "coreutils",
     r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing) (?:option|number|argument"
-    r"|operand)\b|\bare the same file\b",
-    r"\bnot something we can merge\b",
+    r"|operand|mode)\b|\bare the same file\b",
+    # awk's and sed's script diagnostics: the program, then the position in its script
+    r"^[a-z][\w.+\-]{0,30}: (?:-e expression #\d+, char \d+|line \d+): ",
 )
+#: git's refusals in its own words.
+GIT_REFUSALS = words("git", r"\bnot something we can merge\b")
 
 #: A program, module or package the command needs is not installed: Python's `No module named`
 #: (traceback or `python -m`), Node's `Cannot find module 'pkg'` (a bare package name, not a
