@@ -130,7 +130,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=95,
         flags=frozenset({Flag.STUCK_LOOP}),
-        text=w.STUCK + w.RETRIES_EXHAUSTED,
+        text=w.STUCK + w.RETRIES_EXHAUSTED + w.STEP_LIMIT,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="[MODEL_STUCK_LOOP] The same {failed} failure has now happened {count} times in a "
@@ -577,7 +577,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.COMMAND_FAILED,
         variant="missing_dependency",
         priority=46,
-        text=w.MISSING_DEPENDENCY + w.MISSING_PROGRAM,
+        text=w.MISSING_DEPENDENCY + w.MISSING_PROGRAM + w.INSTALL_HINT,
         what="The command of this {tool} call failed: a program, module or package it needs is "
         "not installed.",
         why="The environment lacks that dependency (or the project's virtual environment or "

@@ -154,11 +154,11 @@ STUCK = words(
     r"reflections allowed, stopping",
 )
 
-#: A framework gave up after its own retry budget (output validation, tool retries) or its
-#: step limit.
+#: An agent that stopped at its step limit.
+STEP_LIMIT = words("mini-swe-agent", r"\bLimits exceeded\b[^\n]{0,40}\bsteps\b")
+#: A framework gave up after its own retry budget (output validation, tool retries).
 RETRIES_EXHAUSTED = words(
-    "pydantic-ai mini-swe-agent",
-    r"\bLimits exceeded\b[^\n]{0,40}\bsteps\b",
+    "pydantic-ai",
     r"\bexceeded (?:the )?max(?:imum)? (?:\w+ ){1,2}retries\b",
     r"\bmax(?:imum)? (?:\w+ )?retries \(\d+\) (?:exceeded|reached)",
 )
@@ -781,12 +781,15 @@ MISSING_DEPENDENCY = words(
     r"\bno matching package named\b|\bcan't find crate\b",
 )
 
-#: A program or package named as missing with how to install it ("npx not found. Please ensure
-#: Node.js and npm are properly installed", dash's "sh: 1: tsc: not found", "Install with
-#: 'pip install ...'").
+#: A program named as missing on a line of its own ("npx not found.", dash's "sh: 1: tsc: not
+#: found").
 MISSING_PROGRAM = words(
     "mcp-python-sdk bash",
-    r"^(?:(?:ba|da|z)?sh: \d+: )?[\w.+\-]+:? not found\b",
+    r"^(?:(?:ba|da|z)?sh: \d+: )?(?-i:[a-z][\w.+\-]*):? not found\b",  # a command, lower case
+)
+#: A missing dependency named with how to install it.
+INSTALL_HINT = words(
+    "mcp-python-sdk",
     r"\bInstall (?:it )?with [`'\"]?(?:pip3?|uv|npm|pnpm|yarn|cargo|brew|apt(?:-get)?) "
     r"(?:install|add)\b|\bare properly installed\b",
 )
