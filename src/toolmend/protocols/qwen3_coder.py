@@ -50,7 +50,8 @@ from toolmend.jsontext import (
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, carried_raw
-from toolmend.protocols.hermes import HermesReader
+from toolmend.protocols.hermes import hermes_reader
+from toolmend.protocols.json_calls import JsonCallsReader
 from toolmend.schema_gate import Policy, declared_types
 
 OPEN = "<tool_call>"
@@ -276,7 +277,7 @@ class Qwen3CoderReader(BlockReader):
         self.repairs: list[str] = []
         self.error: str | None = None
         self.tail = ""  # at the end of the stream: the undecided text left over
-        self.hermes: HermesReader | None = None
+        self.hermes: JsonCallsReader | None = None
         self._stop = 0  # where the block ended, once `end_block`/`revert` was called
 
     # ------------------------------------------------------------------------ the machine
@@ -341,7 +342,7 @@ class Qwen3CoderReader(BlockReader):
             self.name_offset = k + len(FUNCTION) - pos
             return pos
         if buf[k] == "{":
-            self.hermes = HermesReader(self.ctx)
+            self.hermes = hermes_reader(self.ctx)
             return pos
         if buf.startswith(CLOSE, k, end):
             self._finish_block(k + len(CLOSE))  # an empty wrapper: markup, no call

@@ -1,0 +1,160 @@
+"""Corpus conformance: every case of `tests/corpus/engines/` whose `expected` is known, read by
+`toolmend.parse` with the case's own format named and again with `auto`.
+
+A case passes when the executable calls are the expected ones (names and arguments; where
+upstream asserts only some keys, `expected_partial`, the names and those keys). A `plain_text`
+case (no call at all) is read by every registered protocol when named: none may return a call.
+The cases toolmend decides differently are listed in `tests/corpus/conformance.exceptions.json`
+with a reason each; `tests/test_corpus_conformance.py` holds the list to the facts and
+`bench/conformance_table.py` prints the per-format table (and rewrites the list with `--write`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import toolmend
+
+CORPUS = Path(__file__).parent / "corpus"
+ENGINES = CORPUS / "engines"
+EXCEPTIONS_FILE = CORPUS / "conformance.exceptions.json"
+MODES = ("named", "auto")
+
+#: The reason of a case whose format has no registered protocol yet.
+NOT_IMPLEMENTED = "format not implemented"
+#: What `--write` puts beside a new failing case of a registered format: the test refuses it
+#: until someone writes the real reason.
+UNEXPLAINED = "UNEXPLAINED: write why this case is decided differently"
+
+#: Corpus `format` label -> the protocol id that reads it. Each engineer keeps the lines of the
+#: formats they own. `None`: no call at all (every protocol is tried); "auto": only the detector
+#: can read it (several formats in one output).
+FORMAT_PROTOCOLS: dict[str, str | None] = {
+    "plain_text": None,
+    "mixed_json_and_qwen3_coder": "auto",
+    # landed before the native-formats issue
+    "hermes": "hermes",
+    "qwen3_coder": "qwen3-coder",
+    "gemma4": "gemma4",
+    # key/value tags, XML and pythonic families (formats-b)
+    "glm45": "glm45",
+    "glm47": "glm47",
+    "glm_name_json": "glm45",
+    "pythonic_lfm2": "lfm2",
+    "olmo3_pythonic": "olmo3",
+    "pythonic": "pythonic",
+    "minimax_m2": "minimax-m2",
+    "functiongemma": "functiongemma",
+    "gemma_tool_code": "gemma-tool-code",
+    "bracket_calling_tool": "calling-tool",
+    # JSON in delimiters and special-token families (formats-a)
+    "mistral": "mistral",
+    "mistral_v11": "mistral",
+    "deepseek_v3": "deepseek-v3",
+    "deepseek_v31": "deepseek-v3.1",
+    "harmony": "harmony",
+    "json_bare": "json",
+    "json_list": "json",
+    "json_codeblock": "json",
+    "json_single_quoted": "json",
+    "llama3_json": "llama3-json",
+    "kimi_k2": "kimi-k2",
+    "functionary_v3.1": "functionary-v3.1",
+    "functionary_v2": "functionary-v2",
+    "cohere_command_a": "cohere",
+    "longcat": "longcat",
+    "granite": "granite",
+    "minimax_m1": "minimax-m1",
+}
+
+
+def load_engine_cases() -> list[dict[str, Any]]:
+    """Every parser case with a known `expected`, in file order."""
+    cases = []
+    for path in sorted(ENGINES.glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            case = json.loads(line) if line.strip() else None
+            if case is not None and case.get("expected") is not None:
+                cases.append(case)
+    return cases
+
+
+def load_exceptions() -> dict[str, dict[str, str]]:
+    data = json.loads(EXCEPTIONS_FILE.read_text()) if EXCEPTIONS_FILE.exists() else {}
+    return {mode: dict(data.get(mode, {})) for mode in MODES}
+
+
+#: The markers around an inner segment a case keeps without its `delimiters` (Ollama's gemma4
+#: argument tests get only `call:NAME{...}`).
+INNER_SEGMENT_MARKERS = {"gemma4": ("call:", ("<|tool_call>", "<tool_call|>"))}
+
+
+def case_text(case: dict[str, Any]) -> str:
+    """The output as a server streams it (some cases keep only the inner segment)."""
+    delimiters = case.get("delimiters")
+    start, markers = INNER_SEGMENT_MARKERS.get(case["format"], (None, None))
+    if not delimiters and start and case["text"].startswith(start):
+        delimiters = markers
+    return delimiters[0] + case["text"] + delimiters[1] if delimiters else case["text"]
+
+
+def executable_calls(text: str, protocol: str, tools: Any) -> list[dict[str, Any]]:
+    result = toolmend.parse(text, protocol, tools)
+    return [{"name": c.name, "arguments": c.arguments} for c in result.tool_calls if c.executable]
+
+
+def matches(got: list[dict[str, Any]], case: dict[str, Any]) -> bool:
+    expected = case["expected"]
+    if not case.get("expected_partial"):
+        return bool(got == expected)
+    if [g["name"] for g in got] != [e["name"] for e in expected]:
+        return False
+    for g, e in zip(got, expected, strict=True):
+        wanted = e.get("arguments")
+        if isinstance(wanted, dict) and any(g["arguments"].get(k) != v for k, v in wanted.items()):
+            return False
+    return True
+
+
+def named_protocols(case: dict[str, Any]) -> list[str] | None:
+    """The protocols a named run uses; None when the case's format is not registered."""
+    protocol = FORMAT_PROTOCOLS.get(case["format"], "")
+    if protocol is None:
+        return toolmend.protocols()
+    return [protocol] if protocol == "auto" or protocol in toolmend.protocols() else None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    passed: bool
+    #: Why it failed, in a few words (the calls read, or a crash), for the table's details.
+    detail: str = ""
+    #: A call was returned that upstream says should not exist.
+    spurious: bool = False
+
+
+def outcome(case: dict[str, Any], mode: str) -> Outcome:
+    """How `mode` ("named" or "auto") decides `case`."""
+    protocols = named_protocols(case) if mode == "named" else ["auto"]
+    if protocols is None:
+        return Outcome(False, NOT_IMPLEMENTED)
+    text, tools = case_text(case), case.get("tools")
+    for protocol in protocols:
+        try:
+            got = executable_calls(text, protocol, tools)
+        except Exception as exc:  # a crash is a failed case, reported with its type
+            return Outcome(False, f"{protocol}: {type(exc).__name__}: {exc}"[:200])
+        if not matches(got, case):
+            spurious = len(got) > len(case["expected"])
+            return Outcome(False, f"{protocol}: read {json.dumps(got)[:160]}", spurious)
+    return Outcome(True)
+
+
+def all_outcomes() -> Iterator[tuple[dict[str, Any], str, Outcome]]:
+    for case in load_engine_cases():
+        for mode in MODES:
+            yield case, mode, outcome(case, mode)
