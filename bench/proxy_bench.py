@@ -53,9 +53,14 @@ GOAL_THROUGHPUT_64 = 0.95
 GOAL_CPU_PER_CHUNK_US = 60.0
 GOAL_AGENT_ADDED_P50_MS = 3.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-#: LiteLLM reads its bundled model price list instead of fetching one, and its upstream key is
-#: a placeholder (the scripted upstream checks none).
-LITELLM_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "sk-bench"}
+#: LiteLLM reads its bundled model price list instead of fetching one; its master key is the
+#: one the load generator sends (it refuses to start without one); its upstream key is a
+#: placeholder (the scripted upstream checks none).
+LITELLM_ENV = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_MASTER_KEY": "sk-bench",
+    "OPENAI_API_KEY": "sk-bench",
+}
 SENTENCE = "The proxy relays this sentence as one chunk of plain answer text. "
 
 WEATHER = {
@@ -455,8 +460,8 @@ def main() -> int:
                     asyncio.run(measure(targets, args.requests, args.rounds))
             except DidNotStart as exc:
                 print(
-                    f"LiteLLM's proxy did not start ({exc}; it needs `pip install "
-                    "'litellm[proxy]'`): its row is left out."
+                    f"LiteLLM's proxy did not start ({exc}; is `litellm[proxy]` installed?): "
+                    "its row is left out."
                 )
                 asyncio.run(measure(targets, args.requests, args.rounds))
     return 0
