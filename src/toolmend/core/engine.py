@@ -649,15 +649,16 @@ class StreamParser(BlockContext):
         if arguments is not None and nesting_exceeds(arguments):
             arguments = {}
             error = f"the arguments are nested more than {MAX_NESTING} levels deep"
-        args = normalize_value(arguments) if arguments is not None else {}
+        args = arguments if arguments is not None else {}
         if error is None:
+            # The gate normalises lone surrogates itself and records it (`surrogate:KEY`).
             result = self.gate_for(call.name).check(args)
             call.arguments = result.arguments
             call.repairs = [*repairs, *result.repairs]
             call.error = result.error
             call.incomplete = result.error is not None
         else:
-            call.arguments = args
+            call.arguments = normalize_value(args)
             call.repairs = list(repairs)
             call.error = error
             call.incomplete = True
