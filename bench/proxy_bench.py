@@ -14,7 +14,8 @@ an aiohttp client in this process. Measured, in one run:
   of 100 messages with 9 tools, about 60 KB of JSON, several failed tool results among them
   (the guard reads the whole history on every request).
 
-LiteLLM's proxy runs as a third row when the `litellm` command is installed.
+LiteLLM's proxy runs as a third row when it starts (`pip install 'litellm[proxy]'`); it is
+given its bundled price list so it fetches nothing (`unshare -n` makes sure of it on Linux).
 
 Goals (from the proxy issue): at most 1.5 ms added to first-chunk p50, at least 0.95x direct
 throughput at 64 streams, at most 60 µs CPU per chunk, at most 3 ms added to first-chunk p50
