@@ -25,11 +25,11 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from toolmend.model import Tool, coerce_tools
+from toolmend.recovery.textmode import arguments_of
 from toolmend.server.frontends.chat_request import ChatRequest
 from toolmend.server.frontends.chat_stream import NATIVE_ITEM_FIELD
 from toolmend.server.frontends.messages import PROTOCOL
 from toolmend.server.frontends.messages_stream import CACHE_CREATION_FIELD
-from toolmend.server.guarding import arguments_of
 from toolmend.server.upstream import MAX_ERROR_BODY, UpstreamError
 
 MESSAGES_PATH = "/messages"
