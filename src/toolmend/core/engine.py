@@ -166,8 +166,8 @@ class StreamParser:
             ):
                 # Prose the scanner releases whole: what `_run` would do, without running it.
                 self._base += len(chunk)
-                self._attributed = self._base
-                self.char_before_marker = chunk[-1]
+                block.attributed = self._base
+                block.char_before_marker = chunk[-1]
                 return [TextDelta(chunk)]
             return self._feed_reader(chunk)
         # The fast path (`core/fastpath.py`): a string value streams, and its plain text is
