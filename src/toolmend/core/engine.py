@@ -301,6 +301,12 @@ class BlockContext(ABC):
     def gate_for(self, tool_name: str) -> SchemaGate:
         """The schema gate of a declared tool (or of a schema-less one when tools=None)."""
 
+    @abstractmethod
+    def read_as(self, syntax: ProtocolSyntax) -> None:
+        """This block is read by `syntax` (a detector picked it): its id names the block's
+        diagnostics and calls, its policy applies unless the caller chose one, and its
+        `incremental_arguments`. The parser's own return when the block ends."""
+
     @property
     @abstractmethod
     def current_tool(self) -> Tool | None:
@@ -363,10 +369,12 @@ class StreamParser(BlockContext):
         self.protocol_id = syntax.id
         self.resolver = ToolResolver(tools)
         self.policy = Policy(policy) if policy is not None else syntax.default_policy
+        self._chosen_policy = policy is not None  # the caller's: no block's format overrides it
+        self._parser_policy = self.policy
         self.max_fragment = max_fragment
         self.keep_failed_markup = keep_failed_markup
         self._ids = CallIdFactory(prefix=id_prefix, seed=seed)
-        self._gates: dict[str, SchemaGate] = {}
+        self._gates: dict[tuple[str, Policy], SchemaGate] = {}
         self._scanner = TextScanner(
             syntax.opening_markers(self.resolver),
             mask_code=mask_code,
@@ -578,6 +586,8 @@ class StreamParser(BlockContext):
         return buf, pos
 
     def _leave_block(self) -> None:
+        self.protocol_id = self.syntax.id
+        self.policy = self._parser_policy
         self._plain_run = None
         self.char_before_marker = "\n"
         self._mode = _TEXT
@@ -591,13 +601,19 @@ class StreamParser(BlockContext):
         return self._current_tool
 
     def gate_for(self, tool_name: str) -> SchemaGate:
-        gate = self._gates.get(tool_name)
+        gate = self._gates.get((tool_name, self.policy))
         if gate is None:
             tool = self.resolver.resolve(tool_name)
-            gate = self._gates[tool_name] = SchemaGate(
+            gate = self._gates[tool_name, self.policy] = SchemaGate(
                 None if self.resolver.accepts_any else tool, self.policy
             )
         return gate
+
+    def read_as(self, syntax: ProtocolSyntax) -> None:
+        self.protocol_id = syntax.id
+        self.incremental_arguments = syntax.incremental_arguments
+        if not self._chosen_policy:
+            self.policy = syntax.default_policy
 
     def begin_call(self, name: str) -> bool:
         tool = self.resolver.resolve(name)
@@ -620,7 +636,7 @@ class StreamParser(BlockContext):
         self.args = ArgumentStream(
             gate, self._out, self._call.id, index, incremental=self.incremental_arguments
         )
-        self._out.append(ToolCallStart(self._call.id, tool.name, index))
+        self._out.append(ToolCallStart(self._call.id, tool.name, index, self.protocol_id))
         return True
 
     def end_call(
