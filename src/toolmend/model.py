@@ -138,12 +138,14 @@ def coerce_tools(tools: ToolsLike) -> list[Tool] | None:
     return out
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One tool call as toolmend hands it to an agent.
 
     `incomplete` marks a call that must not be executed (cut off, or arguments that do not
     validate); `error` then says why. `repairs` names every repair the schema gate applied.
+    Frozen: a consumer holding a call (from a `ToolCallEnd`, a `ParseResult`) sees it as it was
+    emitted; toolmend builds a new call rather than changing one (`dataclasses.replace`).
     """
 
     id: str

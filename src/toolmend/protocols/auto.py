@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolmend.core.engine import BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import BlockContext, BlockReader, EofVerdict, ReasoningSpan
 from toolmend.model import Tool, ToolCall, ToolmendError
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import MAX_DETECTION_LOOKAHEAD, Claim, TextProtocol
@@ -53,6 +53,12 @@ class AutoProtocol(TextProtocol):
         for proto in self._members():
             markers.update(dict.fromkeys(proto.opening_markers(resolver)))
         return tuple(markers)
+
+    def reasoning(self) -> Sequence[ReasoningSpan]:
+        spans: dict[ReasoningSpan, None] = {}
+        for proto in self._members():
+            spans.update(dict.fromkeys(proto.reasoning()))
+        return tuple(spans)
 
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
         markers: dict[str, None] = {}

@@ -24,7 +24,8 @@ from enum import Enum
 from functools import lru_cache
 from typing import Unpack
 
-from toolmend.core.engine import MAX_TAG_LENGTH, ParserOptions, ProtocolSyntax, StreamParser
+from toolmend.core.engine import ParserOptions, StreamParser
+from toolmend.core.reader import MAX_TAG_LENGTH, ProtocolSyntax
 from toolmend.model import CannotRenderError, Tool, ToolCall, ToolsLike, coerce_tools
 
 #: How much of a block's body protocol detection may look at before it decides: enough for a

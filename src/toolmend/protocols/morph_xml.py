@@ -36,17 +36,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toolmend.core.engine import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import declare_tools
@@ -78,6 +70,9 @@ _WS = " \t\r\n"
 #: chunk. So whether it is text is decided by characters present: a prefix of a chunk that
 #: matches is value text whatever comes after it.
 _INNER_LINE_BREAK = r"\r?\n[ \t]*(?=[^ \t\r\n<])"
+#: For the fast path, a line break is plain only as an inner one; other layout waits for what
+#: follows it (it may be trimmed before the closer).
+_LINE_BREAKS = Escapes(("\r", "\n"), _INNER_LINE_BREAK)
 
 
 # ------------------------------------------------------------------------- value decoding
@@ -511,12 +506,8 @@ class MorphXmlReader(ToolTagReader):
         if v.streaming and v.mode == _RAW:
             # A whole chunk that is value text as written (no closer can begin in it, no layout
             # newline can end it): the parser's plain-text run streams it directly.
-            plain = plain_text_pattern((v.closer,), exclude="\r\n", allowed=_INNER_LINE_BREAK)
-            pending = pending_pattern((v.closer,), held="\r\n \t")
-            verbatim = verbatim_pattern((v.closer,), exclude="\r\n")
-            self.ctx.set_plain_text_run(
-                PlainTextRun(plain, (v.raw, v.sent), pending=pending, verbatim=verbatim)
-            )
+            text = ValueText((v.closer,), _LINE_BREAKS, trailing=" \t\r\n")
+            self.ctx.stream_value(text, raw=(v.raw, v.sent))
         return pos
 
     def _collect_step(self, v: _Value, buf: str, pos: int, end: int, final: bool) -> int:
@@ -556,7 +547,7 @@ class MorphXmlReader(ToolTagReader):
         v = self.value
         assert v is not None
         if v.streaming:
-            self.ctx.set_plain_text_run(None)
+            self.ctx.stop_value()
         self.value = None
         self.state = _BODY
         raw = "".join(v.raw)

@@ -16,7 +16,7 @@ Parsing, in short:
   Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
   everything else stays text. String parameters stream as argument deltas while written.
 * A `<tool_call>` holding JSON (`{"name": ..., "arguments": ...}`) is read by the Hermes reader.
-* Truncation follows R1–R4 (see `toolmend.core.engine`).
+* Truncation follows R1–R4 (see `toolmend.core.calls`).
 
 It never scans text for markers itself (the engine's `TextScanner` does), never repairs arguments
 (the schema gate does) and never decodes entities or escapes inside a value.
@@ -29,17 +29,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolmend.core.engine import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -65,12 +57,9 @@ MIN_PARTIAL_CLOSER = 4
 _VALUE_END = re.compile("|".join(map(re.escape, (PARAMETER_END, FUNCTION_END, PARAMETER))))
 _VALUE_END_MARKERS = (PARAMETER_END, FUNCTION_END, PARAMETER)
 _LONGEST_VALUE_END = max(map(len, _VALUE_END_MARKERS))
-#: A whole chunk of a streamed string value that is value text as written: no closer can begin
-#: in it, and no final newline (it may be the template's, trimmed before the closer). The
-#: parser's plain-text run appends such a chunk without calling the reader.
-_PLAIN_VALUE = plain_text_pattern(_VALUE_END_MARKERS, held="\n")
-_PENDING_VALUE = pending_pattern(_VALUE_END_MARKERS, held="\n")
-_VERBATIM_VALUE = verbatim_pattern(_VALUE_END_MARKERS, held="\n")
+#: A value is raw text up to a closer, for the fast path; a final newline is held back (it may
+#: be the template's, trimmed before the closer).
+_VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
 _BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
 _BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
 _JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
@@ -252,7 +241,7 @@ class Qwen3CoderReader(BlockReader):
 
     def _finish_block(self, at: int) -> None:
         self.state = _DONE
-        self.ctx.end_block(at)
+        self.ctx.end_block()
         self._stop = at
 
     def _revert(self, consumed: str, rescan: bool, at: int) -> None:
@@ -409,14 +398,7 @@ class Qwen3CoderReader(BlockReader):
             if buf[pos] == "\n":
                 pos += 1
             if self.streaming:
-                self.ctx.set_plain_text_run(
-                    PlainTextRun(
-                        _PLAIN_VALUE,
-                        (self.pieces,),
-                        pending=_PENDING_VALUE,
-                        verbatim=_VERBATIM_VALUE,
-                    )
-                )
+                self.ctx.stream_value(_VALUE_TEXT, raw=(self.pieces,))
         m = _VALUE_END.search(buf, pos, end)
         if m is None:
             if final:
@@ -459,7 +441,7 @@ class Qwen3CoderReader(BlockReader):
         value = typed_value("".join(self.pieces), self.types)
         self.pieces = []
         if self.streaming:
-            self.ctx.set_plain_text_run(None)
+            self.ctx.stop_value()
             self.ctx.args.close_string()
             self.streaming = False
         key = self.key
