@@ -40,11 +40,14 @@ class ReasoningDelta:
 
 @dataclass(slots=True)
 class ToolCallStart:
-    """A call's name resolved: from here on `id` names this call until its `ToolCallEnd`."""
+    """A call's name resolved: from here on `id` names this call until its `ToolCallEnd`.
+
+    `protocol` is the format that read the call (under `auto`, the one detected)."""
 
     id: str
     name: str
     index: int
+    protocol: str | None = None
 
 
 @dataclass(slots=True)

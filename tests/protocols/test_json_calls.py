@@ -15,7 +15,7 @@ import pytest
 import toolmend
 from support import check_all_invariants, run_chunks, streamed_arguments
 from tool_fixtures import WEATHER, WRITE
-from toolmend.core.reader import BlockContext, BlockReader
+from toolmend.core.reader import BlockContext, BlockReader, EofVerdict
 from toolmend.events import Diagnostic, ToolCallDelta, ToolCallEnd
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -72,9 +72,41 @@ class CallObjects(HeaderNamed):
         return JsonCallsReader(ctx, self.calls, marker)
 
 
+class LineAnchored(HeaderNamed):
+    """`[TOOL]NAME\n{...}[/TOOL]`, counted only at the start of the output or of a line."""
+
+    id = "test-line-anchored"
+    calls = JsonCallFormat(closers=("[/TOOL]",), block="a [TOOL] block")
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return ("[TOOL]",)
+
+    def closing_markers(self) -> Sequence[str]:
+        return ("[/TOOL]",)
+
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        if ctx.char_before_marker not in ("", "\n"):
+            return NotHere(ctx)
+        return NamedArgumentsReader(ctx, self.calls, marker, header_end="\n", name_of=str.strip)
+
+
+class NotHere(BlockReader):
+    """A marker in the middle of a line: text as written."""
+
+    def __init__(self, ctx: BlockContext) -> None:
+        self.ctx = ctx
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        self.ctx.revert("", rescan=True)
+        return pos
+
+    def at_eof(self) -> EofVerdict:
+        return EofVerdict(recoverable=False)
+
+
 @pytest.fixture(autouse=True)
 def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for proto in (HeaderNamed(), CallObjects()):
+    for proto in (HeaderNamed(), CallObjects(), LineAnchored()):
         monkeypatch.setitem(registry._MODULES, proto.id, __name__)
         monkeypatch.setitem(registry._loaded, proto.id, proto)
     yield
@@ -197,3 +229,12 @@ def test_only_declared_string_arguments_stream_as_deltas() -> None:
     events = run_chunks(HeaderNamed.id, list(CALL), WEATHER)
     deltas = [e for e in events if isinstance(e, ToolCallDelta)]
     assert "".join(d.arguments_delta for d in deltas) == '{"city": "Oslo"}'
+
+
+def test_a_marker_anchored_at_line_starts_opens_a_call_only_there() -> None:
+    call = '[TOOL]get_weather\n{"city": "Oslo"}[/TOOL]'
+    text = f"{call}\nSee {call} inline.\n{call}"
+    result = parse(text, LineAnchored.id)
+    assert len(result.tool_calls) == 2
+    assert f"See {call} inline." in result.text
+    check_all_invariants(LineAnchored.id, text, WEATHER)

@@ -114,7 +114,7 @@ class Block(BlockContext):
         self.args = ArgumentStream(
             gate, self._out, self._call.id, index, incremental=self.incremental_arguments
         )
-        self._out.append(ToolCallStart(self._call.id, tool.name, index))
+        self._out.append(ToolCallStart(self._call.id, tool.name, index, self.protocol_id))
         return True
 
     def end_call(

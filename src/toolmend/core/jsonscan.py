@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 
 #: The characters that end plain text inside a JSON string.
 STRING_SPECIAL = re.compile(r'["\\]')
@@ -46,6 +46,7 @@ class JsonScan:
 
     __slots__ = (
         "_first_chars",
+        "_longest_stop",
         "_scalar",
         "_special",
         "_stop_markers",
@@ -61,8 +62,11 @@ class JsonScan:
     def __init__(self, stop_markers: Sequence[str] = ()) -> None:
         self._stop_markers = tuple(stop_markers)
         self._first_chars = "".join({m[0] for m in self._stop_markers})
+        self._longest_stop = max(map(len, self._stop_markers), default=0)
         stops = "|".join(re.escape(m) for m in self._stop_markers)
-        self._special = re.compile(r'["{}\[\]:,]' + (f"|{stops}" if stops else ""))
+        # Stop markers first: one that begins with a structural character (`[/TOOL]`,
+        # `[TOOL_CALLS]`) is the marker, not an array.
+        self._special = re.compile((f"{stops}|" if stops else "") + r'["{}\[\]:,]')
         self.stack: list[str] = []  # "{" or "[" per open container
         self.expect_key: list[bool] = []  # per open container: an object awaiting a key
         self.in_string = False
@@ -118,6 +122,14 @@ class JsonScan:
                     return pos, None
                 continue
             m = self._special.search(buf, pos, end)
+            if (
+                m is not None
+                and not final
+                and end - m.start() < self._longest_stop
+                and m.group() in self._first_chars
+                and is_proper_prefix(buf[m.start() : end], self._stop_markers)
+            ):
+                m = None  # a structural character that may begin a stop marker: wait for it
             stop_at = end if m is None else m.start()
             if m is None and not final and self._stop_markers:
                 stop_at = partial_marker_start(buf, pos, end, self._stop_markers, self._first_chars)

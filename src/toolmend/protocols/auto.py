@@ -3,26 +3,21 @@
 Every registered protocol's opening markers are watched at once. A marker owned by one protocol
 hands the block to that protocol's reader; a marker several protocols share (`<tool_call>` opens
 both Hermes JSON and Qwen3-Coder XML; a tool-name tag opens both morph-xml and yaml-xml) is
-decided by the first non-blank character of the body (`TextProtocol.accepts_body`), in the order
-of `DETECTION_ORDER`. This module holds only that dispatch; it parses nothing itself and cannot
-render (a prompt needs one chosen format).
+decided on the body after it: each format says "mine", "maybe" or "not mine"
+(`TextProtocol.claims`), in the order of `DETECTION_ORDER`. The block is then read as that
+format reads it: its policy (unless the caller chose one), its duplicate rule, and its id on
+the block's diagnostics and calls (`BlockContext.read_as`). This module holds only that
+dispatch; it parses nothing itself and cannot render (a prompt needs one chosen format).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolmend.core.reader import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    ReasoningSpan,
-)
-from toolmend.core.textscan import skip_blanks
+from toolmend.core.reader import BlockContext, BlockReader, EofVerdict, ReasoningSpan
 from toolmend.model import Tool, ToolCall, ToolmendError
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol
+from toolmend.protocols.base import MAX_DETECTION_LOOKAHEAD, Claim, TextProtocol
 
 #: Preference when several formats accept the same block. antml comes before anthropic-xml: the
 #: same markup, read with Claude-Code-style tolerance.
@@ -36,10 +31,6 @@ DETECTION_ORDER = (
     "morph-xml",
     "yaml-xml",
 )
-#: A body that starts with more blanks than this is decided as a blank body (the first
-#: format that accepts one), whatever follows: the blanks are not held back any longer. No
-#: format's body begins that far after its marker (qwen3-coder's prelude gives up sooner).
-MAX_UNDECIDED_BLANKS = MAX_TAG_LENGTH
 
 
 class AutoProtocol(TextProtocol):
@@ -112,12 +103,15 @@ def _adopt(proto: TextProtocol, marker: str, ctx: BlockContext) -> BlockReader:
 
 
 class DispatchReader(BlockReader):
-    """Waits for the first non-blank character of the body, then hands over to its format.
+    """Waits until the formats sharing the marker have said whose the body is, then hands over.
 
-    The blanks it waits over stay unconsumed (the chosen reader reads them), so it counts how
-    many it has seen (each feed looks only at the new input) and waits over at most
-    `MAX_UNDECIDED_BLANKS` of them: a long run of blanks fed one character at a time stays
-    linear.
+    The formats are asked in `DETECTION_ORDER` (`TextProtocol.claims`) on at most
+    `MAX_DETECTION_LOOKAHEAD` characters of the body: the first that says `MINE` reads the
+    block, once every format before it has said `NOT_MINE`. A `MAYBE` waits for more text; at
+    the end of the stream or past the lookahead it counts as `NOT_MINE`. When none claims the
+    body, the first format reads it (and finds it is not a call). The body waited over stays
+    unconsumed (the chosen reader reads it), and what is looked at is bounded, so a body fed
+    one character at a time stays linear and the choice depends on the text only.
     """
 
     def __init__(self, marker: str, owners: list[TextProtocol], ctx: BlockContext) -> None:
@@ -125,31 +119,31 @@ class DispatchReader(BlockReader):
         self.owners = owners
         self.ctx = ctx
         self.chosen: BlockReader | None = None
-        self.blanks_seen = 0  # blanks at the start of the unconsumed body already looked at
 
-    def _choose(self, first_char: str) -> BlockReader:
-        owner = next(
-            (p for p in self.owners if p.accepts_body(self.marker, first_char)), self.owners[0]
-        )
+    def _choose(self, body: str, decided: bool) -> BlockReader | None:
+        for owner in self.owners:
+            claim = owner.claims(self.marker, body)
+            if claim is Claim.MINE:
+                break
+            if claim is Claim.MAYBE and not decided:
+                return None
+        else:
+            owner = self.owners[0]
         self.chosen = _adopt(owner, self.marker, self.ctx)
         return self.chosen
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         reader = self.chosen
         if reader is None:
-            stop = min(end, pos + MAX_UNDECIDED_BLANKS + 1)
-            i = skip_blanks(buf, min(stop, pos + self.blanks_seen), stop)
-            if i - pos > MAX_UNDECIDED_BLANKS:
-                reader = self._choose("")  # a body of blanks: decided as it is, held no longer
-            elif i == end and not final:
-                self.blanks_seen = i - pos
-                return pos  # nothing but blanks yet: cannot tell the format
-            else:
-                reader = self._choose(buf[i] if i < end else "")
+            stop = min(end, pos + MAX_DETECTION_LOOKAHEAD)
+            reader = self._choose(buf[pos:stop], final or stop - pos >= MAX_DETECTION_LOOKAHEAD)
+            if reader is None:
+                return pos  # the body cannot tell the format yet
         return reader.step(buf, pos, end, final)
 
     def at_eof(self) -> EofVerdict:
-        reader = self.chosen or self._choose("")
+        reader = self.chosen or self._choose("", True)
+        assert reader is not None
         return reader.at_eof()
 
 

@@ -20,12 +20,34 @@ import json
 import re
 from abc import abstractmethod
 from collections.abc import Sequence
+from enum import Enum
 from functools import lru_cache
 from typing import Unpack
 
 from toolmend.core.engine import ParserOptions, StreamParser
-from toolmend.core.reader import ProtocolSyntax
+from toolmend.core.reader import MAX_TAG_LENGTH, ProtocolSyntax
 from toolmend.model import CannotRenderError, Tool, ToolCall, ToolsLike, coerce_tools
+
+#: How much of a block's body protocol detection may look at before it decides: enough for a
+#: header after a run of blanks (`MAX_TAG_LENGTH` each), little enough to hold back.
+MAX_DETECTION_LOOKAHEAD = 2 * MAX_TAG_LENGTH
+
+
+class Claim(Enum):
+    """A format's answer about a block's body (`TextProtocol.claims`)."""
+
+    MINE = "mine"
+    MAYBE = "maybe"
+    NOT_MINE = "not mine"
+
+
+def claim_by_first_char(body: str, starts: str) -> Claim:
+    """`MINE` when the first non-blank character of `body` is one of `starts`, `MAYBE` while
+    there is none yet, else `NOT_MINE`."""
+    first = body.lstrip(" \t\r\n")[:1]
+    if not first:
+        return Claim.MAYBE
+    return Claim.MINE if first in starts else Claim.NOT_MINE
 
 
 class TextProtocol(ProtocolSyntax):
@@ -39,12 +61,15 @@ class TextProtocol(ProtocolSyntax):
     #: into; each begins with `<`. `render_result` makes every occurrence in content inert.
     result_closers: tuple[str, ...] = ()
 
-    def accepts_body(self, marker: str, first_char: str) -> bool:
-        """Whether a block opened by `marker` whose body starts with `first_char` is this format.
+    def claims(self, marker: str, body: str) -> Claim:
+        """Whether a block opened by `marker` whose body begins with `body` is this format's.
 
+        `body` is the text after the marker that has arrived (at most `MAX_DETECTION_LOOKAHEAD`
+        characters). `MINE` and `NOT_MINE` must hold whatever follows; `MAYBE` means more text
+        could tell (at the end of the stream, or past the lookahead, it counts as `NOT_MINE`).
         Only consulted by protocol detection (`auto`) when several formats share a marker.
         """
-        return True
+        return Claim.MINE
 
     @abstractmethod
     def render_tools(self, tools: Sequence[Tool]) -> str:

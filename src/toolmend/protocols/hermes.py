@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from toolmend.core.reader import BlockContext, BlockReader
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol, declare_tools
+from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char, declare_tools
 from toolmend.protocols.json_calls import JsonCallFormat, JsonCallsReader
 
 OPEN = "<tool_call>"
@@ -37,8 +37,8 @@ class HermesProtocol(TextProtocol):
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return hermes_reader(ctx)
 
-    def accepts_body(self, marker: str, first_char: str) -> bool:
-        return first_char in "{["
+    def claims(self, marker: str, body: str) -> Claim:
+        return claim_by_first_char(body, "{[")
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         return (

@@ -54,7 +54,7 @@ from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofV
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol
+from toolmend.protocols.base import Claim, TextProtocol
 from toolmend.schema_gate import Policy, SchemaGate
 from toolmend.textvalue import typed_value
 
@@ -211,6 +211,13 @@ class InvokeProtocol(TextProtocol):
 
     def closing_markers(self) -> Sequence[str]:
         return ("</invoke>", f"</{PREFIX}invoke>")
+
+    def claims(self, marker: str, body: str) -> Claim:
+        # Under detection, a bare `<invoke` is the format that writes calls bare (anthropic-xml,
+        # strict); a wrapper, the `antml:` prefix or a lost `<` is the wrapping one's (antml).
+        if self.format.wrap_output and marker == "<invoke":
+            return Claim.NOT_MINE
+        return Claim.MINE
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return InvokeReader(self.format, marker, ctx)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol
+from toolmend.protocols.base import Claim, TextProtocol
 
 #: Tool names that can be an XML-like tag name; a declared name with other characters (spaces,
 #: quotes, angle brackets) never opens a call in these formats.
@@ -71,6 +71,31 @@ class ToolTagSyntax(TextProtocol):
     """Markers and closers of the tool-name tag formats, and their result envelope."""
 
     result_closers = ("</tool_response>",)
+    #: The format's body is child tags (morph-xml) rather than text (yaml-xml): how `auto`
+    #: tells the two apart on the body after the shared `<tool_name>`.
+    body_is_tags: bool = True
+
+    def claims(self, marker: str, body: str) -> Claim:
+        if marker.endswith("/>"):
+            return Claim.MINE  # a call without arguments: the same in both formats
+        if marker.endswith(" "):
+            m = _HEADER_REST.match(body)
+            if m is None:
+                partial = _HEADER_PARTIAL.match(body) and len(body) < MAX_TAG_LENGTH
+                return Claim.MAYBE if partial else Claim.NOT_MINE
+            if m.group(1):
+                return Claim.MINE
+            body = body[m.end() :]
+        rest = body.lstrip(" \t\r\n")
+        if not rest:
+            return Claim.MAYBE
+        closer = f"</{marker_name(marker)}>"
+        if rest[0] != "<":
+            return Claim.NOT_MINE if self.body_is_tags else Claim.MINE
+        if closer.startswith(rest[: len(closer)]):
+            # An empty body (or perhaps one): either format reads it.
+            return Claim.MINE if rest.startswith(closer) else Claim.MAYBE
+        return Claim.MINE if self.body_is_tags else Claim.NOT_MINE
 
     def wrap_result(self, call_id: str, name: str, content: str) -> str:
         return render_tag_result(name, content)

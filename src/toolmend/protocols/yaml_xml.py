@@ -159,6 +159,7 @@ def render_body(arguments: dict[str, Any]) -> str:
 
 
 class YamlXmlProtocol(ToolTagSyntax):
+    body_is_tags = False
     id = "yaml-xml"
     summary = "YAML arguments in a tag named after the tool: <tool>\\nkey: value\\n</tool>"
     # Arguments are known only when the body closes; nothing streams before.

@@ -90,12 +90,21 @@ CALL_BATCH = 256
 class TextLeg:
     """The parsers of one choice's visible text; `feed(text)` / `finish()` return `Piece`s."""
 
-    __slots__ = ("_batch", "_batched", "_in_call", "_single", "_stages", "finished")
+    __slots__ = (
+        "_batch",
+        "_batched",
+        "_call_protocol",
+        "_in_call",
+        "_single",
+        "_stages",
+        "finished",
+    )
 
     def __init__(self, protocols: Sequence[str], tools: list[Tool] | None) -> None:
         self._stages = [_Stage(p, stream_parser(p, tools), tools) for p in protocols]
         self._single = self._stages[0] if len(self._stages) == 1 else None
         self._in_call = False  # the single parser is inside a call (started, not ended)
+        self._call_protocol = ""  # the format that read the call in progress
         self._batch: list[str] = []
         self._batched = 0
         self.finished = False
@@ -168,9 +177,12 @@ class TextLeg:
                 self._reasoning(stage, event, out)
             elif isinstance(event, ToolCallStart):
                 self._in_call = stage is self._single
+                # The format that read the call (under `auto`, the one detected) names it.
+                self._call_protocol = event.protocol or stage.protocol
             elif isinstance(event, ToolCallEnd):
                 self._in_call = False
-                out.append(Piece("call", stage.protocol, call=event.call))
+                protocol = self._call_protocol or stage.protocol
+                out.append(Piece("call", protocol, call=event.call))
             elif isinstance(event, Diagnostic):
                 self._diagnostic(stage, event, out)
 
