@@ -130,8 +130,9 @@ class Block(BlockContext):
         if arguments is not None and nesting_exceeds(arguments):
             arguments = {}
             error = f"the arguments are nested more than {MAX_NESTING} levels deep"
-        args = normalize_value(arguments) if arguments is not None else {}
+        args = arguments if arguments is not None else {}
         if error is None:
+            # The gate normalises lone surrogates itself and records it (`surrogate:KEY`).
             result = self.gate_for(call.name).check(args)
             call = ToolCall(
                 call.id,
@@ -143,7 +144,12 @@ class Block(BlockContext):
             )
         else:
             call = ToolCall(
-                call.id, call.name, args, incomplete=True, error=error, repairs=list(repairs)
+                call.id,
+                call.name,
+                normalize_value(args),
+                incomplete=True,
+                error=error,
+                repairs=list(repairs),
             )
         if not self.args.finish(canonical_json(call.arguments)):
             self.diagnostic(

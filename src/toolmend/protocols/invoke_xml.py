@@ -52,11 +52,11 @@ from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
-from toolmend.jsontext import loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
 from toolmend.schema_gate import Policy, SchemaGate
+from toolmend.textvalue import typed_value
 
 #: The one namespace prefix the tags may carry, exactly as written (lowercase, with the colon).
 PREFIX = "antml:"
@@ -171,20 +171,16 @@ def render_invoke(call: ToolCall) -> str:
     return "\n".join(lines)
 
 
-def typed_value(gate: SchemaGate, key: str, text: str) -> Any:
-    """The value a parameter's text stands for, by the schema's declared type of `key`.
+def parameter_value(gate: SchemaGate, key: str, text: str) -> Any:
+    """The value a parameter's text stands for, by the schema's declared types of `key`.
 
     The text itself when the key is undeclared (or there is no schema) or the text satisfies
-    the key's subschema as a string; else its JSON value when it parses to a non-string; else
-    the text (the gate then repairs or rejects it).
+    the key's subschema as a string; else its JSON value when it parses to a non-string
+    (`textvalue.typed_value`, strict); else the text (the gate then repairs or rejects it).
     """
     if not gate.declares(key) or gate.value_as_is(key, text):
         return text
-    try:
-        value = loads_json_data(text)
-    except ValueError:
-        return text
-    return text if isinstance(value, str) else value
+    return typed_value(text, gate.declared_types(key), strict=True)
 
 
 # ------------------------------------------------------------------------------ the protocol
@@ -516,7 +512,7 @@ class InvokeReader(BlockReader):
             return
         tool = self.ctx.current_tool
         gate = self.ctx.gate_for(tool.name) if tool is not None else SchemaGate(None)
-        value = typed_value(gate, self.key, text)
+        value = parameter_value(gate, self.key, text)
         if self.key in self.done:
             del self.done[self.key]  # the last one wins, where it was written
             if DUPLICATE_KEPT not in self.repairs:

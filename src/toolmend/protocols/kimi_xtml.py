@@ -54,11 +54,12 @@ from toolmend.core.reader import (
     ReasoningSpan,
 )
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
-from toolmend.jsontext import json_type, loads_json_data
+from toolmend.jsontext import json_type
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, declare_tools
 from toolmend.protocols.xtml_markers import CLOSE, LEADS, OPEN, SEP, MarkerStatus, match_marker
+from toolmend.textvalue import strict_json_as
 
 TOOLS_OPEN = f"{OPEN}tools{SEP}"
 TOOLS_CLOSE = f"{CLOSE}tools{SEP}"
@@ -106,22 +107,10 @@ def parse_attributes(text: str) -> dict[str, str] | None:
 
 
 def decode_typed(raw: str, kind: str) -> tuple[Any, str | None]:
-    """A non-string value: strict JSON of `kind` (surrounding whitespace allowed), or an error."""
-    try:
-        value = loads_json_data(raw.strip(" \t\r\n"))
-    except ValueError:
-        return None, f"is not valid JSON for type {kind}"
-    if kind == "number":
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    elif kind == "boolean":
-        ok = isinstance(value, bool)
-    elif kind == "object":
-        ok = isinstance(value, dict)
-    elif kind == "array":
-        ok = isinstance(value, list)
-    else:
-        ok = value is None
-    return (value, None) if ok else (None, f"is not a JSON {kind}")
+    """A non-string value: strict JSON of `kind` (surrounding whitespace allowed), or an error.
+
+    Kimi's wire names the type, so nothing else is read (`textvalue.strict_json_as`)."""
+    return strict_json_as(raw, kind)
 
 
 class KimiXtmlProtocol(TextProtocol):

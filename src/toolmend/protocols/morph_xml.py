@@ -40,7 +40,6 @@ from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
-from toolmend.jsontext import number_from_text
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import (
@@ -49,6 +48,7 @@ from toolmend.protocols.toolname_tags import (
     find_closer,
 )
 from toolmend.schema_gate import schema_types
+from toolmend.textvalue import NOT_READ, read_as, typed_value
 
 #: Spaces or tabs before a closer on its own line that count as layout (the closer's indent).
 #: Bounds what a streaming string holds back while it cannot tell layout from value.
@@ -164,33 +164,16 @@ def split_elements(text: str, is_raw: Callable[[str], bool]) -> list[tuple[str, 
 
 
 def _scalar(text: str, types: set[str]) -> Any:
-    """A number, boolean or null written as tag text; the trimmed text when none fits."""
+    """A number, boolean or null written as tag text (an empty tag is null when null is
+    declared); the trimmed text when none fits."""
     s = text.strip(_WS)
-    number = number_from_text(s)
-    if ("integer" in types and isinstance(number, int)) or (
-        "number" in types and number is not None
-    ):
-        return number
-    if "boolean" in types and s.lower() in ("true", "false"):
-        return s.lower() == "true"
-    if "null" in types and s in ("null", ""):
+    if "null" in types and not s:
         return None
-    return s
+    return typed_value(s, frozenset(types))
 
 
 class ValueError_(Exception):
     """A value that cannot be what its schema asks (the message is the call's error)."""
-
-
-def _json_container(text: str, kind: type) -> Any:
-    s = text.strip(_WS)
-    if not s or s[0] not in "[{":
-        return None
-    try:
-        value = json.loads(s)
-    except ValueError:
-        return None
-    return value if isinstance(value, kind) else None
 
 
 def decode_value(raw: str, schema: Any, where: str, depth: int = 0) -> Any:
@@ -244,8 +227,8 @@ def _decode_array(occurrences: list[str], schema: Any, where: str, depth: int) -
                 decode_value(inner, items, f"{where}[{i}]", depth + 1)
                 for i, (_, inner) in enumerate(elements)
             ]
-    listed = _json_container(raw, list)
-    if listed is not None:
+    listed = read_as(raw, "array")
+    if listed is not NOT_READ:
         return list(listed)
     # One element written as the repeated parameter tag, once.
     return [decode_value(raw, items, f"{where}[0]", depth + 1)]
@@ -269,8 +252,8 @@ def _never(_: str) -> bool:
 def _decode_object(raw: str, schema: Any, where: str, depth: int) -> dict[str, Any]:
     elements = split_elements(raw, lambda name: is_raw_string(_property_schema(schema, name)))
     if elements is None:
-        mapping = _json_container(raw, dict)
-        if mapping is None:
+        mapping = read_as(raw, "object")
+        if mapping is NOT_READ:
             raise ValueError_(f"{where}: an object must be written as child tags")
         return dict(mapping)
     grouped: dict[str, list[str]] = {}

@@ -365,6 +365,13 @@ async def _serve(request: Request, state: ServerState, record: RequestRecord) ->
     upstream = config.upstream(rule.upstream)
     record.model, record.upstream, record.mode = model, upstream.name, rule.mode
     record.stream = bool(body.get("stream"))
+    if upstream.api != "chat":
+        raise Problem(
+            400,
+            "invalid_request_error",
+            f"model {model!r} is served by upstream {upstream.name!r}, which speaks the "
+            f"{upstream.api} API; {ENDPOINT} is served by chat upstreams",
+        )
     if config.log_content:
         record.content = {"request": body}
     if size > rule.limits.max_request_bytes:

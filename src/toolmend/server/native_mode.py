@@ -161,6 +161,8 @@ def _carries_something(choice: object) -> bool:
         return bool(delta["content"])  # the common chunk: a text delta, nothing else
     if choice.get("finish_reason") is not None or choice.get("logprobs"):
         return True
+    if choice.get("stop_reason"):  # vLLM's matched stop string, beside the finish held back
+        return True
     if not isinstance(delta, Mapping):
         return delta is not None
     return any(value != "" for key, value in delta.items()) or "role" in delta
