@@ -21,8 +21,9 @@ from toolmend.recovery.diagnostics import (
     NATIVE_NAME_RESOLVED,
     RecoveryDiagnostic,
 )
+from toolmend.recovery.textmode import arguments_of
 from toolmend.server.answer import ChunkWriter, Outcome, flag_rejected, repair_kind
-from toolmend.server.guarding import CallGate, arguments_of
+from toolmend.server.guarding import CallGate
 
 #: The repair kind a disguised native tool name mapped back to its tool is counted under.
 NAME_ALIAS_REPAIR = "name_alias"
