@@ -23,6 +23,7 @@ from toolmend.protocols.base import TextProtocol
 DETECTION_ORDER = (
     "hermes",
     "qwen3-coder",
+    "glm45",
     "antml",
     "anthropic-xml",
     "gemma4",

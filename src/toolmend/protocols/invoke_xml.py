@@ -236,6 +236,10 @@ class InvokeProtocol(TextProtocol):
     def closing_markers(self) -> Sequence[str]:
         return ("</invoke>", f"</{PREFIX}invoke>")
 
+    def accepts_body(self, marker: str, first_char: str) -> bool:
+        # `<function_calls>` also opens OLMo 3's pythonic lines (`<function_calls>f(a=1)`).
+        return first_char in "<" or "function_calls" not in marker
+
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return InvokeReader(self.format, marker, ctx)
 

@@ -182,6 +182,10 @@ class Qwen3CoderProtocol(TextProtocol):
         # A skipped block ends at the first of these (its wrapper's closer may stay text).
         return (CLOSE, FUNCTION_END)
 
+    def accepts_body(self, marker: str, first_char: str) -> bool:
+        # A `<tool_call>` body that starts with a name is GLM's (`<tool_call>NAME<arg_key>`).
+        return marker != OPEN or first_char in "<{"
+
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return Qwen3CoderReader(ctx, wrapped=marker == OPEN)
 
