@@ -8,6 +8,7 @@ from toolmend.api import parse, stream_parser
 from toolmend.events import (
     Diagnostic,
     Event,
+    ReasoningDelta,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -48,6 +49,7 @@ __all__ = [
     "InterceptorConfig",
     "ParseResult",
     "Policy",
+    "ReasoningDelta",
     "ResultVerdict",
     "SchemaGate",
     "TextDelta",

@@ -137,12 +137,14 @@ def coerce_tools(tools: ToolsLike) -> list[Tool] | None:
     return out
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One tool call as toolmend hands it to an agent.
 
     `incomplete` marks a call that must not be executed (cut off, or arguments that do not
     validate); `error` then says why. `repairs` names every repair the schema gate applied.
+    Frozen: a consumer holding a call (from a `ToolCallEnd`, a `ParseResult`) sees it as it was
+    emitted; toolmend builds a new call rather than changing one (`dataclasses.replace`).
     """
 
     id: str
@@ -203,15 +205,20 @@ class CallIdFactory:
 
 @dataclass(slots=True)
 class ParseResult:
-    """What `toolmend.parse` returns: visible text, the calls found, and diagnostics."""
+    """What `toolmend.parse` returns: visible text, the calls found, diagnostics, and the
+    reasoning text (never scanned for calls)."""
 
     text: str
     tool_calls: list[ToolCall]
     diagnostics: list[Diagnostic]
+    reasoning: str = ""
 
     def to_dict(self) -> JSONDict:
-        return {
+        out = {
             "text": self.text,
             "tool_calls": [c.to_dict() for c in self.tool_calls],
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
+        if self.reasoning:  # the key appears only when there is reasoning
+            out["reasoning"] = self.reasoning
+        return out

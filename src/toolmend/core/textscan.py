@@ -158,7 +158,10 @@ class TextScanner:
         }
         alternatives = [re.escape(m) for m in self._markers]
         if mask_code:
-            alternatives += ["`+", "\n"]
+            # "``*", not "`+": when every alternative begins with a literal character, `re`
+            # skips ahead by that character set, 3-4x faster over prose than trying each
+            # alternative at each position.
+            alternatives += ["``*", "\n"]
         self._search = re.compile("|".join(alternatives) or "(?!)")
         self._mask_code = mask_code
         self._mode = _NORMAL

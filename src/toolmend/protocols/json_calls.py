@@ -1,0 +1,576 @@
+"""The JSON-in-delimiters family: calls, or one call's arguments, written as JSON inside markers.
+
+Two shapes, one reader (`JsonCallsReader`):
+
+* **call objects** (Hermes, Granite, Jamba, Llama JSON, Mistral's `[TOOL_CALLS][...]`): the
+  block holds JSON objects `{"name": ..., "arguments": {...}}` (or an array of them); each is
+  a call, its name under one of `JsonCallFormat.name_keys`, its arguments under one of
+  `argument_keys`. The first object naming no declared tool makes the whole block text.
+* **named arguments** (Kimi K2, DeepSeek, harmony, Functionary, Mistral's `name[ARGS]{...}`):
+  the format reads the tool name from its own header, begins the call, and hands the rest to
+  a reader made with `JsonCallsReader.for_arguments`: the JSON object there is the arguments.
+
+A format declares a `JsonCallFormat` (its closers and, for call objects, where the name and
+arguments live) and gets the whole reading: strings inside JSON never end the block; string
+arguments stream while they are written (with the parser's plain-text run); other values
+stream once complete; a repeated key rejects the call; arguments given as a JSON string are
+decoded; glued objects are never merged; an unclosed object is repaired only when the policy
+allows; truncation follows R1–R4. Every arguments text goes through `arguments_from_text`.
+
+It never scans visible text (the engine's `TextScanner` does), never validates or repairs
+arguments against a schema (the gate does) and never writes raw markup into a diagnostic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolmend.core.fastpath import Escapes, ValueText
+from toolmend.core.jsonscan import JsonScan, decode_string_piece
+from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.jsontext import decode_json_object
+from toolmend.schema_gate import Policy
+
+#: Keys models use for the arguments object (Hermes writes "arguments"; others "parameters",
+#: "args" or, Anthropic-style, "input").
+ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
+#: Keys of a call object that say nothing about what to run (an id, the OpenAI `type`).
+#: Any other key is read or makes the call incomplete: no key of a call is dropped silently.
+METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
+
+#: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end, strict) ->
+#: (decoded, end); called with strict False, as `decode_string_piece` reads.
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def _decode_plain(raw: str) -> str:
+    """The text of a chunk `_PLAIN_TEXT` matched (its escapes are complete and valid).
+
+    The same JSON string decoder `decode_string_piece` runs, without `json.loads`' overhead.
+    """
+    return _scanstring(raw + '"', 0, False)[0] if "\\" in raw else raw
+
+
+#: How a JSON string value is written, for the fast path: it ends at a quote; complete
+#: two-character escapes (what `decode_string_piece` reads; a raw control character is itself)
+#: are decoded on the way, and an unfinished one waits (a `\u` escape goes through the reader).
+JSON_STRING = ValueText(
+    ('"',), Escapes(("\\",), r'\\["\\/bfnrt]', r"\\(?:u[0-9a-fA-F]{0,3})?", _decode_plain)
+)
+_PLAIN_TEXT = JSON_STRING.plain
+
+
+@dataclass(frozen=True, slots=True)
+class JsonCallFormat:
+    """What one JSON-in-delimiters format says about its blocks.
+
+    `closers` end a block and are consumed with it; `reopeners` end it unconsumed (a new block
+    begins before this one closed). `block` names the block in the diagnostic of one that held
+    no usable call. `name_keys` / `argument_keys` / `metadata_keys` say where a call object
+    keeps its name and arguments and which other keys carry nothing to run.
+    """
+
+    closers: tuple[str, ...]
+    reopeners: tuple[str, ...] = ()
+    block: str = "a call block"
+    name_keys: tuple[str, ...] = ("name",)
+    argument_keys: tuple[str, ...] = ARGUMENT_KEYS
+    metadata_keys: frozenset[str] = METADATA_KEYS
+
+
+@dataclass(slots=True)
+class ArgumentsText:
+    """Arguments decoded from their JSON text: the object, or why there is none."""
+
+    arguments: dict[str, Any]
+    error: str | None
+    repairs: list[str]
+
+
+def arguments_from_text(text: str, ctx: BlockContext, *, repairs: list[str]) -> ArgumentsText:
+    """The one reading of a call's arguments written as JSON text (decoded under the policy).
+
+    Several objects glued together are never merged: the call is incomplete, with a
+    `concatenated_json` diagnostic. `repairs` are the repairs recorded so far; the decoder's
+    own are added after them.
+    """
+    inner = decode_json_object(text, allow_repair=ctx.policy is Policy.LENIENT)
+    noted = [*repairs, *inner.repairs]
+    if len(inner.objects) > 1:
+        error = (
+            f"the arguments hold {len(inner.objects)} JSON objects glued together; "
+            "write one tool call per object"
+        )
+        ctx.diagnostic("concatenated_json", error, count=len(inner.objects))
+        return ArgumentsText({}, error, noted)
+    if inner.error is not None or not inner.objects:
+        return ArgumentsText({}, inner.error or "no arguments object", noted)
+    return ArgumentsText(inner.objects[0], None, noted)
+
+
+class JsonCallsReader(JsonScan, BlockReader):
+    """Reads one block of JSON calls (or, `for_arguments`, one call's JSON arguments)."""
+
+    def __init__(self, ctx: BlockContext, fmt: JsonCallFormat, marker: str) -> None:
+        super().__init__((*fmt.closers, *fmt.reopeners))
+        self.ctx = ctx
+        self.format = fmt
+        self.consumed: list[str] = [marker]  # the block's raw text, for a failed block's record
+        #: The depth of the arguments object: 2 inside a call object, 1 when the JSON value is
+        #: the arguments of a call its format's header already named.
+        self.args_depth = 2
+        self.calls_ended = 0
+        self.objects_seen = 0
+        #: A named call's top-level JSON values: `consumed[values_start:values_end]`.
+        self.values_start = -1
+        self.values_end = -1
+        self.not_a_call = False  # the first object names no declared tool: the block is text
+        self._new_object()
+
+    @classmethod
+    def for_arguments(
+        cls, ctx: BlockContext, fmt: JsonCallFormat, marker: str, header: str
+    ) -> JsonCallsReader:
+        """A reader of the JSON arguments of the call `ctx.begin_call` has just begun.
+
+        `marker` and `header` are the block's text read so far (the header names the tool),
+        for the record of a block that fails. The first JSON value is the arguments object;
+        the call ends when it closes (or at the first stop marker, or the end of the stream).
+        """
+        reader = cls(ctx, fmt, marker)
+        reader.consumed.append(header)
+        reader.args_depth = 1
+        reader.begun = True
+        return reader
+
+    def _arguments_text(self) -> str:
+        """A named call's arguments as written: its top-level JSON values, and what lies
+        between them (text around them, such as a code fence, is not part of them)."""
+        if self.values_start < 0:
+            return ""
+        return "".join(self.consumed[self.values_start : self.values_end])
+
+    @property
+    def named(self) -> bool:
+        """The call's name came from the format's header, not from the JSON."""
+        return self.args_depth == 1
+
+    def _new_object(self) -> None:
+        self.obj_start = -1  # index into self.consumed where the open object's text starts
+        self.key1 = ""  # the current key of the call object
+        self.key2 = ""  # the current key inside its arguments object
+        self.name_pieces: list[str] | None = None
+        self.name: str | None = None
+        self.begun = False
+        self.unknown = False
+        self.args_open = False
+        self.streaming = False
+        self.partial: list[str] = []  # decoded text of the string argument in progress
+        self.done: dict[str, Any] = {}  # arguments completed so far (first occurrence wins)
+        self.duplicate: str | None = None
+        self.capture_start = -1
+
+    # --------------------------------------------------------------------- JsonScan hooks
+
+    def on_raw(self, raw: str) -> None:
+        self.consumed.append(raw)
+
+    def on_open(self, char: str) -> None:
+        depth = self.depth
+        if depth == 1 and self.named:
+            # The arguments object itself. A second value glued to it ends the streaming: the
+            # call's end reads them all and refuses them.
+            if self.values_start < 0:
+                self.obj_start = self.values_start = len(self.consumed) - 1
+                self.objects_seen += 1
+                self.args_open = char == "{"
+            else:
+                self.ctx.args.halt()
+            return
+        if depth == 1:
+            self._new_object()
+            self.obj_start = len(self.consumed) - 1
+            self.objects_seen += 1
+        if depth == self.args_depth and char == "{" and self._arguments_key(self.key1):
+            self.args_open = True
+        elif depth == self.args_depth + 1 and self.args_open and self.capture_start < 0:
+            self.capture_start = len(self.consumed) - 1
+
+    def _arguments_key(self, key: str) -> bool:
+        return key in self.format.argument_keys and self.stack[0] == "{"
+
+    def on_close(self, char: str) -> None:
+        depth = self.depth
+        if depth == self.args_depth and self.args_open and self.capture_start >= 0:
+            raw = "".join(self.consumed[self.capture_start :])
+            self.capture_start = -1
+            try:
+                self._argument(self.key2, json.loads(raw))
+            except (ValueError, RecursionError):
+                self.ctx.args.halt()
+        elif depth == self.args_depth - 1 and self.args_open and depth > 0:
+            self.args_open = False
+        elif depth == 0:
+            self._end_object()
+
+    def on_key(self, key: str) -> None:
+        if self.depth == self.args_depth and self.args_open:
+            self.key2 = key
+        elif self.depth == 1:
+            self.key1 = key
+
+    def on_string_start(self) -> None:
+        depth = self.depth
+        if depth == 1 and not self.named and self.key1 in self.format.name_keys:
+            if self.name is None:
+                self.name_pieces = []
+        elif depth == self.args_depth and self.args_open and self.begun:
+            if self.key2 in self.done:
+                self._duplicate(self.key2)
+                return
+            self.partial = []
+            self.streaming = self.ctx.args.open_string(self.key2)
+            if self.streaming:
+                self.ctx.stream_value(JSON_STRING, raw=(self.consumed,), decoded=(self.partial,))
+
+    def _in_argument_string(self) -> bool:
+        return (
+            self.depth == self.args_depth
+            and self.args_open
+            and self.begun
+            and self.duplicate is None
+        )
+
+    def on_string_piece(self, raw: str) -> None:
+        if self.name_pieces is not None:
+            self.name_pieces.append(raw)
+        elif self._in_argument_string():
+            text = decode_string_piece(raw)
+            if text is None:
+                self.ctx.args.halt()
+                self.ctx.stop_value()
+                self.streaming = False
+                self.partial = []
+                return
+            self.partial.append(text)
+            if self.streaming:
+                self.ctx.args.string_chunk(text)
+
+    def on_string_end(self) -> None:
+        if self.name_pieces is not None:
+            name = decode_string_piece("".join(self.name_pieces))
+            self.name_pieces = None
+            self.name = name or ""
+            self._begin()
+        elif self._in_argument_string():
+            if self.streaming:
+                self.ctx.args.close_string()
+                self.ctx.stop_value()
+                self.streaming = False
+            if self.key2 not in self.done:
+                self.done[self.key2] = "".join(self.partial)
+            self.partial = []
+
+    def on_scalar(self, raw: str) -> None:
+        if self.depth == self.args_depth and self.args_open and self.begun:
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                self.ctx.args.halt()
+                return
+            self._argument(self.key2, value)
+
+    # ------------------------------------------------------------------------- decisions
+
+    def _argument(self, key: str, value: Any) -> None:
+        if not self.begun or self.duplicate is not None:
+            return
+        if key in self.done:
+            self._duplicate(key)
+            return
+        self.done[key] = value
+        self.ctx.args.put(key, value)
+
+    def _duplicate(self, key: str) -> None:
+        self.duplicate = key
+        self.ctx.args.halt()
+
+    def _begin(self) -> None:
+        if self.begun or self.unknown or self.name is None:
+            return
+        if self.ctx.begin_call(self.name):
+            self.begun = True
+        else:
+            self.unknown = True
+            self.not_a_call = self.calls_ended == 0 and self.objects_seen == 1
+            self.decided = self.not_a_call  # read no further: the block is text up to here
+
+    def _end_object(self) -> None:
+        """A top-level JSON value closed: decode it once and end its call(s)."""
+        if self.named:
+            # The call ends at its stop marker (or the end of the stream): a value may follow.
+            self.values_end = len(self.consumed)
+            self.args_open = False
+            return
+        raw = "".join(self.consumed[self.obj_start :])
+        if raw.startswith("["):
+            self._finish_array(raw)
+        else:
+            decoded = decode_json_object(raw, allow_repair=self.ctx.policy is Policy.LENIENT)
+            self._finish_decoded(decoded.objects, decoded.error, decoded.repairs, at=self.cursor)
+        self._new_object()
+
+    def _named_arguments(self, raw: str) -> ArgumentsText:
+        """What a named call's arguments, written as `raw`, are (best effort when broken)."""
+        if self.duplicate is not None:
+            return ArgumentsText(self._best_effort(), duplicate_key_error(self.duplicate), [])
+        read = arguments_from_text(raw, self.ctx, repairs=[])
+        if read.error is not None and not read.arguments:
+            read.arguments = self._best_effort()  # what streamed is a prefix of it
+        return read
+
+    def _end_named(self, raw: str, *, at: int) -> None:
+        """End the header-named call with the arguments written as `raw`."""
+        read = self._named_arguments(raw)
+        self._end_call(read.arguments, at=at, error=read.error, repairs=read.repairs)
+
+    def _end_call(
+        self,
+        arguments: dict[str, Any],
+        *,
+        at: int,
+        error: str | None,
+        repairs: Sequence[str] = (),
+    ) -> None:
+        self.ctx.end_call(arguments, at=at, error=error, repairs=repairs)
+        self.calls_ended += 1
+        self.begun = False
+
+    def _finish_array(self, raw: str) -> None:
+        """`[{call}, {call}]` (Granite and others): each object is a parallel call."""
+        try:
+            items = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            self.ctx.diagnostic("malformed_call", f"a call array is not valid JSON: {exc.msg}")
+            return
+        except RecursionError:
+            self.ctx.diagnostic("malformed_call", "a call array is nested too deeply")
+            return
+        objects = [item for item in items if isinstance(item, dict)]
+        if len(objects) != len(items):
+            self.ctx.diagnostic("malformed_call", "a call array holds items that are not objects")
+        for obj in objects:
+            self._finish_object(obj, [], at=self.cursor)
+
+    def _finish_decoded(
+        self, objects: list[dict[str, Any]], error: str | None, repairs: list[str], *, at: int
+    ) -> None:
+        if error is not None or not objects:
+            if self.begun:
+                self._end_call(self._best_effort(), at=at, error=error or "no call object")
+            else:
+                self.ctx.diagnostic("malformed_call", error or "no call object in the block")
+            return
+        for obj in objects:
+            self._finish_object(obj, repairs, at=at)
+
+    def _finish_object(self, obj: dict[str, Any], repairs: list[str], *, at: int) -> None:
+        if not any(k in obj for k in self.format.name_keys) and isinstance(
+            obj.get("function"), dict
+        ):
+            obj = obj["function"]  # the OpenAI wire shape {"type": "function", "function": {...}}
+        name = next((obj[k] for k in self.format.name_keys if k in obj), None)
+        if not self.begun:
+            if self.unknown or not isinstance(name, str):
+                if not self.unknown:
+                    self.ctx.diagnostic("malformed_call", "a call object without a string name")
+                return
+            self.name = name
+            self._begin()
+            if not self.begun:
+                return
+        arguments: Any = next((obj[k] for k in self.format.argument_keys if k in obj), {})
+        error = self._unread_keys(obj)
+        if error is not None:
+            arguments = self._best_effort() if isinstance(arguments, str) else arguments
+            arguments = arguments if isinstance(arguments, dict) else {}
+        elif self.duplicate is not None:
+            error = duplicate_key_error(self.duplicate)
+            arguments = self._best_effort()
+        elif isinstance(arguments, str):
+            read = arguments_from_text(arguments, self.ctx, repairs=[*repairs, "parse-json-string"])
+            arguments, error, repairs = read.arguments, read.error, read.repairs
+        elif not isinstance(arguments, dict):
+            error = f"arguments must be a JSON object, got {type(arguments).__name__}"
+            arguments = {}
+        self._end_call(arguments, at=at, error=error, repairs=repairs)
+
+    def _unread_keys(self, obj: dict[str, Any]) -> str | None:
+        """Why a call object cannot be read whole (arguments given twice, keys nothing reads)."""
+        fmt = self.format
+        given = [k for k in fmt.argument_keys if k in obj]
+        if len(given) > 1:
+            return f"the call gives its arguments under several keys ({', '.join(given)})"
+        known = fmt.metadata_keys | set(fmt.name_keys) | set(fmt.argument_keys)
+        unread = [k for k in obj if k not in known]
+        if unread:
+            keys = ", ".join(repr(k[:64]) for k in unread[:5])
+            return f"the call object holds keys that are not its name or arguments: {keys}"
+        return None
+
+    def _best_effort(self) -> dict[str, Any]:
+        args = dict(self.done)
+        if self.partial and self.key2 not in args:
+            args[self.key2] = "".join(self.partial)
+        return args
+
+    # -------------------------------------------------------------------- BlockReader
+
+    def read(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, str | None]:
+        """Consume JSON from `buf[pos:end]`: the new position and the stop marker found there
+        (a closer or reopener, outside strings and not consumed), or None.
+
+        A format that holds the JSON inside more markup of its own calls this, then `settle`
+        at a stop; `step` does both for a block that is JSON alone.
+        """
+        if self.streaming and self.in_string:
+            # A long string in one piece (a batch parse, a large chunk): the plain-text run's
+            # pattern takes its plain text and simple escapes in one go; the scanner the rest.
+            m = _PLAIN_TEXT.match(buf, pos, end)
+            if m is not None:
+                raw = m.group()
+                text = _decode_plain(raw)
+                self.consumed.append(raw)
+                self.partial.append(text)
+                self.ctx.args.string_chunk(text)
+                pos = m.end()
+        return self.scan(buf, pos, end, final)
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        pos, stop = self.read(buf, pos, end, final)
+        if self.not_a_call:
+            # Not a call of a declared tool: the whole block stays text.
+            self.ctx.revert("".join(self.consumed[1:]), rescan=False)
+            return pos
+        if stop is None:
+            return pos
+        self.settle(pos)
+        if stop in self.format.reopeners:
+            self._end_block()  # a new block begins before this one closed
+            return pos
+        self.consumed.append(stop)
+        self._end_block()
+        return pos + len(stop)
+
+    def settle(self, at: int) -> None:
+        """The JSON ends at `buf[at]` (a stop marker): end what is still open there.
+
+        An unclosed object is repaired when the policy allows, else its call fails. A named
+        call ends here, with all the JSON values written before the stop.
+        """
+        if self.named:
+            if self.begun:
+                if self.depth > 0 or self.in_string:
+                    self.values_end = len(self.consumed)
+                self._end_named(self._arguments_text(), at=at)
+            self._reset_scan()
+        elif self.depth > 0 or self.in_string:
+            self._close_unfinished(at)
+
+    def _close_unfinished(self, at: int) -> None:
+        """The block closes with its JSON still open: repair if allowed, else fail the call."""
+        raw = "".join(self.consumed[self.obj_start :]) if self.obj_start >= 0 else ""
+        if self.ctx.policy is Policy.LENIENT and raw:
+            decoded = decode_json_object(raw, allow_repair=True)
+            if decoded.error is None and decoded.objects:
+                self._finish_decoded(decoded.objects, None, decoded.repairs, at=at)
+                self._reset_scan()
+                return
+        if self.begun:
+            self._end_call(self._best_effort(), at=at, error="the call's JSON is not closed")
+        self._reset_scan()
+
+    def _reset_scan(self) -> None:
+        self.stack.clear()
+        self.expect_key.clear()
+        self.in_string = False
+
+    def _end_block(self) -> None:
+        if self.calls_ended:
+            self.ctx.end_block()
+        else:
+            self.ctx.fail_block(
+                "".join(self.consumed[1:]),
+                "malformed_call",
+                f"{self.format.block} held no usable call",
+            )
+
+    def at_eof(self) -> EofVerdict:
+        if self.named and self.begun:
+            if self.depth > 0 or self.in_string:
+                return EofVerdict(recoverable=False, arguments=self._best_effort())
+            read = self._named_arguments(self._arguments_text())
+            if read.error is not None:
+                return EofVerdict(recoverable=False, arguments=read.arguments, reason=read.error)
+            return EofVerdict(recoverable=True, arguments=read.arguments)
+        if self.depth == 0 and not self.in_string:
+            return EofVerdict(recoverable=True)
+        return EofVerdict(recoverable=False, arguments=self._best_effort())
+
+
+class NamedArgumentsReader(BlockReader):
+    """A block `MARKER HEADER HEADER_END {JSON arguments} CLOSER`, the header naming the tool.
+
+    The shape of Kimi K2 (`<|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>`),
+    Mistral (`[TOOL_CALLS]NAME[ARGS]`) and others: `name_of(header)` reads the tool name from
+    the header (None: not a call). A header longer than `MAX_TAG_LENGTH`, one that names no
+    tool, or a tool that does not resolve leaves the block text, as written.
+    """
+
+    def __init__(
+        self,
+        ctx: BlockContext,
+        fmt: JsonCallFormat,
+        marker: str,
+        *,
+        header_end: str,
+        name_of: Callable[[str], str | None],
+    ) -> None:
+        self.ctx = ctx
+        self.format = fmt
+        self.marker = marker
+        self.header_end = header_end
+        self.name_of = name_of
+        self.arguments: JsonCallsReader | None = None
+        self.header_name: str | None = None  # the name of a header the stream cut off
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if self.arguments is None:
+            limit = min(end, pos + MAX_TAG_LENGTH + len(self.header_end))
+            j = buf.find(self.header_end, pos, limit)
+            if j < 0:
+                if limit - pos > MAX_TAG_LENGTH + len(self.header_end) - 1:
+                    self.ctx.revert("", rescan=True)  # too long for a header: not a call
+                elif final:
+                    self.header_name = self.name_of(buf[pos:end])
+                return pos
+            header = buf[pos:j]
+            name = self.name_of(header)
+            if name is None or not self.ctx.begin_call(name):
+                self.ctx.revert("", rescan=True)
+                return pos
+            after = j + len(self.header_end)
+            self.arguments = JsonCallsReader.for_arguments(
+                self.ctx, self.format, self.marker, buf[pos:after]
+            )
+            pos = after
+        return self.arguments.step(buf, pos, end, final)
+
+    def at_eof(self) -> EofVerdict:
+        if self.arguments is None:
+            return EofVerdict(recoverable=False, name=self.header_name)
+        return self.arguments.at_eof()
