@@ -97,6 +97,7 @@ INNER_SEGMENTS = {
     "glm47": ("<tool_call>", "</tool_call>", ""),
     "pythonic_lfm2": ("<|tool_call_start|>", "<|tool_call_end|>", ""),
     "olmo3_pythonic": ("<function_calls>", "</function_calls>", ""),
+    "minimax_m2": ("<minimax:tool_call>", "</minimax:tool_call>", "<invoke"),
 }
 
 

@@ -29,6 +29,7 @@ _MODULES: dict[str, str] = {
     "olmo3": "toolmend.protocols.pythonic:OLMO3",
     "pythonic": "toolmend.protocols.pythonic:PYTHONIC",
     "calling-tool": "toolmend.protocols.pythonic:CALLING_TOOL",
+    "minimax-m2": "toolmend.protocols.minimax_m2",
 }
 _loaded: dict[str, TextProtocol] = {}
 

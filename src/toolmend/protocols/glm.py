@@ -33,25 +33,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolmend.core.engine import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, carried_raw, declare_tools
-from toolmend.protocols.hermes import HermesReader
-from toolmend.protocols.qwen3_coder import typed_value
+from toolmend.protocols.hermes import hermes_reader
+from toolmend.protocols.json_calls import JsonCallsReader
 from toolmend.schema_gate import Policy, declared_types
+from toolmend.textvalue import typed_value
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
@@ -61,11 +54,8 @@ ARG_VALUE, ARG_VALUE_END = "<arg_value>", "</arg_value>"
 _TAG = re.compile("</?arg_(?:key|value)>")
 _BLOCK_END = re.compile(f"{re.escape(CLOSE)}|{re.escape(OPEN)}")
 _BLOCK_END_MARKERS = (CLOSE, OPEN)
-#: Body text the engine may append as it is, without calling the reader (no block end can
-#: begin in it), and the rest it only holds back (a proper prefix of one).
-_PLAIN_BODY = plain_text_pattern(_BLOCK_END_MARKERS)
-_PENDING_BODY = pending_pattern(_BLOCK_END_MARKERS)
-_VERBATIM_BODY = verbatim_pattern(_BLOCK_END_MARKERS)
+#: The body as the fast path may take it: text in which no block end can begin.
+_BODY_TEXT = ValueText(_BLOCK_END_MARKERS)
 _NAME_END = re.compile(r"[<{\n]")
 #: A tool name as models write it: no blanks, brackets, quotes or sentence punctuation.
 _NAME = re.compile(r"[^\s<>{}\[\]()\"'`,;=!?*]+")
@@ -267,7 +257,7 @@ class GlmReader(BlockReader):
         self.ctx = ctx
         self.state = _HEAD
         self.pieces: list[str] = []  # the body after the name, as consumed
-        self.hermes: HermesReader | None = None
+        self.hermes: JsonCallsReader | None = None
         self._stop = 0
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
@@ -287,7 +277,7 @@ class GlmReader(BlockReader):
         if k == end and not final:
             return pos
         if k < end and buf[k] == "{":
-            self.hermes = HermesReader(self.ctx)
+            self.hermes = hermes_reader(self.ctx)
             return self.hermes.step(buf, pos, end, final)
         m = _NAME_END.search(buf, k, min(end, k + MAX_TAG_LENGTH))
         if m is None and not final:
@@ -305,11 +295,7 @@ class GlmReader(BlockReader):
             self.ctx.revert(buf[pos:cut], rescan=False)
             return cut
         self.state = _BODY
-        self.ctx.set_plain_text_run(
-            PlainTextRun(
-                _PLAIN_BODY, (self.pieces,), pending=_PENDING_BODY, verbatim=_VERBATIM_BODY
-            )
-        )
+        self.ctx.stream_value(_BODY_TEXT, raw=(self.pieces,))
         return self._body(buf, cut, end, final) if cut < end else cut
 
     def _body(self, buf: str, pos: int, end: int, final: bool) -> int:
@@ -320,7 +306,7 @@ class GlmReader(BlockReader):
                 self.pieces.append(buf[pos:cut])
             return cut
         self.pieces.append(buf[pos : m.start()])
-        self.ctx.set_plain_text_run(None)
+        self.ctx.stop_value()
         body = read_body("".join(self.pieces), self.ctx.current_tool, self.ctx.policy)
         if m.group() == CLOSE:
             stop = m.end()
@@ -329,7 +315,7 @@ class GlmReader(BlockReader):
             stop = m.start()  # the next call is a block of its own
             self.ctx.end_call(body.arguments, at=stop, error=NOT_CLOSED_BEFORE_NEXT)
         self.state = _DONE
-        self.ctx.end_block(stop)
+        self.ctx.end_block()
         return stop
 
     def at_eof(self) -> EofVerdict:

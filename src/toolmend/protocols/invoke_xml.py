@@ -108,6 +108,12 @@ class InvokeFormat:
     duplicates: DuplicateRule
     #: Recover `antml:invoke name="...">` with its `<` missing (boundary-gated, exact case).
     missing_angle: bool
+    #: The wrapper rendered calls go in (with `wrap_output`); under `auto` a block opened by
+    #: another format's own wrapper (`<minimax:tool_call>`) is left to that format.
+    wrapper: str = "function_calls"
+    #: An undeclared key's text is read as JSON when it is a JSON non-string (MiniMax-M2's
+    #: template writes numbers, arrays and objects as JSON whatever the schema says).
+    undeclared_json: bool = False
 
 
 # ------------------------------------------------------------------------------- text helpers
@@ -171,13 +177,15 @@ def render_invoke(call: ToolCall) -> str:
     return "\n".join(lines)
 
 
-def parameter_value(gate: SchemaGate, key: str, text: str) -> Any:
+def parameter_value(gate: SchemaGate, key: str, text: str, *, undeclared_json: bool = False) -> Any:
     """The value a parameter's text stands for, by the schema's declared types of `key`.
 
     The text itself when the key is undeclared (or there is no schema) or the text satisfies
     the key's subschema as a string; else its JSON value when it parses to a non-string
     (`textvalue.typed_value`, strict); else the text (the gate then repairs or rejects it).
     """
+    if undeclared_json and (not gate.declares(key) or gate.declared_types(key) is None):
+        return typed_value(text, None)
     if not gate.declares(key) or gate.value_as_is(key, text):
         return text
     return typed_value(text, gate.declared_types(key), strict=True)
@@ -213,6 +221,8 @@ class InvokeProtocol(TextProtocol):
         return ("</invoke>", f"</{PREFIX}invoke>")
 
     def accepts_body(self, marker: str, first_char: str) -> bool:
+        if marker == "<minimax:tool_call>":
+            return self.format.wrapper == "minimax:tool_call"
         # `<function_calls>` also opens OLMo 3's pythonic lines (`<function_calls>f(a=1)`).
         return first_char in "<" or "function_calls" not in marker
 
@@ -238,7 +248,8 @@ class InvokeProtocol(TextProtocol):
             "</invoke>"
         )
         if self.format.wrap_output:
-            example = f"<function_calls>\n{example}\n</function_calls>"
+            wrapper = self.format.wrapper
+            example = f"<{wrapper}>\n{example}\n</{wrapper}>"
             several = "Write several invokes in one <function_calls> block for parallel calls."
         else:
             several = "Write one invoke after another to call several tools."
@@ -255,7 +266,9 @@ class InvokeProtocol(TextProtocol):
     def render_call(self, call: ToolCall) -> str:
         invoke = render_invoke(call)
         return (
-            f"<function_calls>\n{invoke}\n</function_calls>" if self.format.wrap_output else invoke
+            f"<{self.format.wrapper}>\n{invoke}\n</{self.format.wrapper}>"
+            if self.format.wrap_output
+            else invoke
         )
 
     def wrap_result(self, call_id: str, name: str, content: str) -> str:
@@ -516,7 +529,7 @@ class InvokeReader(BlockReader):
             return
         tool = self.ctx.current_tool
         gate = self.ctx.gate_for(tool.name) if tool is not None else SchemaGate(None)
-        value = parameter_value(gate, self.key, text)
+        value = parameter_value(gate, self.key, text, undeclared_json=self.fmt.undeclared_json)
         if self.key in self.done:
             del self.done[self.key]  # the last one wins, where it was written
             if DUPLICATE_KEPT not in self.repairs:

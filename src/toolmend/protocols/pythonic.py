@@ -33,16 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolmend.core.engine import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import Escapes, ValueText
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import partial_marker_start
 from toolmend.jsontext import MAX_NESTING
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -333,15 +325,7 @@ class PythonicReader(BlockReader):
         self.calls: list[PythonicCall] = []
         self.confirmed = False  # an anchored list: `[name(` seen
         if fmt.closer is not None:
-            stops = (fmt.closer,)
-            ctx.set_plain_text_run(
-                PlainTextRun(
-                    plain_text_pattern(stops),
-                    (self.pieces,),
-                    pending=pending_pattern(stops),
-                    verbatim=verbatim_pattern(stops),
-                )
-            )
+            ctx.stream_value(ValueText((fmt.closer,)), raw=(self.pieces,))
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         if self.state == _READ:
@@ -385,7 +369,10 @@ class PythonicReader(BlockReader):
             # Inside a string literal, text without its quote or a backslash changes nothing
             # the scan tracks: the engine may append it without calling the reader.
             quote = self.scan.quote if not self.scan.escape else ""
-            self.ctx.set_plain_text_run(_string_run(quote, self.pieces) if quote else None)
+            if quote:
+                self.ctx.stream_value(_STRING_TEXT[quote], raw=(self.pieces,))
+            else:
+                self.ctx.stop_value()
             return end
         source = "".join(self.pieces) + buf[pos : k - 1]  # without the closing bracket
         self.pieces.append(buf[pos:k])
@@ -393,14 +380,14 @@ class PythonicReader(BlockReader):
 
     def _close(self, source: str, at: int, end: int, final: bool) -> int:
         """The block's source is complete up to `buf[at]`: read it, then emit or revert."""
-        self.ctx.set_plain_text_run(None)
+        self.ctx.stop_value()
         bracketed = self.fmt.closer is None
         try:
             self.calls = read_calls(f"[{source}]" if bracketed else source)
         except NotALiteral as exc:
             if self.fmt.anchored:
                 return self._as_text(at)
-            self.ctx.fail_block(at, "".join(self.pieces), "malformed_call", str(exc))
+            self.ctx.fail_block("".join(self.pieces), "malformed_call", str(exc))
             self.state = _DONE
             return at
         resolve = self.ctx.resolver.resolve
@@ -435,20 +422,16 @@ class PythonicReader(BlockReader):
             if self.ctx.begin_call(call.name):
                 self.ctx.end_call(call.arguments, at=at)
         self.state = _DONE
-        self.ctx.end_block(at)
+        self.ctx.end_block()
         return at
 
     def at_eof(self) -> EofVerdict:
         return EofVerdict(recoverable=False)
 
 
-def _string_run(quote: str, sink: list[str]) -> PlainTextRun:
-    stops = (quote,)
-    return PlainTextRun(
-        plain_text_pattern(stops, exclude="\\"),
-        (sink,),
-        verbatim=verbatim_pattern(stops, exclude="\\"),
-    )
+#: Inside a Python string literal: it ends at its quote; a backslash begins an escape, which
+#: the reader's scan must see (the fast path never takes it).
+_STRING_TEXT = {q: ValueText((q,), Escapes(("\\",), "(?!)")) for q in "\"'"}
 
 
 def _protocol(fmt: PythonicFormat) -> PythonicProtocol:
