@@ -13,18 +13,9 @@ from hypothesis import strategies as st
 import toolmend
 from conformance import case_text, load_engine_cases
 from support import check_all_invariants, comparable, run_chunks, split_at
+from tool_fixtures import WEATHER
 from toolmend.protocols.pythonic import NotALiteral, read_calls
 
-WEATHER = [
-    {
-        "name": "get_weather",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            "required": ["city"],
-        },
-    }
-]
 FORMATS = ("pythonic_lfm2", "olmo3_pythonic", "pythonic", "bracket_calling_tool")
 PROTOCOL_OF = {
     "pythonic_lfm2": "lfm2",
