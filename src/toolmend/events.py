@@ -1,4 +1,5 @@
-"""Stream events: what a streaming parser hands back from `feed()` and `finish()`.
+"""Stream events: what a streaming parser hands back from `feed()` and `finish()`, and the
+`ParseResult` that `collect` folds them into.
 
 Small records, in the manner of h11's events; treat them as read-only. The per-delta ones are
 not frozen because a frozen dataclass costs three times as much to build and a stream makes one
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolmend.model import ParseResult, ToolCall
+from toolmend.model import JSONDict, ToolCall
 
 
 @dataclass(slots=True)
@@ -144,6 +145,27 @@ def coalesce(events: Iterable[Event]) -> list[Event]:
             out.append(event)
     close_run()
     return out
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """What `toolmend.parse` returns: visible text, the calls found, diagnostics, and the
+    reasoning text (never scanned for calls)."""
+
+    text: str
+    tool_calls: list[ToolCall]
+    diagnostics: list[Diagnostic]
+    reasoning: str = ""
+
+    def to_dict(self) -> JSONDict:
+        out: JSONDict = {
+            "text": self.text,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+        if self.reasoning:  # the key appears only when there is reasoning
+            out["reasoning"] = self.reasoning
+        return out
 
 
 def collect(events: Iterable[Event]) -> ParseResult:

@@ -21,11 +21,9 @@ from frontends.native_upstreams import (
 from frontends.servers import (
     QWEN_WRITE_LEAK,
     WRITE_ARGS,
-    anthropic_messages,
-    anthropic_tools,
     demo_cases,
 )
-from frontends.test_http_messages import READ_TOOL, WRITE_TOOL
+from frontends.test_http_messages import READ_TOOL, WRITE_TOOL, check_bundled_case
 from toolmend.server import create_app
 from toolmend.server.config import ModelRule, ServerConfig, Upstream
 from toolmend.server.demo.cases import DemoCase
@@ -106,23 +104,7 @@ def _request(model: str, tools: list[dict[str, Any]], text: str = "go") -> dict[
 def test_every_bundled_leak_in_an_anthropic_upstreams_text_becomes_tool_use_blocks(
     client: anthropic.Anthropic, case: DemoCase
 ) -> None:
-    request: dict[str, Any] = {
-        "model": case.model,
-        "max_tokens": 1024,
-        "tools": anthropic_tools(case.tools),
-        "messages": anthropic_messages(case.messages),
-    }
-    whole = client.messages.create(**request)
-    with client.messages.stream(**request) as stream:
-        streamed = stream.get_final_message()
-    wanted = [(c["name"], c["arguments"]) for c in case.expect.get("calls", ())]
-    for message in (whole, streamed):
-        assert _calls(message) == wanted
-        text = "".join(block.text for block in message.content if block.type == "text")
-        for marker in case.expect.get("text_excludes", ()):
-            assert marker not in text
-        if wanted:
-            assert message.stop_reason == "tool_use"
+    check_bundled_case(client, case)
 
 
 def test_a_leaked_call_streams_in_the_messages_grammar_beside_the_upstreams_signed_thinking(

@@ -13,8 +13,8 @@ import pytest
 
 from frontends.native_upstreams import ENCRYPTED, NativeScript, NativeUpstream, post, sse_events
 from frontends.responses_grammar import check_grammar
-from frontends.servers import HERMES_SHELL_LEAK, demo_cases, responses_input, responses_tools
-from frontends.test_http_responses import SHELL
+from frontends.servers import HERMES_SHELL_LEAK, demo_cases
+from frontends.test_http_responses import SHELL, check_bundled_case
 from toolmend.server import create_app
 from toolmend.server.config import ModelRule, ServerConfig, Upstream
 from toolmend.server.demo.cases import DemoCase
@@ -82,20 +82,7 @@ def _calls(response: Any) -> list[tuple[str, Any]]:
 def test_every_bundled_leak_in_a_responses_upstreams_text_becomes_function_call_items(
     client: openai.OpenAI, case: DemoCase
 ) -> None:
-    request: dict[str, Any] = {
-        "model": case.model,
-        "tools": responses_tools(case.tools),
-        "input": responses_input(case.messages),
-    }
-    whole = client.responses.create(**request)
-    with client.responses.stream(**request) as stream:
-        streamed = stream.get_final_response()
-    wanted = [(c["name"], c["arguments"]) for c in case.expect.get("calls", ())]
-    for response in (whole, streamed):
-        assert _calls(response) == wanted
-        for marker in case.expect.get("text_excludes", ()):
-            assert marker not in response.output_text
-        assert response.status == "completed"
+    check_bundled_case(client, case)
 
 
 def test_a_leaked_call_streams_in_the_responses_grammar_beside_the_encrypted_reasoning(

@@ -156,6 +156,19 @@ class StreamParser:
         block = self._block
         run = block.run
         if run is None or not chunk:
+            if (
+                self._mode == _TEXT
+                and not self._buf
+                and chunk
+                and type(chunk) is str
+                and not self._finished
+                and self._scanner.takes_whole(chunk)
+            ):
+                # Prose the scanner releases whole: what `_run` would do, without running it.
+                self._base += len(chunk)
+                block.attributed = self._base
+                block.char_before_marker = chunk[-1]
+                return [TextDelta(chunk)]
             return self._feed_reader(chunk)
         # The fast path (`core/fastpath.py`): a string value streams, and its plain text is
         # taken here, without its reader. This runs once per streamed delta, so it is written

@@ -114,6 +114,7 @@ def view_call(call: object) -> CallView:
         name if isinstance(name, str) else "",
         mapping,
         raw,
+        call.get("incomplete") is True,  # the dict form of ToolCall carries it too
     )
 
 

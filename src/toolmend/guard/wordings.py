@@ -154,6 +154,8 @@ STUCK = words(
     r"reflections allowed, stopping",
 )
 
+#: An agent that stopped at its step limit.
+STEP_LIMIT = words("mini-swe-agent", r"\bLimits exceeded\b[^\n]{0,40}\bsteps\b")
 #: A framework gave up after its own retry budget (output validation, tool retries).
 RETRIES_EXHAUSTED = words(
     "pydantic-ai",
@@ -237,6 +239,10 @@ MCP_CLIENT_DOWN = words(
     r"\b(?:failed|unable) to connect to (?:the )?MCP server",
     r"\bClient is not connected, must connect\b",
 )
+#: An SDK's MCP server manager that could not connect a server.
+MCP_CONNECT_FAILED = words("openai-agents", r"\b(?:failed|unable) to connect MCP server\b")
+#: A server that offers no tools at all (an MCP client calling tools/call on it).
+MCP_NO_TOOLS = words("mcp-typescript-sdk", r"\bServer does not (?:support|advertise) tools\b")
 
 UNKNOWN_TOOL = words(
     "langgraph pydantic-ai claude-code opencode openai-agents roo-code kilocode cline vercel-ai"
@@ -297,6 +303,8 @@ MALFORMED_CALL = words(
 # --- parameters -----------------------------------------------------------------------------
 
 _PARAM = name("param")
+#: "must be a number between 0 and 2", "a string in the enum": a range or a set, not a type.
+_NOT_A_RANGE = r"(?! (?:between|in the|from|greater|less|at (?:least|most)|one of))"
 
 PARAM_MISSING = words(
     "roo-code cline kilocode claude-code mcp-servers smolagents continue ollama codex gemini-cli"
@@ -311,7 +319,7 @@ PARAM_MISSING = words(
     r"Missing " + _PARAM + r" argument",
     r"missing (?:\d+ )?required (?:positional |keyword-only )?arguments?: '" + _PARAM + r"'",
     r"(?:^|\W)(?:the )?(?:parameter|argument|field|property) " + _PARAM + r" is required",
-    r"(?:^|[\s:])" + _PARAM + r"(?: \(\w+\))? (?:is|are) required\b",
+    r"(?:^|[\s:])" + _PARAM + r"(?: \(\w+\))? (?:is|are) required\b(?!\. Install)",
     r"(?:^|[\s:])" + _PARAM + r" array is required",
     r"The " + _PARAM + r" parameter (?:was|is) (?:empty|missing)",
     r"^\s*(?P<param>[A-Za-z_][\w.\-]{0,63})(?::| *\n)\s*Field required",
@@ -327,6 +335,9 @@ PARAM_MISSING = words(
     r"\bmissing required [`'\"](?P<param>[A-Za-z_][\w.\-]{0,63})[`'\"] (?:field|parameter|argument"
     r"|property|key)\b",
 )
+
+#: A value that does not parse as its declared scalar type (Ollama's option parser).
+SCALAR_PARSE = words("ollama", r"\binvalid (?:int|integer|float|bool|boolean|number) value\b")
 
 #: "No URL provided.": a whole message saying that one value was not given.
 NOTHING_GIVEN = words(
@@ -348,8 +359,9 @@ PARAM_TYPE = words(
     r"Argument " + _PARAM + r" has type '\w+' but should be",
     r"\bhas type '\w+' but should be '\w+'",
     r"(?:^|[\s:/])" + _PARAM + r" (?:parameter )?must be (?:an? )?(?:valid )?(?:array|number"
-    r"|integer|string|boolean|object|list|bool)\b",
-    r"must be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list|bool)\b",
+    r"|integer|string|boolean|object|list|bool)\b" + _NOT_A_RANGE,
+    r"must be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list|bool)\b"
+    + _NOT_A_RANGE,
     r"is not of type '(?:string|integer|number|boolean|array|object|null)'",
     r"cannot unmarshal \w+ into Go (?:struct field|value of type)",
     r"invalid type: [\w ]+(?: \"[^\"]*\")?, expected",
@@ -412,6 +424,8 @@ FILE_WRONG_KIND = words(
 
 #: cp without -r on a directory.
 DIRECTORY_OMITTED = words("coreutils", r"\bomitting directory\b")
+#: A whole message naming a path of the wrong kind (the MCP CLI's "Not a file: PATH").
+NOT_A_KIND = words("mcp-python-sdk", r"^Not a (?:file|directory): \S")
 
 FILE_MISSING = words(
     "os roo-code cline claude-code gemini-cli continue opencode mcp-servers aider goose",
@@ -501,6 +515,8 @@ DIFF_MALFORMED = words(
     r"Empty search content is not allowed|old_string cannot be empty",
     r"missing required sections",
     r"Unexpected line found in update hunk",
+    r"\bpatch fragment without header\b|\bcorrupt patch at line\b|\berror parsing (?:the )?"
+    r"(?:patch|diff)\b",
     r"must be (?:in |a )?(?:valid )?unified diff(?: format)?",
     r"\bnot a (?:valid )?(?:unified )?diff\b",
 )
@@ -638,6 +654,9 @@ NETWORK_DAEMONS = words(
     r"\bIs the (?:[\w-]+ )?(?:daemon|server|service) running\b",
 )
 
+#: A client that names the service it could not reach ("Failed to connect to LM Studio.").
+NETWORK_SERVICE = words("lmstudio", r"\b(?:failed|unable) to connect to\b")
+
 COMMAND = words(
     "os claude-code continue gemini-cli mini-swe-agent mcp-servers aider goose cline codex"
     " qwen-code",
@@ -662,6 +681,10 @@ _PYTEST_SECTION = r"^=+ (?:FAILURES|ERRORS) =+$"
 #: A shell's own diagnostic line (`bash: line 1: ...`, `sh: 2: ...`, `bash: -c: line 1: ...`).
 _SHELL_DIAGNOSTIC = r"^(?:ba|z|da|k)?sh: (?:-c: )?(?:line )?\d+: "
 #: git's and pip's own error lines, in the case they write them.
+#: A JVM's uncaught exception and its stack frames.
+_JAVA_EXCEPTION = r"^Exception in thread \"[^\"\n]+\" [\w$.]+|^\s+at [\w$.<>]+\([\w$]+\.java:\d+\)"
+#: GNU tools' pointer to their help after an option or operand error.
+_TRY_HELP = r"^Try '[\w.+\-]+ --help' for more information\."
 _PROGRAM_FATAL = (
     r"(?-i:^fatal: )|(?-i:^ERROR: (?:Could not|No matching|Invalid requirement|Cannot|Failed"
     r"|unknown command))"
@@ -676,13 +699,15 @@ RUNTIME_FAILURE = words(
     " mcp-servers aider",
     _PY_TRACEBACK,
     _SHELL_DIAGNOSTIC,
+    _JAVA_EXCEPTION,
+    _TRY_HELP,
     r"^\s*File \"[^\"\n]+\", line \d+\n",
     _JS_STACK,
     r"\bCannot find module\b|\bMODULE_NOT_FOUND\b",
     r"(?-i:^(?:fatal|error)(?:\[E\d+\])?: )",  # lower case: git, cargo, rustc; not "Error: "
     _NPM_ERROR,
     r"^ERROR: (?:Could not|No matching|Invalid|Cannot|Failed|[\w:/.\-]+ does not)",
-    r"^make(?:\[\d+\])?: \*\*\* ",
+    r"^(?:make(?:\[\d+\])?|[^\s:]+:\d+): \*\*\* ",
     _PYTEST_SECTION,
     r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
     r"|Interrupted: \d+ errors? during collection",
@@ -707,6 +732,8 @@ PROGRAM_CRASH_FRAMING = regexes(
         _PYTEST_SECTION,
         _SHELL_DIAGNOSTIC,
         _PROGRAM_FATAL,
+        _JAVA_EXCEPTION,
+        _TRY_HELP,
         r"^(?:ERROR: )?usage: ",
     )
 )
@@ -726,6 +753,18 @@ TOOLCHAIN_FAILURE = words(
     r"^(?:Error: in prepare, |Parse error(?: near line \d+)?: |Runtime error(?: near line \d+)?: )",
 )
 
+#: GNU tools' option and operand errors (`head: invalid number of lines`, `ls: unrecognized
+#: option`, `cp: 'a' and 'a' are the same file`) and awk's and sed's script diagnostics.
+PROGRAM_USAGE = words(
+    "coreutils",
+    r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing) (?:option|number|argument"
+    r"|operand|mode)\b|\bare the same file\b",
+    # awk's and sed's script diagnostics: the program, then the position in its script
+    r"^[a-z][\w.+\-]{0,30}: (?:-e expression #\d+, char \d+|line \d+): ",
+)
+#: git's refusals in its own words.
+GIT_REFUSALS = words("git", r"\bnot something we can merge\b")
+
 #: A program, module or package the command needs is not installed: Python's `No module named`
 #: (traceback or `python -m`), Node's `Cannot find module 'pkg'` (a bare package name, not a
 #: path), a shell's `command not found`, Windows' "is not recognized", pip's and npm's "no such
@@ -740,4 +779,17 @@ MISSING_DEPENDENCY = words(
     r"^npm (?:ERR!|error) 404 |is not in (?:this|the npm) registry|could not determine executable "
     r"to run",
     r"\bno matching package named\b|\bcan't find crate\b",
+)
+
+#: A program named as missing on a line of its own ("npx not found.", dash's "sh: 1: tsc: not
+#: found").
+MISSING_PROGRAM = words(
+    "mcp-python-sdk bash",
+    r"^(?:(?:ba|da|z)?sh: \d+: )?(?-i:[a-z][\w.+\-]*):? not found\b",  # a command, lower case
+)
+#: A missing dependency named with how to install it.
+INSTALL_HINT = words(
+    "mcp-python-sdk",
+    r"\bInstall (?:it )?with [`'\"]?(?:pip3?|uv|npm|pnpm|yarn|cargo|brew|apt(?:-get)?) "
+    r"(?:install|add)\b|\bare properly installed\b",
 )

@@ -460,10 +460,10 @@ def _forward_responses(
     """The pipeline over a Responses upstream: the whole conversation, its results guarded."""
     assert isinstance(translated, ResponsesChatRequest)
     chat = translated.body
-    tools = [
-        {**tool, "function": {**tool["function"], "name": translated.names.to_client(name)}}
+    tools = [  # under the client's names, which the upstream sees
+        {**tool, "function": {**function, "name": translated.names.to_client(function["name"])}}
         for tool in chat.get("tools") or ()
-        if isinstance(name := tool["function"]["name"], str)
+        if isinstance(function := tool["function"], dict)
     ]
     declared = parse_tools({"tools": tools}) if tools else None
     guarded = guarded_history(rule, chat["messages"], declared, record)

@@ -28,6 +28,7 @@ from toolmend.model import Tool, coerce_tools
 from toolmend.recovery.textmode import arguments_of
 from toolmend.server.frontends.chat_request import ChatRequest
 from toolmend.server.frontends.chat_stream import NATIVE_ITEM_FIELD
+from toolmend.server.frontends.forwarding import read_events
 from toolmend.server.frontends.messages import PROTOCOL
 from toolmend.server.frontends.messages_stream import CACHE_CREATION_FIELD
 from toolmend.server.upstream import MAX_ERROR_BODY, UpstreamError
@@ -55,9 +56,10 @@ def anthropic_headers(
 ) -> dict[str, str]:
     """Headers for an Anthropic upstream: our key as `x-api-key`, else the client's own."""
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-    headers["anthropic-version"] = client.get("anthropic-version") or ANTHROPIC_VERSION
-    if client.get("anthropic-beta"):
-        headers["anthropic-beta"] = client["anthropic-beta"]
+    for name in FORWARDED_HEADERS:
+        if client.get(name):
+            headers[name] = client[name]
+    headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
     if api_key:
         headers["x-api-key"] = api_key
     elif forward_client_auth and client.get("x-api-key"):
@@ -121,21 +123,25 @@ def _unsigned_thinking(block: object) -> bool:
 def anthropic_turns(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """A re-ask's chat turns (the held calls, their guidance) as Messages turns."""
     out: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] | None = None  # the user turn the results go in
     for message in messages:
         role = message.get("role")
         content = message.get("content")
         if role == "tool":
-            block = {
-                "type": "tool_result",
-                "tool_use_id": str(message.get("tool_call_id") or ""),
-                "content": content if isinstance(content, str) else "",
-                "is_error": True,
-            }
-            if out and out[-1]["role"] == "user" and out[-1].get("_results"):
-                out[-1]["content"].append(block)
-            else:
-                out.append({"role": "user", "content": [block], "_results": True})
-        elif role == "assistant":
+            if results is None:
+                results = []
+                out.append({"role": "user", "content": results})
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": str(message.get("tool_call_id") or ""),
+                    "content": content if isinstance(content, str) else "",
+                    "is_error": True,
+                }
+            )
+            continue
+        results = None
+        if role == "assistant":
             blocks: list[dict[str, Any]] = []
             if isinstance(content, str) and content:
                 blocks.append({"type": "text", "text": content})
@@ -152,7 +158,7 @@ def anthropic_turns(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any
             out.append({"role": "assistant", "content": blocks})
         else:
             out.append({"role": "user", "content": content if content else ""})
-    return [{k: v for k, v in turn.items() if k != "_results"} for turn in out]
+    return out
 
 
 class AnthropicUpstream:
@@ -176,15 +182,8 @@ class AnthropicUpstream:
         turns = [*self._history, *anthropic_turns(messages[len(self._history) :])]
         return {**self._body, "model": self._model, "messages": turns, "stream": True}
 
-    async def chunks(self, events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
-        reader = AnthropicEventReader(self._name)
-        async for event in events:
-            for chunk in reader.feed(event):
-                yield chunk
-        if not reader.complete:
-            raise UpstreamError(
-                "dropped", f"upstream {self._name!r} ended the stream before message_stop"
-            )
+    def chunks(self, events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        return read_events(AnthropicEventReader(self._name), events, self._name, "message_stop")
 
 
 class AnthropicEventReader:

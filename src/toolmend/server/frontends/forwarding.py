@@ -18,6 +18,7 @@ from toolmend.model import Tool
 from toolmend.server.chat import ChatPipeline, ServerState
 from toolmend.server.config import ModelRule, Upstream
 from toolmend.server.requestlog import RequestRecord
+from toolmend.server.upstream import UpstreamError
 
 
 class ForwardedApi(Protocol):
@@ -32,6 +33,26 @@ class ForwardedApi(Protocol):
     def chunks(self, events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
         """The upstream's stream events as chat.completion.chunk dicts."""
         ...
+
+
+class EventReader(Protocol):
+    """One API's stream events in, chat chunks out; `complete` once its last event came."""
+
+    complete: bool
+
+    def feed(self, event: Mapping[str, Any]) -> list[dict[str, Any]]: ...
+
+
+async def read_events(
+    reader: EventReader, events: AsyncIterator[dict[str, Any]], upstream: str, last_event: str
+) -> AsyncIterator[dict[str, Any]]:
+    """The chunks of every event; a stream that ends before `last_event` was dropped."""
+    async for event in events:
+        for chunk in reader.feed(event):
+            yield chunk
+    if not reader.complete:
+        message = f"upstream {upstream!r} ended the stream before {last_event}"
+        raise UpstreamError("dropped", message)
 
 
 class ForwardingPipeline(ChatPipeline):

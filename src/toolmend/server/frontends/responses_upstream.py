@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from toolmend.server.frontends.chat_stream import NATIVE_ITEM_FIELD
+from toolmend.server.frontends.forwarding import read_events
 from toolmend.server.frontends.responses import joined_name
 from toolmend.server.upstream import MAX_ERROR_BODY, UpstreamError
 
@@ -114,15 +115,9 @@ class ResponsesUpstream:
         items = [*self._items, *responses_items(messages[self._history_length :])]
         return {**self._body, "model": self._model, "input": items, "stream": True}
 
-    async def chunks(self, events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    def chunks(self, events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
         reader = ResponsesEventReader(self._name)
-        async for event in events:
-            for chunk in reader.feed(event):
-                yield chunk
-        if not reader.complete:
-            raise UpstreamError(
-                "dropped", f"upstream {self._name!r} ended the stream before response.completed"
-            )
+        return read_events(reader, events, self._name, "response.completed")
 
 
 class ResponsesEventReader:
