@@ -11,8 +11,8 @@ from importlib import import_module
 from toolmend.model import UnknownProtocolError
 from toolmend.protocols.base import TextProtocol
 
-#: id -> module holding `PROTOCOL`. Import is lazy so that one format's import cost is paid
-#: only by its users.
+#: id -> module holding `PROTOCOL` (or `module:NAME`, the module's protocol NAME). Import is
+#: lazy so that one format's import cost is paid only by its users.
 _MODULES: dict[str, str] = {
     "hermes": "toolmend.protocols.hermes",
     "gemma4": "toolmend.protocols.gemma4",
@@ -22,6 +22,14 @@ _MODULES: dict[str, str] = {
     "yaml-xml": "toolmend.protocols.yaml_xml",
     "kimi-xtml": "toolmend.protocols.kimi_xtml",
     "qwen3-coder": "toolmend.protocols.qwen3_coder",
+    # key/value tags, XML and pythonic families ("module:NAME" when a module holds several)
+    "glm45": "toolmend.protocols.glm:GLM45",
+    "glm47": "toolmend.protocols.glm:GLM47",
+    "lfm2": "toolmend.protocols.pythonic:LFM2",
+    "olmo3": "toolmend.protocols.pythonic:OLMO3",
+    "pythonic": "toolmend.protocols.pythonic:PYTHONIC",
+    "calling-tool": "toolmend.protocols.pythonic:CALLING_TOOL",
+    "minimax-m2": "toolmend.protocols.minimax_m2",
 }
 _loaded: dict[str, TextProtocol] = {}
 
@@ -29,7 +37,8 @@ _loaded: dict[str, TextProtocol] = {}
 def _load(protocol_id: str) -> TextProtocol:
     proto = _loaded.get(protocol_id)
     if proto is None:
-        proto = import_module(_MODULES[protocol_id]).PROTOCOL
+        module, _, name = _MODULES[protocol_id].partition(":")
+        proto = getattr(import_module(module), name or "PROTOCOL")
         _loaded[protocol_id] = proto
     return proto
 

@@ -24,6 +24,7 @@ from toolmend.protocols.base import MAX_DETECTION_LOOKAHEAD, Claim, TextProtocol
 DETECTION_ORDER = (
     "hermes",
     "qwen3-coder",
+    "glm45",
     "antml",
     "anthropic-xml",
     "gemma4",

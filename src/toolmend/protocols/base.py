@@ -50,6 +50,15 @@ def claim_by_first_char(body: str, starts: str) -> Claim:
     return Claim.MINE if first in starts else Claim.NOT_MINE
 
 
+def claim_unless_first_char(body: str, others: str) -> Claim:
+    """`NOT_MINE` when the first non-blank character of `body` is one of `others` (another
+    format's opening), `MAYBE` while there is none yet, else `MINE`."""
+    first = body.lstrip(" \t\r\n")[:1]
+    if not first:
+        return Claim.MAYBE
+    return Claim.NOT_MINE if first in others else Claim.MINE
+
+
 class TextProtocol(ProtocolSyntax):
     """A registered text protocol: renderers plus parser syntax."""
 

@@ -54,7 +54,7 @@ from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofV
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import Claim, TextProtocol
+from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char
 from toolmend.schema_gate import Policy, SchemaGate
 from toolmend.textvalue import typed_value
 
@@ -108,6 +108,12 @@ class InvokeFormat:
     duplicates: DuplicateRule
     #: Recover `antml:invoke name="...">` with its `<` missing (boundary-gated, exact case).
     missing_angle: bool
+    #: The wrapper rendered calls go in (with `wrap_output`); under `auto` a block opened by
+    #: another format's own wrapper (`<minimax:tool_call>`) is left to that format.
+    wrapper: str = "function_calls"
+    #: An undeclared key's text is read as JSON when it is a JSON non-string (MiniMax-M2's
+    #: template writes numbers, arrays and objects as JSON whatever the schema says).
+    undeclared_json: bool = False
 
 
 # ------------------------------------------------------------------------------- text helpers
@@ -171,13 +177,15 @@ def render_invoke(call: ToolCall) -> str:
     return "\n".join(lines)
 
 
-def parameter_value(gate: SchemaGate, key: str, text: str) -> Any:
+def parameter_value(gate: SchemaGate, key: str, text: str, *, undeclared_json: bool = False) -> Any:
     """The value a parameter's text stands for, by the schema's declared types of `key`.
 
     The text itself when the key is undeclared (or there is no schema) or the text satisfies
     the key's subschema as a string; else its JSON value when it parses to a non-string
     (`textvalue.typed_value`, strict); else the text (the gate then repairs or rejects it).
     """
+    if undeclared_json and (not gate.declares(key) or gate.declared_types(key) is None):
+        return typed_value(text, None)
     if not gate.declares(key) or gate.value_as_is(key, text):
         return text
     return typed_value(text, gate.declared_types(key), strict=True)
@@ -213,10 +221,15 @@ class InvokeProtocol(TextProtocol):
         return ("</invoke>", f"</{PREFIX}invoke>")
 
     def claims(self, marker: str, body: str) -> Claim:
+        if marker == "<minimax:tool_call>":
+            return Claim.MINE if self.format.wrapper == "minimax:tool_call" else Claim.NOT_MINE
         # Under detection, a bare `<invoke` is the format that writes calls bare (anthropic-xml,
         # strict); a wrapper, the `antml:` prefix or a lost `<` is the wrapping one's (antml).
         if self.format.wrap_output and marker == "<invoke":
             return Claim.NOT_MINE
+        # `<function_calls>` also opens OLMo 3's pythonic lines (`<function_calls>f(a=1)`).
+        if "function_calls" in marker:
+            return claim_by_first_char(body, "<")
         return Claim.MINE
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
@@ -241,7 +254,8 @@ class InvokeProtocol(TextProtocol):
             "</invoke>"
         )
         if self.format.wrap_output:
-            example = f"<function_calls>\n{example}\n</function_calls>"
+            wrapper = self.format.wrapper
+            example = f"<{wrapper}>\n{example}\n</{wrapper}>"
             several = "Write several invokes in one <function_calls> block for parallel calls."
         else:
             several = "Write one invoke after another to call several tools."
@@ -258,7 +272,9 @@ class InvokeProtocol(TextProtocol):
     def render_call(self, call: ToolCall) -> str:
         invoke = render_invoke(call)
         return (
-            f"<function_calls>\n{invoke}\n</function_calls>" if self.format.wrap_output else invoke
+            f"<{self.format.wrapper}>\n{invoke}\n</{self.format.wrapper}>"
+            if self.format.wrap_output
+            else invoke
         )
 
     def wrap_result(self, call_id: str, name: str, content: str) -> str:
@@ -519,7 +535,7 @@ class InvokeReader(BlockReader):
             return
         tool = self.ctx.current_tool
         gate = self.ctx.gate_for(tool.name) if tool is not None else SchemaGate(None)
-        value = parameter_value(gate, self.key, text)
+        value = parameter_value(gate, self.key, text, undeclared_json=self.fmt.undeclared_json)
         if self.key in self.done:
             del self.done[self.key]  # the last one wins, where it was written
             if DUPLICATE_KEPT not in self.repairs:

@@ -306,11 +306,6 @@ class MorphXmlProtocol(ToolTagSyntax):
     aliases = ("xml",)
     summary = "XML tags named after the tool and its parameters: <tool><param>v</param></tool>"
 
-    def accepts_body(self, marker: str, first_char: str) -> bool:
-        """A body of parameter tags (or none) is morph-xml's; `key: value` text is yaml-xml's
-        (the two share their markers, so `auto` asks)."""
-        return first_char in ("", "<") or not marker.endswith(">") or marker.endswith("/>")
-
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return MorphXmlReader(marker, ctx)
 

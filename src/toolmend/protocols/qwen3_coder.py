@@ -36,7 +36,7 @@ from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import TextProtocol, carried_raw
+from toolmend.protocols.base import Claim, TextProtocol, carried_raw, claim_by_first_char
 from toolmend.protocols.hermes import hermes_reader
 from toolmend.protocols.json_calls import JsonCallsReader
 from toolmend.schema_gate import Policy, declared_types
@@ -109,6 +109,10 @@ class Qwen3CoderProtocol(TextProtocol):
     def closing_markers(self) -> Sequence[str]:
         # A skipped block ends at the first of these (its wrapper's closer may stay text).
         return (CLOSE, FUNCTION_END)
+
+    def claims(self, marker: str, body: str) -> Claim:
+        # A `<tool_call>` body that starts with a name is GLM's (`<tool_call>NAME<arg_key>`).
+        return Claim.MINE if marker != OPEN else claim_by_first_char(body, "<{")
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return Qwen3CoderReader(ctx, wrapped=marker == OPEN)

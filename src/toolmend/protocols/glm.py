@@ -1,0 +1,358 @@
+"""GLM-4.5/4.6 and GLM-4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...`.
+
+The key/value-tag format of Zhipu's GLM-4.5, 4.6 and 4.7 (and models trained on their template,
+such as Laguna). GLM-4.5/4.6 write a newline after the name and after each tag; GLM-4.7 writes
+none; both read the same. This module owns the format: its markers, the reading of one block
+body (pure functions, `split_name` and `read_pairs`), the reader glue, and the renderers.
+
+Reading, in short:
+
+* `<tool_call>` opens a block; the name runs to the first `<`, `{` or line break, and must look
+  like a name (no blanks or brackets inside), so prose that mentions the tag stays text.
+* `<arg_key>K</arg_key><arg_value>V</arg_value>` pairs follow; a value is raw text (no entity
+  decoding, no trimming), typed by the tool's schema (`typed_value`: a string keeps its text,
+  numbers, booleans, null, arrays and objects are read; without a declared type JSON non-strings
+  are read). A key given twice keeps its last value (`DuplicateRule.LAST_WINS`, recorded).
+* A forgotten tag where the next tag makes the structure plain (`</arg_value>` before the next
+  `<arg_key>` or before `</tool_call>`, `<arg_value>` or `</arg_key>`) is a repair under the
+  lenient policy, an error under strict. A value whose `</arg_value>` is missing ends at
+  `</tool_call>`, its trailing blanks trimmed.
+* The name-then-JSON variant (`<tool_call>NAME\\n{"k": "v"}</tool_call>`) and a JSON call object
+  (`<tool_call>{"name": ..., "arguments": ...}`, read by the Hermes reader) are read too.
+* A `<tool_call>` before the block's `</tool_call>` ends the unclosed call incomplete.
+
+It never scans text outside its block (the engine's `TextScanner` does), never validates or
+repairs arguments (the schema gate does), and streams no argument deltas before the block
+closes (a later duplicate may replace a value).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolmend.core.fastpath import ValueText
+from toolmend.core.keyrules import DUPLICATE_KEPT
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
+from toolmend.jsontext import decode_json_object
+from toolmend.model import Tool, ToolCall, canonical_json
+from toolmend.names import ToolResolver
+from toolmend.protocols.base import (
+    Claim,
+    TextProtocol,
+    carried_raw,
+    claim_unless_first_char,
+    declare_tools,
+)
+from toolmend.protocols.hermes import hermes_reader
+from toolmend.protocols.json_calls import JsonCallsReader
+from toolmend.schema_gate import Policy, declared_types
+from toolmend.textvalue import typed_value
+
+OPEN = "<tool_call>"
+CLOSE = "</tool_call>"
+ARG_KEY, ARG_KEY_END = "<arg_key>", "</arg_key>"
+ARG_VALUE, ARG_VALUE_END = "<arg_value>", "</arg_value>"
+
+_TAG = re.compile("</?arg_(?:key|value)>")
+_BLOCK_END = re.compile(f"{re.escape(CLOSE)}|{re.escape(OPEN)}")
+_BLOCK_END_MARKERS = (CLOSE, OPEN)
+#: The body as the fast path may take it: text in which no block end can begin.
+_BODY_TEXT = ValueText(_BLOCK_END_MARKERS)
+_NAME_END = re.compile(r"[<{\n]")
+#: A tool name as models write it: no blanks, brackets, quotes or sentence punctuation.
+_NAME = re.compile(r"[^\s<>{}\[\]()\"'`,;=!?*]+")
+
+#: What a raw key or value cannot hold: it would read back as structure.
+_STOPS = (ARG_KEY, ARG_KEY_END, ARG_VALUE, ARG_VALUE_END, OPEN, CLOSE)
+
+NOT_CLOSED_BEFORE_NEXT = "the call is not closed before the next <tool_call>"
+
+
+# ------------------------------------------------------------------------ the block body
+
+
+def split_name(body: str) -> tuple[str, str] | None:
+    """`(name, rest)` of a block body, or None when what comes first is not a tool name."""
+    m = _NAME_END.search(body)
+    cut = len(body) if m is None else m.start()
+    name = body[:cut].strip()
+    return (name, body[cut:]) if _NAME.fullmatch(name) else None
+
+
+@dataclass
+class Pairs:
+    """The arguments of one body: `(key, raw value text)` in order, and how they were read."""
+
+    items: list[tuple[str, str]] = field(default_factory=list)
+    #: The forgotten tags put back (`close-arg-value`, ...): repairs, or errors under strict.
+    repairs: list[str] = field(default_factory=list)
+    error: str | None = None
+    #: The body ended inside a key or value (only meaningful when no closer was seen).
+    open_at_end: bool = False
+
+
+def read_pairs(rest: str) -> Pairs:
+    """The `<arg_key>`/`<arg_value>` pairs of `rest` (the body after the name), tolerantly.
+
+    One pass over the tags. A value is the raw text between its tags; a value whose opening tag
+    is missing is the text after `</arg_key>`, stripped; a value whose closing tag is missing
+    ends at the next `<arg_key>` or the end of the body, its trailing blanks trimmed.
+    """
+    out = Pairs()
+    key: str | None = None  # a key read, waiting for its value
+    open_tag = ""  # the tag whose content is being read ("" between pairs)
+    start = 0  # where the current content began
+    for m in _TAG.finditer(rest):
+        tag, text = m.group(), rest[start : m.start()]
+        start = m.end()
+        if open_tag == ARG_VALUE:
+            if tag == ARG_VALUE_END:
+                out.items.append((key or "", text))
+                key, open_tag = None, ""
+                continue
+            if tag != ARG_KEY:
+                out.error = f"{tag} inside the value of {key!r}"
+                return out
+            out.repairs.append("close-arg-value")
+            out.items.append((key or "", text.rstrip()))
+            key, open_tag = None, ARG_KEY
+            continue
+        if open_tag == ARG_KEY:
+            if tag == ARG_KEY_END:
+                key, open_tag = text.strip(), ""
+                continue
+            if tag != ARG_VALUE:
+                out.error = f"{tag} inside an argument key"
+                return out
+            out.repairs.append("close-arg-key")
+            key, open_tag = text.strip(), ARG_VALUE
+            continue
+        # Between pairs (or after a key): only blanks, unless a value lost its opening tag.
+        if tag == ARG_VALUE_END and key is not None:
+            out.repairs.append("open-arg-value")
+            out.items.append((key, text.strip()))
+            key = None
+            continue
+        if text.strip():
+            out.error = "unexpected text between the arguments of the call"
+            return out
+        if tag == ARG_KEY and key is None:
+            open_tag = ARG_KEY
+        elif tag == ARG_VALUE and key is not None:
+            open_tag = ARG_VALUE
+        else:
+            out.error = f"{tag} out of place"
+            return out
+    tail = rest[start:]
+    if open_tag == ARG_VALUE:
+        out.repairs.append("close-arg-value")
+        out.items.append((key or "", tail.rstrip()))
+        out.open_at_end = True
+    elif open_tag == ARG_KEY or key is not None:
+        out.error = f"argument {(key or tail.strip())[:64]!r} has no value"
+        out.open_at_end = True
+    elif tail.strip():
+        out.error = "unexpected text after the arguments of the call"
+    return out
+
+
+def typed_arguments(pairs: Sequence[tuple[str, str]], tool: Tool | None) -> dict[str, Any]:
+    """The pairs as an arguments object, each value typed by its property's schema."""
+    props = tool.parameters.get("properties") if tool is not None else None
+    props = props if isinstance(props, dict) else {}
+    return {key: typed_value(text, declared_types(props.get(key))) for key, text in pairs}
+
+
+@dataclass
+class BodyVerdict:
+    arguments: dict[str, Any]
+    repairs: list[str]
+    error: str | None
+    open_at_end: bool = False
+
+
+def read_body(rest: str, tool: Tool | None, policy: Policy) -> BodyVerdict:
+    """The arguments of a block body after its name: key/value pairs or one JSON object."""
+    lenient = policy is Policy.LENIENT
+    if rest.lstrip().startswith("{"):
+        decoded = decode_json_object(rest, allow_repair=lenient)
+        if decoded.error is None and len(decoded.objects) == 1:
+            return BodyVerdict(decoded.objects[0], ["json-arguments", *decoded.repairs], None)
+        return BodyVerdict({}, [], decoded.error or "the call holds several JSON objects")
+    pairs = read_pairs(rest)
+    repairs = list(pairs.repairs)
+    error = pairs.error
+    if repairs and not lenient and error is None:
+        error = f"a tag is missing ({repairs[0]})"
+    keys = [k for k, _ in pairs.items]
+    if len(set(keys)) < len(keys):
+        repairs.append(DUPLICATE_KEPT)
+    return BodyVerdict(typed_arguments(pairs.items, tool), repairs, error, pairs.open_at_end)
+
+
+# ------------------------------------------------------------------------------ the protocol
+
+
+class GlmProtocol(TextProtocol):
+    """One GLM generation: the same reading, its own rendering layout."""
+
+    result_closers = ("</tool_response>",)
+    # A later duplicate may replace a value: argument deltas only once the call is final.
+    incremental_arguments = False
+
+    def __init__(self, protocol_id: str, summary: str, aliases: tuple[str, ...], sep: str) -> None:
+        self.id = protocol_id
+        self.summary = summary
+        self.aliases = aliases
+        self.sep = sep  # what the generation writes after the name and after each tag
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (OPEN,)
+
+    def closing_markers(self) -> Sequence[str]:
+        return (CLOSE,)
+
+    def claims(self, marker: str, body: str) -> Claim:
+        # A `<tool_call>` body that opens with a tag or JSON is qwen3-coder's or hermes's.
+        return claim_unless_first_char(body, "<{[")
+
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        return GlmReader(ctx)
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        n = self.sep
+        return (
+            declare_tools(tools)
+            + "To call a function, write its name and each argument as a key and a value inside "
+            "<tool_call></tool_call> tags, one block per call:\n"
+            f"<tool_call>FUNCTION_NAME{n}<arg_key>KEY</arg_key>{n}<arg_value>VALUE</arg_value>{n}"
+            f"...{n}</tool_call>\n"
+            "Write a string value as it is (no quotes, no escaping); write numbers, booleans, "
+            "arrays and objects as JSON."
+        )
+
+    def render_call(self, call: ToolCall) -> str:
+        n = self.sep
+        parts = [f"{OPEN}{call.name}{n}"]
+        for key, value in call.arguments.items():
+            text = value if isinstance(value, str) else canonical_json(value)
+            carried_raw(key, _STOPS, protocol_id=self.id)
+            carried_raw(text, _STOPS, protocol_id=self.id)
+            parts.append(f"{ARG_KEY}{key}{ARG_KEY_END}{n}{ARG_VALUE}{text}{ARG_VALUE_END}{n}")
+        parts.append(CLOSE)
+        return "".join(parts)
+
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
+        return f"<tool_response>\n{content}\n</tool_response>"
+
+
+# -------------------------------------------------------------------------------- the reader
+
+_HEAD, _BODY, _DONE = range(3)
+
+
+class GlmReader(BlockReader):
+    """Reads one `<tool_call>` block: the name (decided before it is consumed), then the body
+    up to `</tool_call>`, read whole by `read_body` when the block closes. Body text in which
+    no block end can begin is taken by the engine's plain-text run without calling the reader."""
+
+    def __init__(self, ctx: BlockContext) -> None:
+        self.ctx = ctx
+        self.state = _HEAD
+        self.pieces: list[str] = []  # the body after the name, as consumed
+        self.hermes: JsonCallsReader | None = None
+        self._stop = 0
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if self.hermes is not None:
+            return self.hermes.step(buf, pos, end, final)
+        if self.state == _HEAD:
+            return self._head(buf, pos, end, final)
+        if self.state == _BODY:
+            return self._body(buf, pos, end, final)
+        return pos
+
+    def _head(self, buf: str, pos: int, end: int, final: bool) -> int:
+        k = skip_blanks(buf, pos, min(end, pos + MAX_TAG_LENGTH + 1))
+        if k - pos > MAX_TAG_LENGTH:
+            self.ctx.revert("", rescan=True)
+            return pos
+        if k == end and not final:
+            return pos
+        if k < end and buf[k] == "{":
+            self.hermes = hermes_reader(self.ctx)
+            return self.hermes.step(buf, pos, end, final)
+        m = _NAME_END.search(buf, k, min(end, k + MAX_TAG_LENGTH))
+        if m is None and not final:
+            if end - k >= MAX_TAG_LENGTH:
+                self.ctx.revert("", rescan=True)
+            return pos
+        cut = end if m is None else m.start()
+        head = split_name(buf[k:cut])
+        if head is None:  # not a name: the marker and this text are text
+            self.ctx.revert("", rescan=True)
+            return pos
+        if m is None:
+            return end  # the stream ended in what may be a longer name: a nameless fragment
+        if not self.ctx.begin_call(head[0]):
+            self.ctx.revert(buf[pos:cut], rescan=False)
+            return cut
+        self.state = _BODY
+        self.ctx.stream_value(_BODY_TEXT, raw=(self.pieces,))
+        return self._body(buf, cut, end, final) if cut < end else cut
+
+    def _body(self, buf: str, pos: int, end: int, final: bool) -> int:
+        m = _BLOCK_END.search(buf, pos, end)
+        if m is None:
+            cut = end if final else partial_marker_start(buf, pos, end, _BLOCK_END_MARKERS, "<")
+            if cut > pos:
+                self.pieces.append(buf[pos:cut])
+            return cut
+        self.pieces.append(buf[pos : m.start()])
+        self.ctx.stop_value()
+        body = read_body("".join(self.pieces), self.ctx.current_tool, self.ctx.policy)
+        if m.group() == CLOSE:
+            stop = m.end()
+            self.ctx.end_call(body.arguments, at=stop, error=body.error, repairs=body.repairs)
+        else:
+            stop = m.start()  # the next call is a block of its own
+            self.ctx.end_call(body.arguments, at=stop, error=NOT_CLOSED_BEFORE_NEXT)
+        self.state = _DONE
+        self.ctx.end_block()
+        return stop
+
+    def at_eof(self) -> EofVerdict:
+        if self.hermes is not None:
+            return self.hermes.at_eof()
+        if self.state != _BODY:
+            return EofVerdict(recoverable=False)
+        text = "".join(self.pieces)
+        cut = text.rfind("<")
+        if cut >= 0 and is_proper_prefix(text[cut:], (CLOSE,)):
+            text = text[:cut]  # a closer cut off by the end of the stream
+        body = read_body(text, self.ctx.current_tool, self.ctx.policy)
+        if body.error is not None:
+            return EofVerdict(False, body.arguments, reason=body.error)
+        # A value or key still open may be cut in the middle: only a body complete but for its
+        # closer is recovered (R3).
+        return EofVerdict(not body.open_at_end, body.arguments)
+
+
+GLM45 = GlmProtocol(
+    "glm45",
+    "GLM-4.5/4.6 key/value tags: <tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V"
+    "</arg_value>\\n</tool_call>",
+    ("glm-4.5", "glm-4.6", "glm46"),
+    "\n",
+)
+GLM47 = GlmProtocol(
+    "glm47",
+    "GLM-4.7 key/value tags: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>"
+    "</tool_call>",
+    ("glm-4.7",),
+    "",
+)

@@ -1,0 +1,487 @@
+"""Pythonic calls: `[get_weather(city="Paris"), f(x=1)]`, read with Python's `ast`, never run.
+
+The call syntax of Llama 3.2/4's pythonic template, LFM2 (`<|tool_call_start|>[...]
+<|tool_call_end|>`), OLMo 3 (`<function_calls>f(a=1)\\ng(b=2)</function_calls>`), the
+`[Calling tool: f({...})]` lines some Qwen-served agents leak, and bare lists. One mechanism,
+configured per format by a `PythonicFormat` (markers, closer, anchoring); this module owns it:
+
+* `read_calls(source)` parses the source with `ast` (a list, a tuple, or one call per line) and
+  turns every argument into data with `literal` (literals only: strings, numbers, booleans and
+  `None`, the JSON spellings `true`/`false`/`null`, lists, tuples, dicts, and a unary minus).
+  Nothing is evaluated; a name, an attribute, an operator or a nested call is refused. A call
+  with one positional dict and no keywords (`read({"path": "a"})`) takes the dict as arguments.
+* Formats with a closer (`<|tool_call_end|>`, `</function_calls>`) collect the block to it.
+  Bracketed formats (a bare list, `[Calling tool: ...]`) end at the bracket that closes the
+  list, found by `BracketScan`, which tracks strings and nesting one character at a time.
+* A bare list is anchored: it opens only at the start of the output or of a line, becomes calls
+  only when every name resolves against the given tools, and with `tools=None` only when it
+  stands alone as the whole output (blanks around it). Otherwise it stays text, as written.
+
+It never executes or imports anything, never scans text outside its block (the engine's
+`TextScanner` does, with the code mask) and never validates arguments (the schema gate does).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import keyword
+import re
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolmend.core.fastpath import Escapes, ValueText
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.textscan import partial_marker_start
+from toolmend.jsontext import MAX_NESTING
+from toolmend.model import Tool, ToolCall, canonical_json
+from toolmend.names import ToolResolver
+from toolmend.protocols.base import (
+    Claim,
+    TextProtocol,
+    carried_raw,
+    claim_unless_first_char,
+    declare_tools,
+)
+
+#: Names that stand for a JSON constant in a call (models trained on JSON write them).
+_CONSTANTS = {"True": True, "False": False, "None": None, "true": True, "false": False}
+_CONSTANTS.update({"null": None, "none": None})
+
+
+#: How an anchored list must begin (`[name(`), and every text that may still grow into that.
+_CALL_START = re.compile(r"[ \t]*[A-Za-z_][\w.-]*[ \t]*\(")
+_CALL_START_PREFIX = re.compile(r"[ \t]*(?:[A-Za-z_][\w.-]*[ \t]*)?")
+
+
+CALLING_TOOL_MARKER = "[Calling tool:"
+
+
+class NotALiteral(ValueError):
+    """Source that is not a literal call list (said in a few words, never the source)."""
+
+
+# ------------------------------------------------------------------------------ the calls
+
+
+@dataclass(frozen=True)
+class PythonicCall:
+    name: str
+    arguments: dict[str, Any]
+
+
+def literal(node: ast.AST, depth: int = 0) -> Any:
+    """The data a literal expression stands for; `NotALiteral` for anything else."""
+    if depth > MAX_NESTING:
+        raise NotALiteral(f"an argument is nested more than {MAX_NESTING} levels deep")
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | int | float | bool):
+        return node.value
+    if isinstance(node, ast.Constant) and node.value is None:
+        return None
+    if isinstance(node, ast.Name) and node.id in _CONSTANTS:
+        return _CONSTANTS[node.id]
+    if isinstance(node, ast.List | ast.Tuple):
+        return [literal(e, depth + 1) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        out = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            k = literal(key, depth + 1) if key is not None else None
+            if not isinstance(k, str):
+                raise NotALiteral("a dict key is not a string")
+            out[k] = literal(value, depth + 1)
+        return out
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub | ast.UAdd)
+        and isinstance(node.operand, ast.Constant)
+        and isinstance(node.operand.value, int | float)
+        and not isinstance(node.operand.value, bool)
+    ):
+        number: int | float = node.operand.value
+        return -number if isinstance(node.op, ast.USub) else number
+    raise NotALiteral(f"an argument is a {type(node).__name__} expression, not a literal")
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else None
+    return None
+
+
+def _call(node: ast.AST) -> PythonicCall:
+    if not isinstance(node, ast.Call):
+        raise NotALiteral("an element is not a call")
+    name = _dotted(node.func)
+    if name is None:
+        raise NotALiteral("a call's function is not a name")
+    arguments: dict[str, Any] = {}
+    if node.args:
+        if len(node.args) != 1 or node.keywords:
+            raise NotALiteral(f"{name}() has positional arguments")
+        only = literal(node.args[0])
+        if not isinstance(only, dict):
+            raise NotALiteral(f"{name}() has a positional argument that is not an object")
+        return PythonicCall(name, only)
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise NotALiteral(f"{name}() unpacks arguments")
+        arguments[kw.arg.removeprefix(_KEYWORD_ARG)] = literal(kw.value)
+    return PythonicCall(name, arguments)
+
+
+#: A keyword argument named by a Python keyword (`from=`, `class=`) is parsed under this prefix.
+_KEYWORD_ARG = "_toolmend_kw_"
+
+
+def _keyword_arguments_renamed(source: str) -> str | None:
+    """`source` with every `KEYWORD=` argument renamed (`from="SFO"` is what models write for a
+    parameter called `from`), or None when it holds none or does not tokenize."""
+    out, renamed = [], False
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for tok, after in zip(tokens, [*tokens[1:], None], strict=True):
+        if (
+            tok.type == tokenize.NAME
+            and keyword.iskeyword(tok.string)
+            and after is not None
+            and after.string == "="
+        ):
+            tok = tok._replace(string=_KEYWORD_ARG + tok.string)
+            renamed = True
+        out.append(tok)
+    return tokenize.untokenize(out) if renamed else None
+
+
+def _parse(source: str) -> ast.Module:
+    try:
+        return ast.parse(source, mode="exec")
+    except SyntaxError:
+        renamed = _keyword_arguments_renamed(source)
+        if renamed is None:
+            raise
+        return ast.parse(renamed, mode="exec")
+
+
+def read_calls(source: str) -> list[PythonicCall]:
+    """The calls `source` writes: `[f(a=1), g()]`, `f(a=1), g()`, or one call per line."""
+    try:
+        tree = _parse(source.strip())
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise NotALiteral(f"not Python call syntax ({type(exc).__name__})") from None
+    calls: list[PythonicCall] = []
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.Expr):
+            raise NotALiteral("a statement is not an expression")
+        value = stmt.value
+        elements = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+        calls += [_call(e) for e in elements]
+    if not calls:
+        raise NotALiteral("no call")
+    return calls
+
+
+def render_literal(value: Any) -> str:
+    """A JSON value as a Python literal (`True`, `None`, quoted strings), which `literal` reads."""
+    if value is True or value is False or value is None:
+        return repr(value)
+    if isinstance(value, str | int | float):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(render_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = (
+            f"{json.dumps(k, ensure_ascii=False)}: {render_literal(v)}" for k, v in value.items()
+        )
+        return "{" + ", ".join(items) + "}"
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def render_calls(calls: Sequence[ToolCall]) -> str:
+    """`[f(a=1), g()]` (names must be Python identifiers, possibly dotted)."""
+    parts = []
+    for call in calls:
+        args = ", ".join(f"{k}={render_literal(v)}" for k, v in call.arguments.items())
+        parts.append(f"{call.name}({args})")
+    return "[" + ", ".join(parts) + "]"
+
+
+class BracketScan:
+    """Finds the bracket that closes a list, one character at a time across feeds.
+
+    It tracks nesting of `()[]{}` and Python string literals (either quote, backslash escapes),
+    so a bracket inside a string does not count. `feed` looks only at new text.
+    """
+
+    __slots__ = ("depth", "escape", "quote")
+
+    def __init__(self, depth: int) -> None:
+        self.depth = depth
+        self.quote = ""
+        self.escape = False
+
+    def feed(self, text: str, start: int, end: int) -> int:
+        """The index just after the closing bracket in `text[start:end]`, or -1."""
+        for i in range(start, end):
+            c = text[i]
+            if self.quote:
+                if self.escape:
+                    self.escape = False
+                elif c == "\\":
+                    self.escape = True
+                elif c == self.quote:
+                    self.quote = ""
+            elif c in "\"'":
+                self.quote = c
+            elif c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth -= 1
+                if self.depth == 0:
+                    return i + 1
+        return -1
+
+
+# ------------------------------------------------------------------------------ the protocol
+
+
+@dataclass(frozen=True)
+class PythonicFormat:
+    id: str
+    summary: str
+    #: The opening markers, and the closer of a block (None: it ends at its closing bracket).
+    openers: tuple[str, ...]
+    closer: str | None
+    #: Bracket depth after the opener (a bracketed format's opener holds its own `[`).
+    depth: int = 1
+    #: Opens only at the start of the output or of a line, and only around resolving names.
+    anchored: bool = False
+    aliases: tuple[str, ...] = ()
+    #: How a rendered call is written: the markers around `render_calls`' list.
+    render_open: str = ""
+    render_close: str = ""
+
+
+class PythonicProtocol(TextProtocol):
+    result_closers = ("</tool_response>",)
+
+    def __init__(self, fmt: PythonicFormat) -> None:
+        self.format = fmt
+        self.id = fmt.id
+        self.summary = fmt.summary
+        self.aliases = fmt.aliases
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return self.format.openers
+
+    def closing_markers(self) -> Sequence[str]:
+        return (self.format.closer,) if self.format.closer else ("]",)
+
+    def claims(self, marker: str, body: str) -> Claim:
+        # `<function_calls>` also wraps invokes (`<function_calls><invoke ...>`).
+        return claim_unless_first_char(body, "<")
+
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        return PythonicReader(self.format, ctx)
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        example = f'{self.format.render_open}[get_weather(city="Paris", days=3)]'
+        return (
+            declare_tools(tools)
+            + "To call functions, write them as a Python list of calls with keyword arguments, "
+            "literal values only:\n"
+            f"{self.format.render_open}[FUNCTION_NAME(KEY=VALUE, ...), ...]"
+            f"{self.format.render_close}\n"
+            f"For example: {example}{self.format.render_close}"
+        )
+
+    def render_call(self, call: ToolCall) -> str:
+        if self.format.openers == (CALLING_TOOL_MARKER,):
+            return f"{CALLING_TOOL_MARKER} {call.name}({canonical_json(call.arguments)})]"
+        body = render_calls([call])
+        if self.format.closer:
+            carried_raw(body, (self.format.closer,), protocol_id=self.id)
+        return f"{self.format.render_open}{body}{self.format.render_close}"
+
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
+        return f"<tool_response>\n{content}\n</tool_response>"
+
+
+# -------------------------------------------------------------------------------- the reader
+
+_READ, _AFTER, _DONE = range(3)
+
+
+class PythonicReader(BlockReader):
+    """Collects one block (to its closer, or to its closing bracket), then reads it whole."""
+
+    def __init__(self, fmt: PythonicFormat, ctx: BlockContext) -> None:
+        self.fmt = fmt
+        self.ctx = ctx
+        self.state = _READ
+        self.pieces: list[str] = []  # the block as consumed after the opener
+        self.scan = BracketScan(fmt.depth) if fmt.closer is None else None
+        self.calls: list[PythonicCall] = []
+        self.confirmed = False  # an anchored list: `[name(` seen
+        if fmt.closer is not None:
+            ctx.stream_value(ValueText((fmt.closer,)), raw=(self.pieces,))
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if self.state == _READ:
+            if self.fmt.anchored and not self.confirmed:
+                return self._confirm(buf, pos, end, final)
+            return self._read(buf, pos, end, final)
+        if self.state == _AFTER:
+            return self._after(buf, pos, end, final)
+        return pos
+
+    def _confirm(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """An anchored list opens only at a line start and only as `[name(`: else it is text."""
+        if self.ctx.char_before_marker not in ("", "\n"):
+            self.ctx.revert("", rescan=False)  # mid-line: prose, not a call list
+            return pos
+        head = buf[pos : min(end, pos + MAX_TAG_LENGTH)]
+        if _CALL_START.match(head):
+            self.confirmed = True
+            return self._read(buf, pos, end, final)
+        if final or len(head) >= MAX_TAG_LENGTH or not _CALL_START_PREFIX.fullmatch(head):
+            self.ctx.revert("", rescan=False)
+        return pos
+
+    def _read(self, buf: str, pos: int, end: int, final: bool) -> int:
+        closer = self.fmt.closer
+        if closer is not None:
+            k = buf.find(closer, pos, end)
+            if k < 0:
+                cut = end if final else partial_marker_start(buf, pos, end, (closer,), closer[0])
+                self.pieces.append(buf[pos:cut])
+                return cut
+            source = "".join(self.pieces) + buf[pos:k]
+            self.pieces.append(buf[pos : k + len(closer)])
+            return self._close(source, k + len(closer), end, final)
+        assert self.scan is not None
+        k = self.scan.feed(buf, pos, end)
+        if k < 0:
+            self.pieces.append(buf[pos:end])
+            if final and self.fmt.anchored:
+                return self._as_text(end)  # never closed: it was prose
+            # Inside a string literal, text without its quote or a backslash changes nothing
+            # the scan tracks: the engine may append it without calling the reader.
+            quote = self.scan.quote if not self.scan.escape else ""
+            if quote:
+                self.ctx.stream_value(_STRING_TEXT[quote], raw=(self.pieces,))
+            else:
+                self.ctx.stop_value()
+            return end
+        source = "".join(self.pieces) + buf[pos : k - 1]  # without the closing bracket
+        self.pieces.append(buf[pos:k])
+        return self._close(source, k, end, final)
+
+    def _close(self, source: str, at: int, end: int, final: bool) -> int:
+        """The block's source is complete up to `buf[at]`: read it, then emit or revert."""
+        self.ctx.stop_value()
+        bracketed = self.fmt.closer is None
+        try:
+            self.calls = read_calls(f"[{source}]" if bracketed else source)
+        except NotALiteral as exc:
+            if self.fmt.anchored:
+                return self._as_text(at)
+            self.ctx.fail_block("".join(self.pieces), "malformed_call", str(exc))
+            self.state = _DONE
+            return at
+        resolve = self.ctx.resolver.resolve
+        if all(resolve(c.name) is None for c in self.calls) or (
+            self.fmt.anchored and any(resolve(c.name) is None for c in self.calls)
+        ):
+            return self._as_text(at)
+        if self.fmt.anchored and self.ctx.resolver.accepts_any:
+            # With no tools to check names against, a bare list is a call only when it is the
+            # whole output: what follows must be blanks to the end.
+            if self.ctx.char_before_marker != "":
+                return self._as_text(at)
+            self.state = _AFTER
+            return self._emit(at) if final and at == end else at
+        return self._emit(at)
+
+    def _after(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if buf[pos:end].strip():
+            self.state = _DONE
+            self.ctx.revert("".join(self.pieces), rescan=False)
+            return pos  # what follows is read as text again
+        self.pieces.append(buf[pos:end])
+        return self._emit(end) if final else end
+
+    def _as_text(self, at: int) -> int:
+        self.state = _DONE
+        self.ctx.revert("".join(self.pieces), rescan=False)
+        return at
+
+    def _emit(self, at: int) -> int:
+        for call in self.calls:
+            if self.ctx.begin_call(call.name):
+                self.ctx.end_call(call.arguments, at=at)
+        self.state = _DONE
+        self.ctx.end_block()
+        return at
+
+    def at_eof(self) -> EofVerdict:
+        return EofVerdict(recoverable=False)
+
+
+#: Inside a Python string literal: it ends at its quote; a backslash begins an escape, which
+#: the reader's scan must see (the fast path never takes it).
+_STRING_TEXT = {q: ValueText((q,), Escapes(("\\",), "(?!)")) for q in "\"'"}
+
+
+def _protocol(fmt: PythonicFormat) -> PythonicProtocol:
+    return PythonicProtocol(fmt)
+
+
+LFM2 = _protocol(
+    PythonicFormat(
+        id="lfm2",
+        summary="LFM2 pythonic calls: <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>",
+        openers=("<|tool_call_start|>",),
+        closer="<|tool_call_end|>",
+        aliases=("liquid",),
+        render_open="<|tool_call_start|>",
+        render_close="<|tool_call_end|>",
+    )
+)
+OLMO3 = _protocol(
+    PythonicFormat(
+        id="olmo3",
+        summary="OLMo 3 pythonic calls, one per line: <function_calls>f(a=1)</function_calls>",
+        openers=("<function_calls>",),
+        closer="</function_calls>",
+        aliases=("olmo-3",),
+        render_open="<function_calls>",
+        render_close="</function_calls>",
+    )
+)
+PYTHONIC = _protocol(
+    PythonicFormat(
+        id="pythonic",
+        summary="bare pythonic call lists (Llama 3.2/4): [get_weather(city='Paris'), f(x=1)]",
+        openers=("[", "<|python_start|>["),
+        closer=None,
+        anchored=True,
+        aliases=("llama4-pythonic",),
+    )
+)
+CALLING_TOOL = _protocol(
+    PythonicFormat(
+        id="calling-tool",
+        summary='leaked agent lines: [Calling tool: get_weather({"city": "Tokyo"})]',
+        openers=(CALLING_TOOL_MARKER,),
+        closer=None,
+        render_open="",
+    )
+)

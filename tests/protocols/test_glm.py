@@ -1,0 +1,163 @@
+"""GLM-4.5/4.6 (`glm45`) and GLM-4.7 (`glm47`): `<tool_call>NAME<arg_key>K</arg_key><arg_value>V
+</arg_value></tool_call>`, with and without newlines. Corpus cases run in
+`tests/test_corpus_conformance.py`; these pin the behaviours one by one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toolmend
+from conformance import case_text, load_engine_cases
+from support import check_all_invariants, comparable, run_chunks, split_at
+from tool_fixtures import WEATHER
+from toolmend.protocols.glm import read_pairs, split_name
+
+GLM45 = (
+    "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+    "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"
+)
+GLM47 = (
+    "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value>"
+    "<arg_key>days</arg_key><arg_value>3</arg_value></tool_call>"
+)
+CORPUS = [c for c in load_engine_cases() if c["format"] in ("glm45", "glm47", "glm_name_json")]
+
+
+def calls(text: str, protocol: str = "glm45", tools: Any = WEATHER, **kw: Any) -> list[Any]:
+    result = toolmend.parse(text, protocol, tools, **kw)
+    return [(c.name, c.arguments, c.executable) for c in result.tool_calls]
+
+
+@pytest.mark.parametrize("protocol", ["glm45", "glm47", "auto"])
+@pytest.mark.parametrize("text", [GLM45, GLM47])
+def test_both_layouts_read_the_same_call_typed_by_the_schema(protocol: str, text: str) -> None:
+    assert calls(text, protocol) == [("get_weather", {"city": "Paris", "days": 3}, True)]
+
+
+def test_a_string_value_keeps_its_text_as_written() -> None:
+    text = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>  a < b &amp; 7\n</arg_value></tool_call>"
+    assert calls(text)[0][1] == {"city": "  a < b &amp; 7\n"}
+
+
+def test_the_name_then_json_variant_is_read() -> None:
+    text = '<tool_call>get_weather\n{"city": "Oslo"}</tool_call>'
+    assert calls(text) == [("get_weather", {"city": "Oslo"}, True)]
+
+
+def test_a_json_call_object_in_the_block_is_read_as_hermes() -> None:
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
+    assert calls(text) == [("get_weather", {"city": "Oslo"}, True)]
+
+
+def test_a_zero_argument_call_is_its_bare_name() -> None:
+    assert calls("<tool_call>get_time</tool_call>", tools=None) == [("get_time", {}, True)]
+
+
+def test_prose_that_mentions_the_tag_stays_text() -> None:
+    text = "Wrap each call in a <tool_call> tag like this </tool_call> please."
+    result = toolmend.parse(text, "glm45", WEATHER)
+    assert result.tool_calls == [] and result.text == text
+
+
+def test_a_call_inside_a_code_fence_is_not_read() -> None:
+    text = f"Example:\n```\n{GLM47}\n```\n"
+    result = toolmend.parse(text, "glm47", WEATHER)
+    assert result.tool_calls == [] and result.text == text
+
+
+def test_an_unknown_tool_stays_text() -> None:
+    text = "<tool_call>shell<arg_key>command</arg_key><arg_value>rm -rf /</arg_value></tool_call>"
+    result = toolmend.parse(text, "glm45", WEATHER)
+    assert result.tool_calls == []
+    assert "rm -rf /" in result.text
+
+
+def test_a_value_missing_its_closer_ends_at_the_block_closer_trimmed() -> None:
+    text = "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris\n</tool_call>"
+    result = toolmend.parse(text, "glm45", WEATHER)
+    assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Paris"}, True)
+    ]
+    assert "close-arg-value" in result.tool_calls[0].repairs
+
+
+def test_a_missing_tag_is_an_error_under_the_strict_policy() -> None:
+    text = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</tool_call>"
+    assert calls(text, policy="strict")[0][2] is False
+
+
+def test_a_value_cut_off_by_the_end_of_the_stream_is_not_executed() -> None:
+    text = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Par"
+    got = calls(text)
+    assert got and got[0][2] is False
+
+
+def test_a_call_complete_but_for_its_closer_is_recovered_at_the_end_of_the_stream() -> None:
+    text = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool"
+    assert calls(text) == [("get_weather", {"city": "Paris"}, True)]
+
+
+def test_a_new_tool_call_before_the_closer_ends_the_unclosed_one_incomplete() -> None:
+    text = (
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value>"
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>"
+    )
+    assert [(n, a, ok) for n, a, ok in calls(text)] == [
+        ("get_weather", {"city": "Paris"}, False),
+        ("get_weather", {"city": "Oslo"}, True),
+    ]
+
+
+def test_a_key_given_twice_keeps_its_last_value_and_says_so() -> None:
+    text = (
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value>"
+        "<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>"
+    )
+    result = toolmend.parse(text, "glm47", WEATHER)
+    assert result.tool_calls[0].arguments == {"city": "Oslo"}
+    assert "duplicate-key-last-wins" in result.tool_calls[0].repairs
+
+
+@pytest.mark.parametrize("protocol", ["glm45", "glm47"])
+def test_a_rendered_call_reads_back_under_its_protocol_and_auto(protocol: str) -> None:
+    call = toolmend.ToolCall(
+        id="c1", name="get_weather", arguments={"city": "São Paulo", "days": 2}
+    )
+    text = toolmend.get_protocol(protocol).render_call(call)
+    for reader in (protocol, "auto"):
+        assert calls(text, reader) == [("get_weather", call.arguments, True)]
+
+
+def test_rendering_refuses_a_value_holding_its_own_closer() -> None:
+    call = toolmend.ToolCall(id="c1", name="get_weather", arguments={"city": "x</arg_value>y"})
+    with pytest.raises(toolmend.CannotRenderError):
+        toolmend.get_protocol("glm47").render_call(call)
+
+
+def test_the_name_must_look_like_a_name() -> None:
+    assert split_name("get weather<arg_key>") is None
+    assert split_name("  获取天气\n<arg_key>") == ("获取天气", "\n<arg_key>")
+
+
+def test_pairs_are_read_with_forgotten_tags_put_back() -> None:
+    pairs = read_pairs("<arg_key>a</arg_key>1</arg_value><arg_key>b<arg_value>2")
+    assert pairs.items == [("a", "1"), ("b", "2")]
+    assert pairs.repairs == ["open-arg-value", "close-arg-key", "close-arg-value"]
+    assert pairs.open_at_end
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=lambda c: c["id"])
+def test_corpus_text_keeps_the_stream_invariants(case: dict[str, Any]) -> None:
+    check_all_invariants("glm45", case_text(case), case.get("tools"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=len(GLM45) - 1), max_size=8))
+def test_any_split_of_a_call_with_prose_gives_the_same_events(points: list[int]) -> None:
+    text = "Sure. " + GLM45 + " Done."
+    whole = comparable(run_chunks("auto", [text], WEATHER))
+    assert comparable(run_chunks("auto", split_at(text, points), WEATHER)) == whole

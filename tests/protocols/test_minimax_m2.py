@@ -1,0 +1,43 @@
+"""minimax-m2: MiniMax-M2/M2.1 invokes in `<minimax:tool_call>`, on the invoke family's reader.
+Corpus cases run in `tests/test_corpus_conformance.py`."""
+
+from __future__ import annotations
+
+import toolmend
+from support import check_all_invariants
+
+BLOCK = (
+    '<minimax:tool_call>\n<invoke name="create_event">\n<parameter name="title">Meeting'
+    '</parameter>\n<parameter name="attendees">["stuart", "frida"]</parameter>\n'
+    '<parameter name="count">42</parameter>\n</invoke>\n</minimax:tool_call>'
+)
+
+
+def test_undeclared_json_values_are_read_as_json_named_and_under_auto() -> None:
+    for protocol in ("minimax-m2", "auto"):
+        (call,) = toolmend.parse(BLOCK, protocol).tool_calls
+        assert call.arguments == {"title": "Meeting", "attendees": ["stuart", "frida"], "count": 42}
+
+
+def test_a_declared_string_keeps_its_text() -> None:
+    tools = [
+        {
+            "name": "create_event",
+            "parameters": {"type": "object", "properties": {"count": {"type": "string"}}},
+        }
+    ]
+    (call,) = toolmend.parse(BLOCK, "minimax-m2", tools).tool_calls
+    assert call.arguments["count"] == "42"
+
+
+def test_a_rendered_call_is_wrapped_in_minimax_tool_call_and_reads_back() -> None:
+    call = toolmend.ToolCall(id="c", name="get_weather", arguments={"city": "Wanaka", "days": 2})
+    text = toolmend.get_protocol("minimax-m2").render_call(call)
+    assert text.startswith("<minimax:tool_call>") and text.endswith("</minimax:tool_call>")
+    for protocol in ("minimax-m2", "auto"):
+        (got,) = toolmend.parse(text, protocol).tool_calls
+        assert got.arguments == call.arguments
+
+
+def test_the_block_keeps_the_stream_invariants() -> None:
+    check_all_invariants("minimax-m2", "Let me check.\n" + BLOCK + "\nDone.")

@@ -1,0 +1,158 @@
+"""Pythonic calls: LFM2 (`lfm2`), OLMo 3 (`olmo3`), bare lists (`pythonic`, Llama 3.2/4) and
+`[Calling tool: ...]` lines (`calling-tool`), read with `ast` and never evaluated. Corpus cases
+run in `tests/test_corpus_conformance.py`; these pin the behaviours one by one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toolmend
+from conformance import case_text, load_engine_cases
+from support import check_all_invariants, comparable, run_chunks, split_at
+from tool_fixtures import WEATHER
+from toolmend.protocols.pythonic import NotALiteral, read_calls
+
+FORMATS = ("pythonic_lfm2", "olmo3_pythonic", "pythonic", "bracket_calling_tool")
+PROTOCOL_OF = {
+    "pythonic_lfm2": "lfm2",
+    "olmo3_pythonic": "olmo3",
+    "pythonic": "pythonic",
+    "bracket_calling_tool": "calling-tool",
+}
+CORPUS = [c for c in load_engine_cases() if c["format"] in FORMATS]
+
+
+def calls(text: str, protocol: str, tools: Any = WEATHER) -> list[Any]:
+    result = toolmend.parse(text, protocol, tools)
+    return [(c.name, c.arguments, c.executable) for c in result.tool_calls]
+
+
+def test_an_lfm2_block_holds_a_list_of_calls() -> None:
+    text = 'Checking.<|tool_call_start|>[get_weather(city="Paris"), get_weather(city="Oslo", days=2)]<|tool_call_end|>'
+    assert calls(text, "lfm2") == [
+        ("get_weather", {"city": "Paris"}, True),
+        ("get_weather", {"city": "Oslo", "days": 2}, True),
+    ]
+
+
+def test_an_olmo3_block_holds_one_call_per_line() -> None:
+    text = '<function_calls>get_weather(city="Paris")\nget_weather(city="Oslo")</function_calls>'
+    assert [c[1] for c in calls(text, "olmo3")] == [{"city": "Paris"}, {"city": "Oslo"}]
+
+
+def test_function_calls_holding_invokes_is_still_the_invoke_format_under_auto() -> None:
+    text = '<function_calls><invoke name="get_weather"><parameter name="city">Rome</parameter></invoke></function_calls>'
+    assert calls(text, "auto") == [("get_weather", {"city": "Rome"}, True)]
+
+
+def test_an_olmo3_block_is_read_under_auto() -> None:
+    text = '<function_calls>get_weather(city="Rome")</function_calls>'
+    assert calls(text, "auto") == [("get_weather", {"city": "Rome"}, True)]
+
+
+def test_a_parameter_named_by_a_python_keyword_is_read() -> None:
+    assert read_calls('book(from="SFO", to="NYC")')[0].arguments == {"from": "SFO", "to": "NYC"}
+
+
+def test_python_and_json_constants_and_negative_numbers_are_literals() -> None:
+    got = read_calls("f(a=True, b=false, c=None, d=null, e=-3, f=[1, (2, 3)], g={'k': 1.5})")
+    assert got[0].arguments == {
+        "a": True,
+        "b": False,
+        "c": None,
+        "d": None,
+        "e": -3,
+        "f": [1, [2, 3]],
+        "g": {"k": 1.5},
+    }
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "f(a=__import__('os').system('id'))",
+        "f(a=1 + 2)",
+        "f(a=x)",
+        "f(a=g())",
+        "f(**kw)",
+        "f(1, 2)",
+        "x = f(a=1)",
+        "import os",
+    ],
+)
+def test_anything_but_literal_keyword_calls_is_refused_never_evaluated(source: str) -> None:
+    with pytest.raises(NotALiteral):
+        read_calls(source)
+
+
+def test_a_call_with_one_positional_object_takes_it_as_arguments() -> None:
+    assert read_calls('read({"file_path": "/tmp/a"})')[0].arguments == {"file_path": "/tmp/a"}
+
+
+def test_a_bare_list_of_declared_tools_is_read_at_the_start_of_a_line() -> None:
+    text = 'Let me look.\n[get_weather(city="Paris")]\n'
+    assert calls(text, "pythonic") == [("get_weather", {"city": "Paris"}, True)]
+
+
+def test_a_bare_list_mid_line_stays_text() -> None:
+    text = 'You could run [get_weather(city="Paris")] yourself.'
+    result = toolmend.parse(text, "pythonic", WEATHER)
+    assert result.tool_calls == [] and result.text == text
+
+
+def test_a_bare_list_of_an_unknown_tool_stays_text() -> None:
+    text = '[delete_everything(path="/")]'
+    result = toolmend.parse(text, "pythonic", WEATHER)
+    assert result.tool_calls == [] and result.text == text
+
+
+def test_without_tools_a_bare_list_is_a_call_only_as_the_whole_output() -> None:
+    alone = '  [get_weather(city="Paris")]\n'
+    assert calls(alone.strip(), "pythonic", None) == [("get_weather", {"city": "Paris"}, True)]
+    for text in ['[get_weather(city="Paris")] is how you call it.', "See:\n[f(x=1)]"]:
+        result = toolmend.parse(text, "pythonic", None)
+        assert result.tool_calls == [] and result.text == text
+
+
+def test_markdown_links_and_citations_at_a_line_start_stay_text() -> None:
+    text = "[1] See the docs.\n[link](https://example.com)\n[ ] todo item\n"
+    result = toolmend.parse(text, "auto", WEATHER)
+    assert result.tool_calls == [] and result.text == text
+
+
+def test_a_calling_tool_line_is_read_and_a_cut_one_is_not_executed() -> None:
+    assert calls('[Calling tool: get_weather({"city": "Tokyo"})]', "calling-tool") == [
+        ("get_weather", {"city": "Tokyo"}, True)
+    ]
+    result = toolmend.parse('Let me check. [Calling tool: get_weather({"city":"Prague"', "auto")
+    assert result.tool_calls == [] and result.text == "Let me check. "
+
+
+def test_a_close_marker_inside_a_string_value_does_not_end_a_bracketed_list() -> None:
+    text = '[get_weather(city="a)]b")]'
+    assert calls(text, "pythonic") == [("get_weather", {"city": "a)]b"}, True)]
+
+
+@pytest.mark.parametrize("protocol", ["lfm2", "olmo3", "pythonic", "calling-tool"])
+def test_a_rendered_call_reads_back_under_its_protocol_and_auto(protocol: str) -> None:
+    call = toolmend.ToolCall(id="c1", name="get_weather", arguments={"city": 'S"o\n', "days": 2})
+    text = toolmend.get_protocol(protocol).render_call(call)
+    for reader in (protocol, "auto"):
+        assert calls(text, reader) == [("get_weather", call.arguments, True)]
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=lambda c: c["id"])
+def test_corpus_text_keeps_the_stream_invariants(case: dict[str, Any]) -> None:
+    check_all_invariants(PROTOCOL_OF[case["format"]], case_text(case), case.get("tools"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=60), max_size=8))
+def test_any_split_of_a_bare_list_gives_the_same_events(points: list[int]) -> None:
+    text = 'Sure.\n[get_weather(city="Paris, \\"FR\\"", days=3)]\nDone.'
+    whole = comparable(run_chunks("auto", [text], WEATHER))
+    assert comparable(run_chunks("auto", split_at(text, points), WEATHER)) == whole
