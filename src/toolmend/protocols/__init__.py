@@ -22,6 +22,18 @@ _MODULES: dict[str, str] = {
     "yaml-xml": "toolmend.protocols.yaml_xml",
     "kimi-xtml": "toolmend.protocols.kimi_xtml",
     "qwen3-coder": "toolmend.protocols.qwen3_coder",
+    # Model-native formats: JSON arguments in delimiters, special-token sections, bare JSON.
+    "mistral": "toolmend.protocols.mistral",
+    "deepseek": "toolmend.protocols.deepseek",
+    "kimi-k2": "toolmend.protocols.kimi_k2",
+    "llama3-json": "toolmend.protocols.llama3_json",
+    "json": "toolmend.protocols.bare_json",
+    "granite": "toolmend.protocols.granite",
+    "cohere": "toolmend.protocols.cohere",
+    "minimax-m1": "toolmend.protocols.tool_calls_tag",
+    "internlm2": "toolmend.protocols.internlm2",
+    "phi4-mini": "toolmend.protocols.phi4_mini",
+    "longcat": "toolmend.protocols.longcat",
 }
 _loaded: dict[str, TextProtocol] = {}
 
