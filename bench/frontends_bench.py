@@ -1,20 +1,25 @@
-"""Front-end cost: `/v1/messages` and `/v1/responses` against `/v1/chat/completions`, side by side.
+"""Front-end cost: `/v1/messages` and `/v1/responses` beside `/v1/chat/completions` and direct.
 
-One paced scripted upstream (5 ms per chunk, 200 chunks) on loopback, one toolmend proxy
-(recovery and guard on) in front of it, each served by uvicorn in its own thread of this
-process. For each endpoint, and for the upstream direct:
+The machinery of `bench/proxy_bench.py`: its paced scripted upstream in its own process (200
+text chunks 5 ms apart), `toolmend serve` in its own process (native mode, recovery and guard
+on, the request carrying a tool), so the proxy's CPU time is read from /proc alone, and an
+aiohttp load generator in this process. For the upstream direct (chat) and for each endpoint
+through toolmend:
 
-* added time to the first answer event (p50, p99, over `--requests` sequential requests):
-  the first content chunk on chat, the first `text_delta` on Messages, the first
-  `response.output_text.delta` on Responses, minus the same figure direct;
-* proxy CPU per upstream chunk: the proxy thread's own run time (from /proc, so the client
-  and the upstream are not counted) over a batch of 16 streams, divided by the chunks; the
-  best of `--rounds` rounds taken in turn over the endpoints;
-* throughput at `--streams` concurrent streams, as a ratio to direct.
+- time to the first answer event at concurrency 1 (p50, p99 over `--requests`): the first
+  content chunk on chat, the first `text_delta` on Messages, the first
+  `response.output_text.delta` on Responses; the added time is the figure minus direct's;
+- throughput (answer-text events per second over all streams) at 64 concurrent streams, as a
+  ratio to direct's;
+- the proxy's CPU time per upstream chunk over those 64-stream runs.
 
-The issue's goals: the front-ends' added first-event time and CPU per chunk within 1.2x of the
-chat endpoint's, throughput at 64 streams at least 0.95x direct. Run:
-`python bench/frontends_bench.py` (about a minute); it prints one table.
+Goals (from the front-end issue): the front-ends' added first-event time and CPU per chunk
+within 1.2x of the chat endpoint's, and throughput at 64 streams at least 0.95x direct.
+Each goal is printed with PASS or MISS. The endpoints are measured in turn, `--rounds` times,
+and each figure is the best of its rounds (on a shared machine the best round is the least
+disturbed one).
+
+    python bench/frontends_bench.py [--requests N] [--rounds R]
 """
 
 from __future__ import annotations
@@ -23,148 +28,214 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
+import sys
+import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 
-from toolmend.server import create_app
-from toolmend.server.config import ServerConfig, Upstream
-from toolmend.server.demo.scripted import Answer, Script, ScriptedUpstream
-from toolmend.server.frontends.response_store import SQLiteResponseStore
-from toolmend.server.loopback import LoopbackServer
+from proxy_bench import CHUNKS, MODEL, WEATHER, cpu_seconds, percentile, process
+from toolmend.server.loopback import free_port
 
-CHUNKS = 200
-PACE_MS = 5.0
-WORD = "word "
-PROMPT = "write a long answer"
+STREAMS = 64
+GOAL_FRONTEND_X_CHAT = 1.2
+GOAL_THROUGHPUT_64 = 0.95
+PROMPT = "Tell me about the proxy."
+ANTHROPIC_WEATHER = {
+    "name": WEATHER["function"]["name"],
+    "description": WEATHER["function"]["description"],
+    "input_schema": WEATHER["function"]["parameters"],
+}
+RESPONSES_WEATHER = {"type": "function", **WEATHER["function"]}
+
+IsAnswerText = Callable[[dict[str, Any]], bool]
 
 
-def _bodies(model: str) -> dict[str, tuple[str, dict[str, Any], Callable[[dict[str, Any]], bool]]]:
-    """Per endpoint: path, streaming body, and whether an event is the first answer text."""
-    return {
-        "chat": (
-            "/v1/chat/completions",
-            {"model": model, "stream": True, "messages": [{"role": "user", "content": PROMPT}]},
-            lambda e: bool((e.get("choices") or [{}])[0].get("delta", {}).get("content")),
-        ),
-        "messages": (
-            "/v1/messages",
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    path: str
+    body: bytes
+    is_text: IsAnswerText
+
+
+def _chat_text(event: dict[str, Any]) -> bool:
+    return any((c.get("delta") or {}).get("content") for c in event.get("choices") or ())
+
+
+ENDPOINTS = (
+    Endpoint(
+        "chat",
+        "/v1/chat/completions",
+        json.dumps(
             {
-                "model": model,
+                "model": MODEL,
+                "stream": True,
+                "tools": [WEATHER],
+                "messages": [{"role": "user", "content": PROMPT}],
+            }
+        ).encode(),
+        _chat_text,
+    ),
+    Endpoint(
+        "messages",
+        "/v1/messages",
+        json.dumps(
+            {
+                "model": MODEL,
                 "max_tokens": 4096,
                 "stream": True,
+                "tools": [ANTHROPIC_WEATHER],
                 "messages": [{"role": "user", "content": PROMPT}],
-            },
-            lambda e: e.get("type") == "content_block_delta",
-        ),
-        "responses": (
-            "/v1/responses",
-            {"model": model, "stream": True, "store": False, "input": PROMPT},
-            lambda e: e.get("type") == "response.output_text.delta",
-        ),
-    }
+            }
+        ).encode(),
+        lambda event: event.get("type") == "content_block_delta",
+    ),
+    Endpoint(
+        "responses",
+        "/v1/responses",
+        json.dumps(
+            {
+                "model": MODEL,
+                "stream": True,
+                "store": False,
+                "tools": [RESPONSES_WEATHER],
+                "input": PROMPT,
+            }
+        ).encode(),
+        lambda event: event.get("type") == "response.output_text.delta",
+    ),
+)
 
 
-async def _one(
-    session: aiohttp.ClientSession, url: str, body: dict[str, Any], first: Callable[..., bool]
+async def one_stream(
+    session: aiohttp.ClientSession, url: str, endpoint: Endpoint
 ) -> tuple[float, int]:
-    """Seconds to the first answer event, and the number of data events read."""
-    start = time.perf_counter()
-    ttfe = -1.0
-    events = 0
-    async with session.post(url, json=body) as response:
+    """Seconds to the first answer-text event, and the answer-text events read."""
+    started = time.perf_counter()
+    first: float | None = None
+    texts = 0
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer sk-bench"}
+    async with session.post(url, data=endpoint.body, headers=headers) as response:
         response.raise_for_status()
-        async for raw in response.content:
-            line = raw.decode().strip()
-            if not line.startswith("data: ") or line == "data: [DONE]":
-                continue
-            events += 1
-            if ttfe < 0 and first(json.loads(line[6:])):
-                ttfe = time.perf_counter() - start
-    return ttfe, events
+        buffer = b""
+        async for raw in response.content.iter_any():
+            buffer += raw
+            *events, buffer = buffer.split(b"\n\n")
+            for event in events:
+                data = next(
+                    (line[6:] for line in event.split(b"\n") if line.startswith(b"data: ")), None
+                )
+                if data is None or data == b"[DONE]":
+                    continue
+                if endpoint.is_text(json.loads(data)):
+                    texts += 1
+                    if first is None:
+                        first = time.perf_counter() - started
+    if first is None:
+        raise RuntimeError(f"no answer text arrived from {url}")
+    return first, texts
 
 
-def _thread_cpu_ns(server: LoopbackServer) -> int:
-    tid = server._thread.native_id  # the proxy's own thread
-    return int(Path(f"/proc/self/task/{tid}/schedstat").read_text().split()[0])
-
-
-async def _measure(
-    base: str, path: str, body: dict[str, Any], first: Callable[..., bool], args: argparse.Namespace
-) -> dict[str, float]:
-    url = base + path
-    connector = aiohttp.TCPConnector(limit=0)
+async def run(base: str, endpoint: Endpoint, requests: int, pid: int | None) -> dict[str, float]:
+    url = base + endpoint.path
+    connector = aiohttp.TCPConnector(limit=STREAMS * 2)
     async with aiohttp.ClientSession(connector=connector) as session:
-        await _one(session, url, body, first)  # warm up
-        ttfes = [(await _one(session, url, body, first))[0] for _ in range(args.requests)]
-        start = time.perf_counter()
-        results = await asyncio.gather(
-            *(_one(session, url, body, first) for _ in range(args.streams))
-        )
-        elapsed = time.perf_counter() - start
-    ttfes.sort()
-    return {
-        "ttfe_p50": statistics.median(ttfes) * 1000,
-        "ttfe_p99": ttfes[min(len(ttfes) - 1, int(len(ttfes) * 0.99))] * 1000,
-        "throughput": sum(n for _, n in results) / elapsed,
+        await one_stream(session, url, endpoint)  # warm the connection and the caches
+        firsts = [(await one_stream(session, url, endpoint))[0] for _ in range(requests)]
+        cpu_before = cpu_seconds(pid) if pid else 0.0
+        started = time.perf_counter()
+        counts = await asyncio.gather(*(one_stream(session, url, endpoint) for _ in range(STREAMS)))
+        elapsed = time.perf_counter() - started
+        cpu = (cpu_seconds(pid) - cpu_before) if pid else 0.0
+    row = {
+        "p50": percentile(firsts, 0.5),
+        "p99": percentile(firsts, 0.99),
+        "tp64": sum(n for _, n in counts) / elapsed,
     }
+    if pid:
+        row["cpu_us"] = cpu / (STREAMS * CHUNKS) * 1e6
+    return row
 
 
-async def _cpu_per_chunk(
-    proxy: LoopbackServer, path: str, body: dict[str, Any], first: Callable[..., bool]
-) -> float:
-    url = proxy.url + path
-    async with aiohttp.ClientSession() as session:
-        before = _thread_cpu_ns(proxy)
-        await asyncio.gather(*(_one(session, url, body, first) for _ in range(16)))
-        used = _thread_cpu_ns(proxy) - before
-    return used / 1000 / (16 * CHUNKS)
+def best(rows: list[dict[str, float]]) -> dict[str, float]:
+    """Each figure's best over the rounds: the lowest time and CPU, the highest throughput."""
+    return {key: (max if key == "tp64" else min)(row[key] for row in rows) for key in rows[0]}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=30)
-    parser.add_argument("--streams", type=int, default=64)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    answer = Answer(content=WORD * CHUNKS, chunk_size=len(WORD), pace_ms=PACE_MS)
-    upstream = ScriptedUpstream({"paced": Script(answer)})
-    with LoopbackServer(upstream.app()) as model_server:
-        config = ServerConfig(
-            upstreams=(Upstream("paced", f"{model_server.url}/v1"),), log_file=os.devnull
-        )
-        app = create_app(config)
-        app.state.response_store = SQLiteResponseStore(":memory:")
-        with LoopbackServer(app) as proxy:
-            bodies = _bodies("paced")
-            direct = asyncio.run(_measure(model_server.url, *bodies["chat"], args))
-            rows = {}
-            for name, (path, body, first) in bodies.items():
-                rows[name] = asyncio.run(_measure(proxy.url, path, body, first, args))
-            # CPU: rounds over every endpoint in turn, each endpoint's best round (the machine
-            # is shared; the best round is the one least disturbed).
-            for _ in range(args.rounds):
-                for name, (path, body, first) in bodies.items():
-                    cpu = asyncio.run(_cpu_per_chunk(proxy, path, body, first))
-                    rows[name]["cpu_us"] = min(rows[name].get("cpu_us", cpu), cpu)
-    print(f"direct: first event p50 {direct['ttfe_p50']:.2f} ms, p99 {direct['ttfe_p99']:.2f} ms")
-    header = "endpoint    +p50 ms  +p99 ms  CPU µs/chunk  x chat CPU  tput x direct  tput x chat"
-    print(header)
-    chat_cpu = rows["chat"]["cpu_us"]
-    chat_tput = rows["chat"]["throughput"]
+def report(direct: dict[str, float], rows: dict[str, dict[str, float]]) -> None:
+    print(
+        "| path | first event p50 / p99 (ms) | added p50 / p99 (ms) | throughput at 64 "
+        "(x direct) | CPU per chunk (µs) |"
+    )
+    print("|" + "---|" * 5)
+    print(f"| direct | {direct['p50'] * 1e3:.2f} / {direct['p99'] * 1e3:.2f} | - | 1.000 | - |")
     for name, row in rows.items():
-        added50 = row["ttfe_p50"] - direct["ttfe_p50"]
-        added99 = row["ttfe_p99"] - direct["ttfe_p99"]
-        ratio = row["throughput"] / direct["throughput"]
+        added50, added99 = (row["p50"] - direct["p50"]) * 1e3, (row["p99"] - direct["p99"]) * 1e3
         print(
-            f"{name:<10} {added50:8.2f} {added99:8.2f} {row['cpu_us']:13.1f} "
-            f"{row['cpu_us'] / chat_cpu:11.2f} {ratio:14.3f} {row['throughput'] / chat_tput:12.3f}"
+            f"| {name} | {row['p50'] * 1e3:.2f} / {row['p99'] * 1e3:.2f} | {added50:.2f} / "
+            f"{added99:.2f} | {row['tp64'] / direct['tp64']:.3f} | {row['cpu_us']:.1f} |"
         )
+    chat = rows["chat"]
+    chat_added = max(chat["p50"] - direct["p50"], 1e-6)
+    print()
+    for name in ("messages", "responses"):
+        row = rows[name]
+        added = (row["p50"] - direct["p50"]) / chat_added
+        cpu = row["cpu_us"] / chat["cpu_us"]
+        for label, value in (("added first-event p50", added), ("CPU per chunk", cpu)):
+            verdict = "PASS" if value <= GOAL_FRONTEND_X_CHAT else "MISS"
+            print(f"{verdict} {name} {label}: {value:.2f}x chat (at most {GOAL_FRONTEND_X_CHAT}x)")
+    for name, row in rows.items():
+        ratio = row["tp64"] / direct["tp64"]
+        verdict = "PASS" if ratio >= GOAL_THROUGHPUT_64 else "MISS"
+        goal = f"at least {GOAL_THROUGHPUT_64}x"
+        print(f"{verdict} {name} throughput at 64: {ratio:.3f}x direct ({goal})")
+
+
+async def measure(upstream: str, proxy: str, pid: int, requests: int, rounds: int) -> None:
+    print(
+        f"upstream: {CHUNKS} chunks 5 ms apart; first event over {requests} requests at "
+        f"concurrency 1; throughput over {STREAMS} streams; best of {rounds} rounds\n"
+    )
+    direct_rounds: list[dict[str, float]] = []
+    proxied: dict[str, list[dict[str, float]]] = {e.name: [] for e in ENDPOINTS}
+    for _ in range(rounds):
+        direct_rounds.append(await run(upstream, ENDPOINTS[0], requests, None))
+        for endpoint in ENDPOINTS:
+            proxied[endpoint.name].append(await run(proxy, endpoint, requests, pid))
+    report(best(direct_rounds), {name: best(rows) for name, rows in proxied.items()})
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=30, help="first-event samples per row")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds over every endpoint")
+    args = parser.parse_args()
+    up_port, proxy_port = free_port(), free_port()
+    upstream_url = f"http://127.0.0.1:{up_port}"
+    proxy_bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proxy_bench.py")
+    upstream_cmd = [sys.executable, proxy_bench, "--upstream-only", str(up_port)]
+    with tempfile.TemporaryDirectory() as scratch:
+        config = os.path.join(scratch, "toolmend.toml")
+        with open(config, "w", encoding="utf-8") as handle:
+            handle.write(f'[frontends]\nresponse_store = "sqlite://{scratch}/responses.sqlite3"\n')
+        serve = [
+            *(sys.executable, "-m", "toolmend", "serve", "--config", config),
+            *("--port", str(proxy_port), "--upstream", f"{upstream_url}/v1"),
+            *("--log-file", os.devnull),
+        ]
+        with (
+            process(upstream_cmd, f"{upstream_url}/v1/models"),
+            process(serve, f"http://127.0.0.1:{proxy_port}/healthz") as proxy,
+        ):
+            base = f"http://127.0.0.1:{proxy_port}"
+            asyncio.run(measure(upstream_url, base, proxy.pid, args.requests, args.rounds))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -130,6 +130,7 @@ def main() -> None:
         "| model | format | bare 50 KB (ms) | recovery 50 KB (ms) | ratio | recovery 50 -> 500 KB |"
     )
     print("|---|---|---:|---:|---:|---:|")
+    goals: list[tuple[str, float, float]] = []
     for model, protocol in FAMILIES.items():
         bare = times[f"bare {protocol} 50"]
         rec = times[f"recovery {model} 50"]
@@ -138,6 +139,10 @@ def main() -> None:
             f"| {model} | {protocol} | {bare * 1e3:.1f} | {rec * 1e3:.1f} "
             f"| {rec / bare:.2f}x | {growth:.1f}x |"
         )
+        goals.append(
+            (f"{model}: 50 KB leaked call, recovery / bare parser", rec / bare, GOAL_RATIO)
+        )
+        goals.append((f"{model}: 50 -> 500 KB growth", growth, GOAL_GROWTH))
 
     floor = times["prose passthrough"]
     print(
@@ -152,6 +157,10 @@ def main() -> None:
         bare = times[f"prose bare {protocol}"]
         above = (rec - floor) / PROSE_CHUNKS * 1e6
         print(f"| {model} | {rec * 1e3:.1f} | {above:.2f} | {bare / PROSE_CHUNKS * 1e6:.2f} |")
+        goals.append((f"{model}: prose, µs per chunk above the pass-through", above, GOAL_PROSE_US))
+    print()
+    for label, value, goal in goals:
+        print(f"{'PASS' if value <= goal else 'MISS'}  {label}: {value:.2f} (goal <= {goal:g})")
 
 
 if __name__ == "__main__":

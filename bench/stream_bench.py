@@ -9,13 +9,22 @@ and a 50 KB call in 5-character deltas in at most 20 ms per protocol on this mac
 figures for the same workload on this kind of machine (hermes / qwen3-coder detectors of other
 engines) are printed beside ours as ratios.
 
-    python bench/stream_bench.py [--repeat ROUNDS] [--protocol ID ...]
+    python bench/stream_bench.py [--repeat ROUNDS] [--protocol ID ...] [--against DIR]
+
+`--against DIR` measures another checkout's `DIR/src` beside this one in the same run (each
+round runs both, one after the other, in fresh processes) and prints each row's new/old ratio:
+
+    git archive 6354b86 src | tar -x -C /tmp/old && python bench/stream_bench.py --against /tmp/old
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -143,19 +152,16 @@ def peak_memory_mb(protocol: str, kb: int) -> float:
     return peak / 2**20
 
 
-def main() -> None:
-    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    args.add_argument("--repeat", type=int, default=7, help="rounds; each row keeps its best")
-    args.add_argument("--protocol", action="append", help="only these protocols")
-    opts = args.parse_args()
-    protocols = opts.protocol or toolmend.protocols()
-    rows = {protocol: workloads(protocol) for protocol in protocols}
+def measure(
+    rows: dict[str, list[tuple[int, int, Callable[[], None], Callable[[], None]]]], repeat: int
+) -> tuple[dict[tuple[str, int, str], float], list[float]]:
+    """The best CPU seconds of every row over `repeat` rounds, and the calibration times."""
     floor = floor_run(10_000)
     best: dict[tuple[str, int, str], float] = {}
     calibrations = []
     # Rounds over every row, rather than all repeats of one row in a row: this machine's speed
     # shifts for seconds at a time, and this way every row is measured across all of it.
-    for _ in range(opts.repeat):
+    for _ in range(repeat):
         calibrations.append(cpu_seconds(calibration_loop))
         samples = [("floor", 0, "stream", floor)]
         for protocol, workload in rows.items():
@@ -165,6 +171,61 @@ def main() -> None:
             seconds = cpu_seconds(run)
             key = (protocol, kb, kind)
             best[key] = min(seconds, best.get(key, seconds))
+    return best, calibrations
+
+
+def one_round(src: str, protocols: list[str]) -> dict[tuple[str, int, str], float]:
+    """One round of this benchmark run on the toolmend of `src`, in a fresh process."""
+    command = [sys.executable, __file__, "--repeat", "1", "--json"]
+    for protocol in protocols:
+        command += ["--protocol", protocol]
+    env = {**os.environ, "PYTHONPATH": src}
+    done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    if not os.path.samefile(os.path.dirname(os.path.dirname(report["module"])), src):
+        raise SystemExit(f"{src}: the subprocess imported {report['module']}")
+    return {(p, kb, kind): s for p, kb, kind, s in report["best"]}
+
+
+def side_by_side(against: str, protocols: list[str], repeat: int) -> None:
+    """Old (`against`) and new, round by round in the same run, as ratios."""
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    old_src = os.path.join(os.path.abspath(against), "src")
+    best: dict[str, dict[tuple[str, int, str], float]] = {"old": {}, "new": {}}
+    for _ in range(repeat):
+        for label, src in (("old", old_src), ("new", here)):
+            for key, seconds in one_round(src, protocols).items():
+                best[label][key] = min(seconds, best[label].get(key, seconds))
+    print(f"old: {old_src}\nnew: {here}\n{repeat} rounds, best CPU ms of each row")
+    print(
+        f"{'protocol':<14}{'KB':>5}{'stream old':>12}{'new':>9}{'ratio':>7}"
+        f"{'batch old':>11}{'new':>9}{'ratio':>7}"
+    )
+    for protocol in protocols:
+        for kb in SIZES_KB:
+            cells = []
+            for kind in ("stream", "batch"):
+                old, new = best["old"][protocol, kb, kind], best["new"][protocol, kb, kind]
+                cells.append(f"{old * 1e3:>10.2f}{new * 1e3:>9.2f}{new / old:>7.2f}")
+            print(f"{protocol:<14}{kb:>5}  " + "  ".join(cells))
+
+
+def main() -> None:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--repeat", type=int, default=7, help="rounds; each row keeps its best")
+    args.add_argument("--protocol", action="append", help="only these protocols")
+    args.add_argument("--against", metavar="DIR", help="also measure DIR/src, side by side")
+    args.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    opts = args.parse_args()
+    protocols = opts.protocol or toolmend.protocols()
+    if opts.against:
+        side_by_side(opts.against, protocols, opts.repeat)
+        return
+    rows = {protocol: workloads(protocol) for protocol in protocols}
+    best, calibrations = measure(rows, opts.repeat)
+    if opts.json:
+        print(json.dumps({"module": toolmend.__file__, "best": [[*k, s] for k, s in best.items()]}))
+        return
     print(
         f"calibration: 1e6 Python additions in {min(calibrations) * 1e3:.1f} ms at best,"
         f" {max(calibrations) * 1e3:.1f} ms at worst, over {opts.repeat} rounds"

@@ -15,7 +15,7 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 
-from toolmend.integrations.langchain import ToolmendMiddleware
+from toolmend.langchain import ToolmendMiddleware
 
 #: What such a model writes: its call as text, `days` as a string where the schema says integer.
 LEAKED = (

@@ -13,7 +13,7 @@ import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network for the cost map
 
-from toolmend.integrations.litellm import completion
+import toolmend.litellm
 
 TOOLS = [
     {
@@ -42,12 +42,13 @@ def main() -> None:
         "tools": TOOLS,
         "mock_response": LEAKED,
     }
-    reply = completion(**request)
+    reply = toolmend.litellm.completion(**request)
     message = reply.choices[0].message
     print("text:", repr(message.content))
     for call in message.tool_calls or []:
         print("call:", call.function.name, call.function.arguments)
-    streamed = [c.choices[0].delta for c in completion(**request, stream=True) if c.choices]
+    stream = toolmend.litellm.completion(**request, stream=True)
+    streamed = [c.choices[0].delta for c in stream if c.choices]
     calls = [t.function.arguments for d in streamed for t in d.tool_calls or []]
     print("streamed call arguments:", calls)
 

@@ -14,7 +14,7 @@ import os
 import httpx
 import openai
 
-from toolmend.integrations.openai import wrap
+import toolmend.openai
 
 TOOLS = [
     {
@@ -59,7 +59,7 @@ def main() -> None:
         client = openai.OpenAI(
             api_key="offline", base_url="http://127.0.0.1:9/v1", http_client=http
         )
-    client = wrap(client)  # the one line
+    client = toolmend.openai.wrap(client)  # the one line
     reply = client.chat.completions.create(
         model=os.environ.get("MODEL", "qwen3-32b"),
         messages=[{"role": "user", "content": "Weather in Oslo?"}],

@@ -12,7 +12,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from toolmend.integrations.pydantic_ai import Toolmend
+from toolmend.pydantic_ai import Toolmend
 
 #: What such a model writes: its call as text, `days` as a string where the schema says integer.
 LEAKED = (

@@ -28,7 +28,15 @@ import jsonschema
 
 import toolmend
 from support import comparable, run_chunks, split_at
-from toolmend.events import Diagnostic, Event, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from toolmend.events import (
+    Diagnostic,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from toolmend.names import ToolResolver
 
 TOOLS: list[dict[str, Any]] = [
@@ -155,6 +163,7 @@ class Failure:
 
 def _conservation(text: str, events: list[Event]) -> str | None:
     visible = sum(len(e.text) for e in events if isinstance(e, TextDelta))
+    visible += sum(len(e.text) + e.markup_length for e in events if isinstance(e, ReasoningDelta))
     in_calls = sum(e.source_length for e in events if isinstance(e, ToolCallEnd))
     stripped = sum(e.stripped_length for e in events if isinstance(e, Diagnostic))
     if visible + in_calls + stripped != len(text):

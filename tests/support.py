@@ -19,6 +19,7 @@ import toolmend
 from toolmend.events import (
     Diagnostic,
     Event,
+    ReasoningDelta,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -81,6 +82,7 @@ def assert_split_invariant(
 def assert_conserved(text: str, events: Sequence[Event]) -> None:
     """Every input character is text, inside a call, or counted by a diagnostic."""
     visible = sum(len(e.text) for e in events if isinstance(e, TextDelta))
+    visible += sum(len(e.text) + e.markup_length for e in events if isinstance(e, ReasoningDelta))
     in_calls = sum(e.source_length for e in events if isinstance(e, ToolCallEnd))
     stripped = sum(e.stripped_length for e in events if isinstance(e, Diagnostic))
     assert visible + in_calls + stripped == len(text), (visible, in_calls, stripped, len(text))

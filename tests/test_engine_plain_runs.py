@@ -1,4 +1,5 @@
-"""The engine's plain-text run: chunks a reader promised are value text skip the reader.
+"""The fast path: chunks of a streamed value that its declared `ValueText` vouches for skip
+the reader.
 
 Each test feeds the same chunks twice, once with the runs the readers register and once with
 every run refused, and checks that the run was taken and that the events are the same.
@@ -15,13 +16,9 @@ from hypothesis import strategies as st
 
 import toolmend
 from support import comparable, streamed_arguments
-from toolmend.core.engine import (
-    PlainTextRun,
-    StreamParser,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.calls import Block
+from toolmend.core.engine import StreamParser
+from toolmend.core.fastpath import Escapes, ValueRun, ValueText, pending_pattern, verbatim_pattern
 from toolmend.events import Event, ToolCallDelta, ToolCallEnd
 from toolmend.model import ToolCall
 from toolmend.protocols.invoke_xml import _ENTITY, _entity, decode_entities
@@ -60,7 +57,7 @@ def _feed(
     with monkeypatch.context() as patch:
         patch.setattr(StreamParser, "_run", counting)
         if not runs:
-            patch.setattr(StreamParser, "set_plain_text_run", lambda self, run: None)
+            patch.setattr(Block, "stream_value", _refused)
         parser = toolmend.stream_parser(protocol, WRITE, id_prefix="call_")
         events: list[Event] = []
         for chunk in chunks:
@@ -95,8 +92,13 @@ def _through_the_run(
     return skipped, comparable(with_runs), comparable(reference)
 
 
+def _refused(self: Block, text: ValueText, *, raw: Any = (), decoded: Any = ()) -> ValueRun:
+    """`Block.stream_value` that builds the run but never lets the fast path use it."""
+    return ValueRun.of(text, tuple(raw), tuple(decoded))
+
+
 def test_a_stop_is_never_plain_and_nor_is_its_start_at_the_end() -> None:
-    pattern = plain_text_pattern(("</p>", "<q="))
+    pattern = ValueText(("</p>", "<q=")).plain
     assert pattern.fullmatch("a < b <x> </x>")
     assert not pattern.fullmatch("a </p> b")
     assert not pattern.fullmatch("a <q= b")
@@ -105,19 +107,19 @@ def test_a_stop_is_never_plain_and_nor_is_its_start_at_the_end() -> None:
 
 
 def test_a_held_character_cannot_end_a_plain_chunk() -> None:
-    pattern = plain_text_pattern(("</p>",), held="\n")
+    pattern = ValueText(("</p>",), held="\n").plain
     assert pattern.fullmatch("a\nb")
     assert not pattern.fullmatch("a\n")
 
 
 def test_a_chunk_of_hold_characters_only_is_not_plain_but_may_end_in_them() -> None:
-    pattern = plain_text_pattern(("</p>",), hold=" }")
+    pattern = ValueText(("</p>",), hold=" }").plain
     assert pattern.fullmatch("a }")
     assert not pattern.fullmatch(" } ")
 
 
-def test_allowed_sequences_are_plain_and_excluded_characters_are_not() -> None:
-    pattern = plain_text_pattern(("&amp",), allowed="&amp;", exclude="\r")
+def test_complete_escapes_are_plain_and_escape_starts_are_not() -> None:
+    pattern = ValueText((), Escapes(("&amp", "\r"), "&amp;")).plain
     assert pattern.fullmatch("a &amp; b & c")
     assert not pattern.fullmatch("a &amp b")
     assert not pattern.fullmatch("a\rb")
@@ -239,18 +241,18 @@ def test_held_back_text_is_streamed_before_the_next_chunk_once_it_is_text() -> N
 # ------------------------------------------------------------------ the verbatim test
 
 
-def _runs_of(protocol: str, monkeypatch: pytest.MonkeyPatch) -> list[PlainTextRun]:
-    """The plain-text runs the protocol's readers register while a call is streamed."""
-    runs: list[PlainTextRun] = []
-    original = StreamParser.set_plain_text_run
+def _runs_of(protocol: str, monkeypatch: pytest.MonkeyPatch) -> list[ValueRun]:
+    """The fast-path runs the protocol's readers register while a call is streamed."""
+    runs: list[ValueRun] = []
+    original = Block.stream_value
 
-    def recording(self: StreamParser, run: PlainTextRun | None) -> None:
-        if run is not None:
-            runs.append(run)
-        original(self, run)
+    def recording(self: Block, text: ValueText, **sinks: Any) -> ValueRun:
+        run = original(self, text, **sinks)
+        runs.append(run)
+        return run
 
     with monkeypatch.context() as patch:
-        patch.setattr(StreamParser, "set_plain_text_run", recording)
+        patch.setattr(Block, "stream_value", recording)
         parser = toolmend.stream_parser(protocol, WRITE)
         for char in _rendered(protocol, FILLER + "\n" + FILLER):
             parser.feed(char)
@@ -305,18 +307,18 @@ def test_a_verbatim_chunk_is_taken_without_the_pattern_and_a_chunk_with_a_stop_s
     protocol: str, not_verbatim: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     patterns: list[_CountingPattern] = []
-    original = StreamParser.set_plain_text_run
+    original = Block.stream_value
 
-    def counting(self: StreamParser, run: PlainTextRun | None) -> None:
-        if run is not None:
-            counter = _CountingPattern(run.pattern)
-            patterns.append(counter)
-            run.pattern = counter  # type: ignore[assignment]
-        original(self, run)
+    def counting(self: Block, text: ValueText, **sinks: Any) -> ValueRun:
+        run = original(self, text, **sinks)
+        counter = _CountingPattern(run.pattern)
+        patterns.append(counter)
+        run.pattern = counter  # type: ignore[assignment]
+        return run
 
     head = _rendered(protocol, FILLER + MARK).split(MARK)[0]
     with monkeypatch.context() as patch:
-        patch.setattr(StreamParser, "set_plain_text_run", counting)
+        patch.setattr(Block, "stream_value", counting)
         parser = toolmend.stream_parser(protocol, WRITE)
         parser.feed(head)
         uses = sum(p.uses for p in patterns)

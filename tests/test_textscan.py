@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolmend.core.textscan import TextScanner, is_proper_prefix, partial_marker_start, skip_blanks
 
@@ -89,3 +91,44 @@ def test_blanks_are_skipped_only_within_the_window() -> None:
     assert skip_blanks("a \t\r\n b", 1, 7) == 6
     assert skip_blanks("a   b", 1, 2) == 2  # never past `end`
     assert skip_blanks("ab", 1, 2) == 1
+
+
+ANTML_LIKE = ["<function_calls>", 'antml:invoke name="', "<invoke", "<tool_call>"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ant ml<i`\n~x:", max_size=12), max_size=6),
+    st.text(alphabet="ant ml<i`\n~x:ovk", min_size=1, max_size=24),
+    st.booleans(),
+)
+def test_text_the_scanner_takes_whole_is_released_whole_by_a_scan(
+    before: list[str], text: str, mask_code: bool
+) -> None:
+    # Whatever state earlier input left, `takes_whole` may only say yes when `scan` over the
+    # same text, nothing held, releases all of it and leaves the state as it was.
+    scanner = TextScanner(ANTML_LIKE, mask_code=mask_code)
+    buf = ""
+    for piece in before:
+        buf += piece
+        pos = 0
+        while True:
+            end, at = scanner.scan(buf, pos, False)
+            pos = end if at is None else end + len(scanner.matched)
+            if at is None:
+                break
+        buf = buf[pos:]
+    if buf or not scanner.takes_whole(text):
+        return
+    state = {name: getattr(scanner, name) for name in TextScanner.__slots__ if name != "matched"}
+    assert scanner.scan(text, 0, False) == (len(text), None)
+    assert {name: getattr(scanner, name) for name in state} == state
+
+
+def test_a_word_that_begins_like_a_marker_only_in_its_first_letter_is_taken_whole() -> None:
+    scanner = TextScanner(ANTML_LIKE)
+    scanner.scan("x", 0, False)  # past the line start
+    assert scanner.takes_whole("again and ")
+    assert not scanner.takes_whole("the ant")  # may still grow into `antml:invoke`
+    assert not scanner.takes_whole("a `b`")
+    assert not scanner.takes_whole("one\ntwo")

@@ -5,9 +5,17 @@ resolution and error interception, behind one small public surface.
 """
 
 from toolmend.api import parse, stream_parser
+from toolmend.errors import (
+    CannotRenderError,
+    ToolmendError,
+    ToolSchemaError,
+    UnknownProtocolError,
+)
 from toolmend.events import (
     Diagnostic,
     Event,
+    ParseResult,
+    ReasoningDelta,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -24,15 +32,7 @@ from toolmend.guard import (
     guard_history,
     json_error_reminder,
 )
-from toolmend.model import (
-    CannotRenderError,
-    ParseResult,
-    Tool,
-    ToolCall,
-    ToolmendError,
-    ToolSchemaError,
-    UnknownProtocolError,
-)
+from toolmend.model import Tool, ToolCall
 from toolmend.protocols import get_protocol, protocols
 from toolmend.recovery import arecover_stream, recover_response, recover_stream
 from toolmend.schema_gate import GateResult, Policy, SchemaGate
@@ -48,6 +48,7 @@ __all__ = [
     "InterceptorConfig",
     "ParseResult",
     "Policy",
+    "ReasoningDelta",
     "ResultVerdict",
     "SchemaGate",
     "TextDelta",

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Unpack
 
 from toolmend.core.engine import ParserOptions, StreamParser
-from toolmend.events import Event, collect
-from toolmend.model import ParseResult, ToolsLike
+from toolmend.events import Event, ParseResult, collect
+from toolmend.model import ToolsLike
 from toolmend.protocols import get_protocol
 
 

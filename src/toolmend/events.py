@@ -1,8 +1,10 @@
-"""Stream events: what a streaming parser hands back from `feed()` and `finish()`.
+"""Stream events: what a streaming parser hands back from `feed()` and `finish()`, and the
+`ParseResult` that `collect` folds them into.
 
-Small records, in the manner of h11's events; treat them as read-only (they are not frozen
-because a frozen dataclass costs three times as much to build, and a stream makes one per
-delta). They carry no raw markup of failed
+Small records, in the manner of h11's events; treat them as read-only. The per-delta ones are
+not frozen because a frozen dataclass costs three times as much to build and a stream makes one
+per delta; `ToolCallEnd` and the `ToolCall` it carries are frozen (one per call), so the call a
+consumer holds is never changed under it. They carry no raw markup of failed
 calls: a `Diagnostic` holds a code, a message and small metadata (lengths, counts, names), never
 the fragment itself.
 """
@@ -13,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolmend.model import ParseResult, ToolCall
+from toolmend.model import JSONDict, ToolCall
 
 
 @dataclass(slots=True)
@@ -21,6 +23,19 @@ class TextDelta:
     """Visible text, in order."""
 
     text: str
+
+
+@dataclass(slots=True)
+class ReasoningDelta:
+    """Reasoning text, in order: the inside of a reasoning span (`<think>…</think>`, or a span
+    the format declares), which is never scanned for calls.
+
+    `markup_length` counts the span's own markers (opener, closer) this event accounts for, so
+    every input character is accounted for (conservation); the markers are not in `text`.
+    """
+
+    text: str
+    markup_length: int = 0
 
 
 @dataclass(slots=True)
@@ -41,7 +56,7 @@ class ToolCallDelta:
     arguments_delta: str
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallEnd:
     """The call is over. `call.incomplete` says whether it may be executed.
 
@@ -78,14 +93,16 @@ class Diagnostic:
         }
 
 
-Event = TextDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | Diagnostic
+Event = TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | Diagnostic
 
 
 def coalesce(events: Iterable[Event]) -> list[Event]:
-    """Merge adjacent `TextDelta`s and adjacent deltas of one call: the split-invariant view."""
+    """Merge adjacent `TextDelta`s, adjacent `ReasoningDelta`s and adjacent deltas of one call:
+    the split-invariant view."""
     out: list[Event] = []
     pending: list[str] = []  # text or argument pieces of the run being merged
-    run: TextDelta | ToolCallDelta | None = None
+    run: TextDelta | ReasoningDelta | ToolCallDelta | None = None
+    markup = 0  # the markup length of a reasoning run
 
     def close_run() -> None:
         if run is None:
@@ -93,6 +110,8 @@ def coalesce(events: Iterable[Event]) -> list[Event]:
         joined = "".join(pending)
         if isinstance(run, TextDelta):
             out.append(TextDelta(joined))
+        elif isinstance(run, ReasoningDelta):
+            out.append(ReasoningDelta(joined, markup))
         else:
             out.append(ToolCallDelta(run.id, run.index, joined))
         pending.clear()
@@ -105,6 +124,14 @@ def coalesce(events: Iterable[Event]) -> list[Event]:
                 close_run()
                 run = event
             pending.append(event.text)
+        elif isinstance(event, ReasoningDelta):
+            if not (event.text or event.markup_length):
+                continue
+            if not isinstance(run, ReasoningDelta):
+                close_run()
+                run, markup = event, 0
+            pending.append(event.text)
+            markup += event.markup_length
         elif isinstance(event, ToolCallDelta):
             if not event.arguments_delta:
                 continue
@@ -120,16 +147,45 @@ def coalesce(events: Iterable[Event]) -> list[Event]:
     return out
 
 
+@dataclass(slots=True)
+class ParseResult:
+    """What `toolmend.parse` returns: visible text, the calls found, diagnostics, and the
+    reasoning text (never scanned for calls)."""
+
+    text: str
+    tool_calls: list[ToolCall]
+    diagnostics: list[Diagnostic]
+    reasoning: str = ""
+
+    def to_dict(self) -> JSONDict:
+        out: JSONDict = {
+            "text": self.text,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+        if self.reasoning:  # the key appears only when there is reasoning
+            out["reasoning"] = self.reasoning
+        return out
+
+
 def collect(events: Iterable[Event]) -> ParseResult:
     """Fold a complete event sequence into a `ParseResult`."""
     text: list[str] = []
+    reasoning: list[str] = []
     calls: list[ToolCall] = []
     diagnostics: list[Diagnostic] = []
     for event in events:
         if isinstance(event, TextDelta):
             text.append(event.text)
+        elif isinstance(event, ReasoningDelta):
+            reasoning.append(event.text)
         elif isinstance(event, ToolCallEnd):
             calls.append(event.call)
         elif isinstance(event, Diagnostic):
             diagnostics.append(event)
-    return ParseResult(text="".join(text), tool_calls=calls, diagnostics=diagnostics)
+    return ParseResult(
+        text="".join(text),
+        tool_calls=calls,
+        diagnostics=diagnostics,
+        reasoning="".join(reasoning),
+    )

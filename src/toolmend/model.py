@@ -1,4 +1,4 @@
-"""The canonical model every part of toolmend speaks: tools, tool calls and parse results.
+"""The canonical model every part of toolmend speaks: tools and tool calls.
 
 This module owns the shapes only. It never parses model output, never repairs arguments and
 never talks to a network; protocols, the schema gate and the proxy build on these types so that
@@ -13,37 +13,38 @@ import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-if TYPE_CHECKING:
-    from toolmend.events import Diagnostic
+# The caller's errors live in `toolmend.errors`; they are named here too, where they always were.
+from toolmend.errors import (
+    CannotRenderError,
+    ToolmendError,
+    ToolSchemaError,
+    UnknownProtocolError,
+)
+
+__all__ = [
+    "EMPTY_OBJECT_SCHEMA",
+    "CallIdFactory",
+    "CannotRenderError",
+    "JSONDict",
+    "Tool",
+    "ToolCall",
+    "ToolSchemaError",
+    "ToolmendError",
+    "ToolsLike",
+    "UnknownProtocolError",
+    "canonical_json",
+    "coerce_tools",
+]
 
 JSONDict = dict[str, Any]
 
 #: The schema used when a tool declares no parameters: any object.
 EMPTY_OBJECT_SCHEMA: JSONDict = {"type": "object", "properties": {}}
-
-
-class ToolmendError(Exception):
-    """Base class of every error toolmend raises for its caller (never for the model)."""
-
-
-class ToolSchemaError(ToolmendError, ValueError):
-    """A tool definition the caller passed is unusable; the message names the tool."""
-
-
-class CannotRenderError(ToolmendError, ValueError):
-    """A call holds text its protocol has no way to write (a raw value holding its closer)."""
-
-
-class UnknownProtocolError(ToolmendError, KeyError):
-    """A protocol id that is not registered; the message lists the registered ones."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0]) if self.args else ""
 
 
 @lru_cache(maxsize=1024)
@@ -137,12 +138,14 @@ def coerce_tools(tools: ToolsLike) -> list[Tool] | None:
     return out
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One tool call as toolmend hands it to an agent.
 
     `incomplete` marks a call that must not be executed (cut off, or arguments that do not
     validate); `error` then says why. `repairs` names every repair the schema gate applied.
+    Frozen: a consumer holding a call (from a `ToolCallEnd`, a `ParseResult`) sees it as it was
+    emitted; toolmend builds a new call rather than changing one (`dataclasses.replace`).
     """
 
     id: str
@@ -199,19 +202,3 @@ class CallIdFactory:
         if self._rng is not None:
             return prefix + f"{self._rng.getrandbits(96):024x}"
         return prefix + secrets.token_hex(12)
-
-
-@dataclass(slots=True)
-class ParseResult:
-    """What `toolmend.parse` returns: visible text, the calls found, and diagnostics."""
-
-    text: str
-    tool_calls: list[ToolCall]
-    diagnostics: list[Diagnostic]
-
-    def to_dict(self) -> JSONDict:
-        return {
-            "text": self.text,
-            "tool_calls": [c.to_dict() for c in self.tool_calls],
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-        }

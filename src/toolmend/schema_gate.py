@@ -23,24 +23,20 @@ from enum import Enum
 from functools import lru_cache, partial
 from typing import Any
 
-import json_repair
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 
 from toolmend.jsontext import (
-    MAX_REPAIR_INPUT,
     DecodedArguments,
     json_type,
-    literal_as_json_data,
     nesting_exceeds,
     normalize_text,
     normalize_value,
-    number_from_text,
-    repair_unicode_escapes,
 )
 from toolmend.jsontext import decode_json_object as _decode_json_object
 from toolmend.model import Tool
+from toolmend.textvalue import NOT_READ, container_from_text, read_as
 
 __all__ = ["ALIAS_GROUPS", "GateResult", "Policy", "SchemaGate"]
 
@@ -237,54 +233,6 @@ def _unquote(text: str) -> str:
     return t
 
 
-def _text_to_integer(text: str) -> int | None:
-    number = number_from_text(_unquote(text))
-    if isinstance(number, float) and number.is_integer():
-        return int(number)
-    return number if isinstance(number, int) else None
-
-
-def _text_to_number(text: str) -> int | float | None:
-    return number_from_text(_unquote(text))
-
-
-def _text_to_boolean(text: str) -> bool | None:
-    t = _unquote(text).lower()
-    if t == "true":
-        return True
-    if t == "false":
-        return False
-    return None
-
-
-def _parse_container(text: str) -> tuple[Any, str] | None:
-    """A JSON object/array written as a string: (value, how) or None. Only containers count."""
-    t = text.strip()
-    if not t or t[0] not in "[{(":
-        return None
-    for candidate in (t, repair_unicode_escapes(t)):
-        try:
-            value = json.loads(candidate)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, (dict, list)):
-            return value, "parse-json"
-    try:
-        value = literal_as_json_data(t)
-    except ValueError:
-        value = None
-    if isinstance(value, (dict, list)):
-        return value, "parse-literal"
-    if len(t) <= MAX_REPAIR_INPUT and t[0] != "(":
-        try:
-            value = json_repair.loads(t)
-        except Exception:  # json-repair is best effort; its failure is just "no parse"
-            value = None
-        if isinstance(value, (dict, list)):
-            return value, "parse-json"
-    return None
-
-
 def _path_text(path: tuple[str | int, ...]) -> str:
     return ".".join(str(p) for p in path) if path else "$"
 
@@ -428,7 +376,7 @@ class _Repairer:
                     self.repairs.append(label)
                     return candidate
         if isinstance(value, str) and types & {"object", "array"}:
-            parsed = _parse_container(value)
+            parsed = container_from_text(value, repair=True)
             if parsed is not None and (
                 ("object" in types and isinstance(parsed[0], dict))
                 or ("array" in types and isinstance(parsed[0], list))
@@ -463,18 +411,12 @@ class _Repairer:
                 matches = [m for m in members if isinstance(m, str) and m.casefold() == wanted]
                 if len(matches) == 1:
                     yield matches[0], f"{'enum' if 'enum' in schema else 'const'}:{where}"
-            if "boolean" in types:
-                b = _text_to_boolean(value)
-                if b is not None:
-                    yield b, f"coerce:{where}:string->boolean"
-            if "integer" in types:
-                i = _text_to_integer(value)
-                if i is not None:
-                    yield i, f"coerce:{where}:string->integer"
-            if "number" in types:
-                n = _text_to_number(value)
-                if n is not None:
-                    yield n, f"coerce:{where}:string->number"
+            # The one reading of value text (`textvalue`), of the text inside any quotes.
+            for kind in ("boolean", "integer", "number"):
+                if kind in types:
+                    read = read_as(_unquote(value), kind)
+                    if read is not NOT_READ:
+                        yield read, f"coerce:{where}:string->{kind}"
         elif "string" in types:
             if isinstance(value, bool):
                 yield ("true" if value else "false"), f"coerce:{where}:boolean->string"
@@ -643,6 +585,13 @@ class SchemaGate:
         )
         return bool(plain) and not any(k in _NOT_PLAIN_STRING for k in sub)
 
+    def declared_types(self, key: str) -> frozenset[str] | None:
+        """The JSON types `key`'s subschema declares (`declared_types`); None when it declares
+        none we can read, or the key is undeclared, or there is no schema."""
+        if self._compiled is None:
+            return None
+        return declared_types(self._key_schema(key))
+
     def value_as_is(self, key: str, value: Any) -> bool:
         """True iff `key` is declared and `value` validates unchanged (so `check()` keeps it)."""
         if self._compiled is None:
@@ -672,6 +621,16 @@ class SchemaGate:
             if isinstance(candidate, dict) and compiled.is_valid(candidate, compiled.schema):
                 return GateResult(candidate, [*notes, *repairer.repairs], None)
         return GateResult(normalised, [], error)
+
+    def errors(self, arguments: dict[str, Any]) -> list[ValidationError]:
+        """Every way `arguments` fail the schema, as the gate's own validator finds them
+        (empty when valid, when there is no schema, or when nesting is too deep to walk)."""
+        if self._compiled is None:
+            return []
+        try:
+            return list(self._compiled.root.iter_errors(arguments))
+        except RecursionError:
+            return []
 
     def _error(self, arguments: dict[str, Any]) -> str:
         assert self._compiled is not None

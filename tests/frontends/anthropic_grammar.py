@@ -14,7 +14,12 @@ from anthropic.types import RawMessageStreamEvent
 from pydantic import TypeAdapter
 
 _EVENT = TypeAdapter(RawMessageStreamEvent)
-_DELTA_OF = {"text": "text_delta", "thinking": "thinking_delta", "tool_use": "input_json_delta"}
+_DELTAS_OF = {
+    "text": {"text_delta"},
+    "thinking": {"thinking_delta", "signature_delta"},
+    "tool_use": {"input_json_delta"},
+    "server_tool_use": {"input_json_delta"},
+}
 
 
 def check_grammar(events: list[dict[str, Any]]) -> None:
@@ -39,7 +44,8 @@ def check_grammar(events: list[dict[str, Any]]) -> None:
             assert open_block is not None and event["index"] == open_block[0], (
                 "delta outside its block"
             )
-            assert event["delta"]["type"] == _DELTA_OF[open_block[1]], "delta of another kind"
+            allowed = _DELTAS_OF.get(open_block[1], set())
+            assert event["delta"]["type"] in allowed, "delta of another kind"
         elif kind == "content_block_stop":
             assert open_block is not None and event["index"] == open_block[0], (
                 "stop of a closed block"

@@ -1,13 +1,14 @@
 """Drive a real agent CLI (Claude Code or Codex) through toolmend against a leaking model.
 
 Run inside a network namespace with only loopback up (the test does:
-`unshare -n sh -c 'ip link set lo up && python cli_e2e.py AGENT CLI WORKDIR'`). It starts a
-scripted chat/completions upstream that writes its tool call as text, in the format its model
-family leaks (Qwen3-Coder's `<function=…>` XML for Claude Code's `Write`, a Hermes
-`<tool_call>` JSON block for Codex's shell tool), and toolmend in front of it, both on
-127.0.0.1; then runs the CLI headless in WORKDIR and prints one JSON line: the CLI's exit
-status, whether the file it was asked to create holds the expected text, and the tool names
-and endpoints the upstream saw.
+`unshare -n sh -c 'ip link set lo up && python cli_e2e.py AGENT CLI WORKDIR API'`). It starts a
+scripted upstream that writes its tool call as text, in the format its model family leaks
+(Qwen3-Coder's `<function=…>` XML for Claude Code's `Write`, a Hermes `<tool_call>` JSON block
+for Codex's shell tool), speaking API `chat` (chat/completions, translated to) or `native` (the
+agent's own API, Anthropic Messages or Responses, forwarded to), and toolmend in front of it,
+both on 127.0.0.1; then runs the CLI headless in WORKDIR and prints one JSON line: the CLI's
+exit status, whether the file it was asked to create holds the expected text, and the tool
+names and endpoints the upstream saw.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from native_upstreams import NativeScript, anthropic_events, responses_events
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -26,6 +28,7 @@ from starlette.routing import Route
 
 from toolmend.server import create_app
 from toolmend.server.config import ServerConfig, Upstream
+from toolmend.server.demo.scripted import Answer
 from toolmend.server.frontends.response_store import SQLiteResponseStore
 from toolmend.server.loopback import LoopbackServer
 
@@ -65,17 +68,55 @@ class LeakingModel:
         self.seen: list[dict[str, Any]] = []
 
     def app(self) -> Starlette:
-        return Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
+        return Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                Route("/v1/messages", self._messages, methods=["POST"]),
+                Route("/v1/responses", self._responses, methods=["POST"]),
+            ]
+        )
+
+    def _reply(self, path: str, model: object, tools: list[str], turns: int, answered: bool) -> str:
+        self.seen.append({"path": path, "model": model, "tools": tools, "turns": turns})
+        if answered:
+            return DONE_TEXT
+        return _leak(self.agent, tools, self.workdir) or "OK."
 
     def _answer(self, body: dict[str, Any]) -> str:
         messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
         tools = [t["function"]["name"] for t in body.get("tools") or [] if "function" in t]
-        self.seen.append({"model": body.get("model"), "tools": tools, "turns": len(messages)})
-        if messages and messages[-1].get("role") == "tool":
-            return DONE_TEXT
-        if any(m.get("role") == "tool" for m in messages):
-            return DONE_TEXT
-        return _leak(self.agent, tools, self.workdir) or "OK."
+        answered = any(m.get("role") == "tool" for m in messages)
+        return self._reply(
+            "/v1/chat/completions", body.get("model"), tools, len(messages), answered
+        )
+
+    async def _messages(self, request: Request) -> Response:
+        body = await request.json()
+        turns = body.get("messages") or []
+        tools = [str(t.get("name")) for t in body.get("tools") or []]
+        answered = any(
+            isinstance(block, dict) and block.get("type") == "tool_result"
+            for turn in turns
+            if isinstance(turn.get("content"), list)
+            for block in turn["content"]
+        )
+        text = self._reply("/v1/messages", body.get("model"), tools, len(turns), answered)
+        answer = Answer(content=text)
+        events = anthropic_events(NativeScript((answer,)), answer, str(body.get("model")))
+        return _event_stream(events)
+
+    async def _responses(self, request: Request) -> Response:
+        body = await request.json()
+        items = body.get("input") if isinstance(body.get("input"), list) else []
+        tools = [str(t.get("name")) for t in body.get("tools") or [] if t.get("type") == "function"]
+        answered = any(
+            item.get("type") in ("function_call_output", "custom_tool_call_output")
+            for item in items
+        )
+        text = self._reply("/v1/responses", body.get("model"), tools, len(items), answered)
+        answer = Answer(content=text)
+        events = responses_events(NativeScript((answer,)), answer, str(body.get("model")))
+        return _event_stream(events)
 
     async def _chat(self, request: Request) -> Response:
         body = await request.json()
@@ -108,6 +149,11 @@ class LeakingModel:
 
 def _data(value: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(value).encode() + b"\n\n"
+
+
+def _event_stream(events: Any) -> StreamingResponse:
+    frames = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events]
+    return StreamingResponse(iter(frames), media_type="text/event-stream")
 
 
 def _claude(cli: str, proxy: str, workdir: str, home: str) -> subprocess.CompletedProcess[str]:
@@ -178,15 +224,20 @@ def _codex(cli: str, proxy: str, workdir: str, home: str) -> subprocess.Complete
     )
 
 
-def main(agent: str, cli: str, workdir: str) -> int:
+def main(agent: str, cli: str, workdir: str, api: str) -> int:
     home = os.path.join(workdir, ".home")
     project = os.path.join(workdir, "project")
     os.makedirs(home, exist_ok=True)
     os.makedirs(project, exist_ok=True)
     model = LeakingModel(agent, project)
     with LoopbackServer(model.app()) as upstream:
+        native = "anthropic" if agent == "claude" else "responses"
         config = ServerConfig(
-            upstreams=(Upstream("leaking", f"{upstream.url}/v1"),),
+            upstreams=(
+                Upstream(
+                    "leaking", f"{upstream.url}/v1", api=native if api == "native" else "chat"
+                ),
+            ),
             log_file=os.path.join(workdir, "requests.jsonl"),
             source="e2e",
         )
@@ -208,6 +259,7 @@ def main(agent: str, cli: str, workdir: str) -> int:
                 "returncode": run.returncode,
                 "created": created,
                 "upstream_saw": model.seen[:6],
+                "upstream_paths": sorted({entry["path"] for entry in model.seen}),
                 "endpoints": endpoints,
                 "stdout_tail": run.stdout[-1500:],
                 "stderr_tail": run.stderr[-1500:],
@@ -218,4 +270,4 @@ def main(agent: str, cli: str, workdir: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3]))
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]))

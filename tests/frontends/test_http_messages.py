@@ -64,10 +64,8 @@ def _text(message: Any) -> str:
     return "".join(block.text for block in message.content if block.type == "text")
 
 
-@pytest.mark.parametrize("case", load_cases(), ids=lambda case: case.id)
-def test_every_bundled_leak_comes_back_as_tool_use_blocks_streamed_and_not(
-    client: anthropic.Anthropic, case: DemoCase
-) -> None:
+def check_bundled_case(client: anthropic.Anthropic, case: DemoCase) -> None:
+    """The case's calls come back as tool_use blocks, streamed and not, its markup gone."""
     request: dict[str, Any] = {
         "model": case.model,
         "max_tokens": 1024,
@@ -86,6 +84,13 @@ def test_every_bundled_leak_comes_back_as_tool_use_blocks_streamed_and_not(
             assert message.stop_reason == "tool_use"
         ids = [block.id for block in message.content if block.type == "tool_use"]
         assert len(set(ids)) == len(ids)
+
+
+@pytest.mark.parametrize("case", load_cases(), ids=lambda case: case.id)
+def test_every_bundled_leak_comes_back_as_tool_use_blocks_streamed_and_not(
+    client: anthropic.Anthropic, case: DemoCase
+) -> None:
+    check_bundled_case(client, case)
 
 
 def test_a_qwen3_coder_leak_streams_as_one_write_call_claude_code_can_run(

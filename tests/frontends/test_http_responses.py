@@ -49,10 +49,8 @@ def _calls(response: Any) -> list[tuple[str, Any]]:
     ]
 
 
-@pytest.mark.parametrize("case", load_cases(), ids=lambda case: case.id)
-def test_every_bundled_leak_comes_back_as_function_call_items_streamed_and_not(
-    client: openai.OpenAI, case: DemoCase
-) -> None:
+def check_bundled_case(client: openai.OpenAI, case: DemoCase) -> None:
+    """The case's calls come back as function_call items, streamed and not, its markup gone."""
     request: dict[str, Any] = {
         "model": case.model,
         "tools": responses_tools(case.tools),
@@ -67,6 +65,13 @@ def test_every_bundled_leak_comes_back_as_function_call_items_streamed_and_not(
         for marker in case.expect.get("text_excludes", ()):
             assert marker not in response.output_text
         assert response.status == "completed"
+
+
+@pytest.mark.parametrize("case", load_cases(), ids=lambda case: case.id)
+def test_every_bundled_leak_comes_back_as_function_call_items_streamed_and_not(
+    client: openai.OpenAI, case: DemoCase
+) -> None:
+    check_bundled_case(client, case)
 
 
 def test_a_codex_shaped_conversation_continues_from_previous_response_id(

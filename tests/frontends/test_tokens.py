@@ -50,9 +50,3 @@ def test_a_tokenizer_file_that_cannot_be_loaded_is_named(tmp_path: Path) -> None
     table = TokenizerTable({"*": str(tmp_path / "missing.json")})
     with pytest.raises(TokenizerError, match=r"missing\.json"):
         table.for_model("any")
-
-
-def test_the_environment_must_map_globs_to_files(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TOOLMEND_TOKENIZERS", "[1, 2]")
-    with pytest.raises(TokenizerError, match="TOOLMEND_TOKENIZERS"):
-        TokenizerTable.from_environment()

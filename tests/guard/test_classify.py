@@ -69,3 +69,11 @@ def test_tool_not_found_for_an_mcp_routed_tool_is_mcp_tool_missing() -> None:
 def test_very_long_error_text_is_scanned_head_and_tail_only() -> None:
     text = "x" * 100_000 + "\nPermissionError: [Errno 13] Permission denied"
     assert classify_error(text).category == "PERMISSION_DENIED"
+
+
+def test_a_capitalised_thing_not_found_is_not_a_missing_program() -> None:
+    assert classify_error("npx not found. Please ensure Node.js is installed").variant == (
+        "missing_dependency"
+    )
+    assert classify_error("Page not found").variant != "missing_dependency"
+    assert classify_error("Resource not found").variant != "missing_dependency"

@@ -235,3 +235,28 @@ def test_a_user_message_with_text_beside_tool_results_resets_the_counts() -> Non
 def test_guarding_an_anthropic_history_twice_changes_nothing_more() -> None:
     once = guard_history(_anthropic((NOT_FOUND, True), (NOT_FOUND, True)), tools=ANTHROPIC_TOOLS)
     assert guard_history(once, tools=ANTHROPIC_TOOLS) == once
+
+
+def test_a_toolcall_object_in_the_history_is_matched_to_its_result() -> None:
+    from toolmend import ToolCall
+
+    call = ToolCall(id="call_9", name="read_file", arguments={"path": "a.txt"})
+    history = [
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {
+            "role": "tool",
+            "tool_call_id": "call_9",
+            "content": "Error: ENOENT: no such file, open a",
+        },
+    ]
+    guided = guard_history(history)
+    assert "`read_file`" in guided[1]["content"]
+
+
+def test_a_dict_call_marked_incomplete_is_blocked_as_truncated() -> None:
+    from toolmend.guard import Interceptor
+
+    call = {"id": "c1", "name": "write_file", "arguments": {"path": "a"}, "incomplete": True}
+    guidance = Interceptor().preflight(call)
+    assert guidance is not None and guidance.blocking
+    assert guidance.category == "INVALID_JSON_ARGUMENTS"

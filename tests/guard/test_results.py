@@ -107,3 +107,24 @@ def test_a_record_whose_own_status_is_failed_is_data() -> None:
     run = {"id": 4242, "name": "build", "status": "failed", "conclusion": "failure", "url": "x"}
     assert not classify_result(run, tool="get_workflow_run").failed
     assert classify_result({"status": "error", "message": "boom"}, tool="deploy").failed
+
+
+def test_an_unflagged_python_traceback_from_a_non_content_tool_is_a_failure() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "tool.py", line 3, in run\n'
+        "KeyError: 'user_id'"
+    )
+    assert classify_result(text, tool="lookup_user").failed
+    assert classify_result("KeyError: 'user_id'", tool="lookup_user").failed
+    assert classify_result({"content": [{"type": "text", "text": text}]}, tool="lookup").failed
+
+
+def test_a_traceback_shown_by_a_content_tool_is_data() -> None:
+    log = 'Traceback (most recent call last):\n  File "w.py", line 8\nOSError: boom\nretried: ok'
+    assert not classify_result(log, tool="read_file").failed
+    assert not classify_result({"exit_code": 0, "stdout": log}, tool="run").failed
+
+
+def test_prose_that_names_an_exception_later_in_the_line_is_not_a_failure() -> None:
+    assert not classify_result("Fixed the KeyError: it was a typo.", tool="lookup").failed

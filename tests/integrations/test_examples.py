@@ -16,6 +16,7 @@ HOSTS = {
     "langchain_agent.py": "langchain",
     "pydantic_ai_agent.py": "pydantic_ai",
     "litellm_sdk.py": "litellm",
+    "vllm_parser.py": "vllm",
 }
 
 
@@ -29,7 +30,7 @@ def test_the_example_runs_and_the_call_arrives_repaired(example):
         [sys.executable, str(EXAMPLES / example)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         env=env,
         check=False,
     )

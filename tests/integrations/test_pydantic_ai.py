@@ -6,6 +6,7 @@ reply, then a closing answer.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -27,6 +28,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from toolmend.integrations.pydantic_ai import Toolmend
+from toolmend.recovery.textmode import calls_text
 
 from .scenarios import FIRST_FAILURE, SCENARIOS, THIRD_FAILURE, Scenario, header
 
@@ -206,3 +208,76 @@ def test_a_tools_own_model_retry_stays_pydantic_ais_retry():
     returns = tool_returns(host.run())
     assert [r.outcome for r in returns] == ["retried"]
     assert "try once more" in str(returns[0].content)
+
+
+# ------------------------------------------------------------------- text-protocol mode
+
+
+class TextHost:
+    """An agent whose model has no native tool calling: toolmend's text-protocol mode."""
+
+    def __init__(self, replies: list[str]) -> None:
+        self.ran: list[dict[str, Any]] = []
+        self.replies = list(replies)
+        self.infos: list[AgentInfo] = []
+        self.seen: list[list[ModelMessage]] = []
+
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            self.infos.append(info)
+            self.seen.append(list(messages))
+            text = self.replies.pop(0) if self.replies else "Done."
+            return ModelResponse(parts=[TextPart(text)], model_name="qwen3-32b")
+
+        async def stream(messages: list[ModelMessage], info: AgentInfo) -> Any:
+            text = respond(messages, info).parts[0].content
+            for i in range(0, len(text), 6):
+                yield text[i : i + 6]
+
+        model = FunctionModel(respond, stream_function=stream)
+        capability = Toolmend(text_protocol="hermes")
+        self.agent = Agent(model, instructions="Be brief.", capabilities=[capability])
+
+        @self.agent.tool_plain
+        def read_file(file_path: str, limit: int = 10) -> str:
+            """Read a file of the workspace."""
+            self.ran.append({"file_path": file_path, "limit": limit})
+            return f"contents of {file_path}"
+
+
+def sent_text(messages: list[ModelMessage]) -> str:
+    return "\n".join(
+        str(getattr(part, "content", "")) for message in messages for part in message.parts
+    )
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "stream"])
+def test_in_text_mode_tools_go_into_the_instructions_and_history_is_text(streamed):
+    leak = SCENARIOS[0]
+    host = TextHost([leak.content, "Done."])
+    if streamed:
+
+        async def watch(ctx: Any, events: Any) -> None:  # streams every model response
+            async for _ in events:
+                pass
+
+        asyncio.run(host.agent.run("Read a.txt", event_stream_handler=watch))
+    else:
+        host.agent.run_sync("Read a.txt")
+    assert host.ran == [{"file_path": "a.txt", "limit": 10}]
+    first, second = host.infos[:2]
+    assert first.function_tools == [] and second.function_tools == []
+    assert "read_file" in (first.instructions or "") and "Be brief." in (first.instructions or "")
+    history = sent_text(host.seen[1])
+    assert "<tool_call>" in history and "contents of a.txt" in history
+    assert not any(
+        isinstance(p, ToolCallPart | ToolReturnPart) for m in host.seen[1] for p in m.parts
+    )
+
+
+def test_in_text_mode_the_history_is_written_with_the_proxys_text_mode_code():
+    host = TextHost([SCENARIOS[0].content, "Done."])
+    host.agent.run_sync("Read a.txt")
+    call = next(p for m in host.seen[1] if isinstance(m, ModelResponse) for p in m.parts)
+    entry = {"id": "x", "function": {"name": "read_file", "arguments": '{"file_path": "a.txt"}'}}
+    written = calls_text("hermes", "Let me read it.\n", [entry])
+    assert call.content == written

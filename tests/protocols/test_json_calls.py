@@ -15,7 +15,7 @@ import pytest
 import toolmend
 from support import check_all_invariants, run_chunks, streamed_arguments
 from tool_fixtures import WEATHER, WRITE
-from toolmend.core.engine import BlockContext, BlockReader
+from toolmend.core.reader import BlockContext, BlockReader
 from toolmend.events import Diagnostic, ToolCallDelta, ToolCallEnd
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver

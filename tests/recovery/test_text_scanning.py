@@ -177,15 +177,26 @@ def test_the_non_streaming_path_recovers_the_same_calls():
     assert response["choices"][0]["message"]["content"] == f"Reading.\n{INVOKE}"  # not mutated
 
 
-@pytest.mark.xfail(
-    reason="the parsers do not yet treat <think> in content as reasoning (the seam issue); "
-    "until then a call written there is recovered",
-    strict=False,
-)
 def test_a_call_inside_think_tags_in_the_content_is_not_recovered():
     text = f"<think>I could call {HERMES} but no.</think>Answer: sunny."
     got = recover([text], model="qwen3")
     assert got["calls"] == []
+
+
+def test_think_tags_in_the_content_become_reasoning_content_split_anywhere():
+    text = f"<think>I could call {HERMES} but no.</think>Answer: sunny."
+    diags: list[dict] = []
+    got = recover(split_every(text, 3), model="qwen3", on_diagnostic=diags.append)
+    assert got["reasoning"] == f"I could call {HERMES} but no."
+    assert got["text"] == "Answer: sunny."
+    assert got["rejected"] and got["rejected"][0]["error"] == "written inside reasoning"
+    assert "reasoning_in_content" in [d["code"] for d in diags]
+
+
+def test_think_tags_inside_code_in_the_content_stay_text():
+    text = "Wrap it in `<think>` tags, then call it.\n"
+    got = recover(split_every(text, 2), model="qwen3")
+    assert got["text"] == text and got.get("reasoning", "") == ""
 
 
 def test_without_a_model_argument_the_streams_own_model_picks_the_family():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +87,20 @@ class ProxyHandle:
             base_url=f"{self.url}/v1", api_key=api_key, max_retries=0, timeout=60
         )
 
-    def log(self) -> list[dict[str, Any]]:
+    def log(self, at_least: int = 0, wait: float = 10.0) -> list[dict[str, Any]]:
+        """The request log's records, waiting up to `wait` seconds for `at_least` of them.
+
+        A streamed request's line is written after its last chunk has gone out, so a client
+        that has read the whole stream can get here first on a loaded machine.
+        """
+        deadline = time.monotonic() + wait
+        while True:
+            records = self._read_log()
+            if len(records) >= at_least or time.monotonic() > deadline:
+                return records
+            time.sleep(0.02)
+
+    def _read_log(self) -> list[dict[str, Any]]:
         if not self.log_path.exists():
             return []
         lines = self.log_path.read_text(encoding="utf-8").splitlines()

@@ -2,8 +2,9 @@
 
 Classifies tool errors and tool results, turns failures into short WHAT / WHY / NEXT guidance,
 counts repeats and breaks loops. This package never executes tools, never talks to a network and
-keeps no global state: per-task state lives in `Interceptor`, and `guard_history` derives the
-same state from an OpenAI message history with the same counting code.
+keeps no global state that could change an answer: per-task state lives in `Interceptor`, and
+`guard_history` derives the same state from an OpenAI message history with the same counting
+code; what is kept process-wide is a bounded memo of pure classifications (`guard.memo`).
 """
 
 from toolmend.guard.classify import Classification, classify_error

@@ -256,8 +256,10 @@ class Classifier:
         return None
 
     def _worded(self, texts: list[str]) -> tuple[Pattern, dict[str, str], float] | None:
+        # a crash report frames every layer of the text: an agent prefix peeled off the outside
+        # leaves the program's own line inside
+        crashed = any(framing.search(body) for body in texts for framing in PROGRAM_CRASH_FRAMING)
         for body in texts:
-            crashed = any(framing.search(body) for framing in PROGRAM_CRASH_FRAMING)
             for pattern, family in self._wordings:
                 if crashed and pattern.category in _CALL_ARGUMENT_CATEGORIES:
                     continue
@@ -272,7 +274,12 @@ class Classifier:
 #: Categories that blame the arguments of the call itself; inside a program's crash report (see
 #: `PROGRAM_CRASH_FRAMING`) the same words describe that program's own input.
 _CALL_ARGUMENT_CATEGORIES = frozenset(
-    {Category.INVALID_JSON_ARGUMENTS, Category.PARAM_INVALID_VALUE}
+    {
+        Category.INVALID_JSON_ARGUMENTS,
+        Category.PARAM_INVALID_VALUE,
+        Category.PARAM_MISSING,
+        Category.PARAM_TYPE_MISMATCH,
+    }
 )
 
 
@@ -307,6 +314,8 @@ def _finish(
             pattern = _MCP_PATTERN
     if pattern.category is Category.NETWORK_ERROR and env.mcp_protocol_error:
         pattern = _BY_ID["EI/MCP_TOOL_MISSING/002"]
+    if pattern.id == "EI/FILE_NOT_FOUND/001" and env.status == 404:
+        pattern = _BY_ID["EI/NETWORK_ERROR/001"]  # "HTTP Error 404: File not found" is a URL
     available = tuple(n for n in env.available_tools if safe_identifier(n))
     return Classification(
         pattern.category,

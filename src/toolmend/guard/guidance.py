@@ -340,7 +340,12 @@ def _fields(cls: Classification, ctx: GuidanceContext, max_bytes: int) -> _Field
     requested = cls.requested_tool or tool_name
     suggestion = ""
     if requested and names:
-        close = difflib.get_close_matches(requested, names, n=1, cutoff=0.6)
+        # A declared name is its own closest match: found without difflib's scoring.
+        close = (
+            [requested]
+            if requested in names
+            else difflib.get_close_matches(requested, names, n=1, cutoff=0.6)
+        )
         if close:
             suggestion = f"Did you mean `{close[0]}`?"
     listed = listed_tools(names, cls.requested_tool, max_bytes // TOOL_LIST_SHARE)

@@ -18,7 +18,7 @@ from typing import Any
 
 from toolmend.guard.guidance import Guidance, redact_secrets, truncate_utf8
 from toolmend.guard.interceptor import GuardSession, InterceptorConfig
-from toolmend.guard.preflight import PreflightChecker
+from toolmend.guard.preflight import PreflightChecker, view_call
 from toolmend.model import ToolsLike, coerce_tools
 
 #: The line between a guidance block and the original error under it; also how an already
@@ -96,9 +96,9 @@ def guard_history(
             text = _text_of(content)
             for index, call in enumerate(tool_calls):
                 pre = session.preflight(call, text=text if index == 0 else None)
-                call_id = call.get("id") if isinstance(call, Mapping) else None
-                if isinstance(call_id, str):
-                    calls[call_id] = (call, pre)
+                seen_id = view_call(call).id  # a ToolCall or any accepted dict shape
+                if seen_id:
+                    calls[seen_id] = (call, pre)
         elif role == "tool":
             call_id = message.get("tool_call_id")
             flag = message.get("is_error")  # set by front-ends that carry a runtime's verdict

@@ -22,6 +22,7 @@ from toolmend.guard.guidance import (
     GuidanceContext,
     build_guidance,
 )
+from toolmend.guard.memo import PureMemo
 from toolmend.guard.occurrences import PROTOCOL_SCOPE, Ledger, call_key, fingerprint
 from toolmend.guard.patterns import Category, Flag
 from toolmend.guard.preflight import (
@@ -40,6 +41,10 @@ from toolmend.guard.results import (
 from toolmend.model import Tool, ToolmendError, ToolsLike, coerce_tools
 
 DEFAULT_TASK = "default"
+#: What preflight found for a call given as a JSON string, by (tool set, name, arguments).
+PREFLIGHT_MEMO: PureMemo[tuple[Finding | None, str]] = PureMemo()
+#: A text result's failure classification (None: a success), by (text, tool, flag, tool lists).
+RESULT_MEMO: PureMemo[Classification | None] = PureMemo()
 #: Task states kept by one `Interceptor`; the least recently used is dropped first, so an
 #: agent that never calls `end_task` cannot grow memory without bound.
 DEFAULT_MAX_TASKS = 1024
@@ -101,16 +106,16 @@ class GuardSession:
                 protocol = self._signal(view, dual, PROTOCOL_SCOPE, blocking=False)
             else:
                 self.ledger.success(PROTOCOL_SCOPE)
-        finding, arguments = self.checker.check(view)
+        finding, key = self._check(view)
         if finding is not None:
             return self._signal(view, finding, view.name, blocking=True)
-        key = call_key(view.name, arguments if arguments is not None else view.key_arguments)
         run = self.ledger.see_call(key)
         if (
             run >= self.config.duplicate_threshold
             and view.name not in self.config.duplicate_exempt_tools
         ):
             duplicate = Finding(Flag.DUPLICATE_CALL)
+            arguments = self.checker.check(view)[1]  # rare: parsed again rather than kept
             return self._signal(
                 view,
                 duplicate,
@@ -121,6 +126,26 @@ class GuardSession:
                 arguments=arguments,
             )
         return protocol
+
+    def _check(self, view: CallView) -> tuple[Finding | None, str]:
+        """Preflight's finding for the call, and (when there is none) the call's identity for
+        the duplicate count. Both are pure in the tool set and the call, so a call whose
+        arguments came as a JSON string (the OpenAI shape every history replay reads again) is
+        memoised."""
+        memo_key: tuple[object, ...] | None = None
+        raw = view.raw_arguments
+        if view.arguments is None and raw is not None:
+            memo_key = (self.checker.fingerprint, view.name, raw, view.incomplete)
+            hit = PREFLIGHT_MEMO.get(memo_key)
+            if hit is not None:
+                return hit[0]
+        finding, arguments = self.checker.check(view)
+        key = ""
+        if finding is None:
+            key = call_key(view.name, arguments if arguments is not None else view.key_arguments)
+        if memo_key is not None and raw is not None:
+            PREFLIGHT_MEMO.put(memo_key, (finding, key), len(raw) + len(view.name))
+        return finding, key
 
     def on_error(self, call: object, error: object, *, file_content: str | None = None) -> Guidance:
         """Guidance for a call that raised or returned an error (always a failure)."""
@@ -139,19 +164,34 @@ class GuardSession:
     ) -> Guidance | None:
         """None for a success (resets the tool's count), guidance for a failure."""
         view = view_call(call)
-        verdict = classify_result(
-            result,
-            tool=view.name or None,
-            is_error=is_error,
-            problem_reporting_tools=self.config.problem_reporting_tools,
-            content_tools=self.config.content_tools,
-        )
-        if not verdict.failed:
+        cls = self._classify(view.name, result, is_error)
+        if cls is None:
             self.ledger.success(view.name)
             return None
-        text = result_text(result)
-        cls = classify_error(text, tool=view.name or None)
-        return self._failure(view, cls, text, file_content=file_content)
+        return self._failure(view, cls, result_text(result), file_content=file_content)
+
+    def _classify(self, name: str, result: object, is_error: bool | None) -> Classification | None:
+        """None for a successful result, else its failure's classification. Pure in the result,
+        the tool's name and the configured tool lists, so a text result (what every history
+        replay reads again) is memoised."""
+        prt, content = self.config.problem_reporting_tools, self.config.content_tools
+        memo_key: tuple[object, ...] | None = None
+        if type(result) is str and type(prt) is frozenset and type(content) is frozenset:
+            memo_key = (result, name, is_error, prt, content)
+            hit = RESULT_MEMO.get(memo_key)
+            if hit is not None:
+                return hit[0]
+        verdict = classify_result(
+            result,
+            tool=name or None,
+            is_error=is_error,
+            problem_reporting_tools=prt,
+            content_tools=content,
+        )
+        cls = classify_error(result_text(result), tool=name or None) if verdict.failed else None
+        if memo_key is not None:
+            RESULT_MEMO.put(memo_key, cls, len(result) + len(name))  # type: ignore[arg-type]
+        return cls
 
     def on_user_message(self) -> None:
         """A user message resets every count."""

@@ -130,7 +130,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=95,
         flags=frozenset({Flag.STUCK_LOOP}),
-        text=w.STUCK,
+        text=w.STUCK + w.RETRIES_EXHAUSTED + w.STEP_LIMIT,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="[MODEL_STUCK_LOOP] The same {failed} failure has now happened {count} times in a "
@@ -205,7 +205,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.CONTEXT_OVERFLOW,
         variant="output_too_large",
         priority=88,
-        text=w.TOO_LARGE,
+        text=w.TOO_LARGE + w.OVER_NAMED_LIMIT,
         what="The {tool} output is larger than the tool allows.",
         why="The file or output exceeds the size limit for one tool result.",
         next=(
@@ -234,7 +234,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.MCP_TOOL_MISSING,
         variant="server_unavailable",
         priority=82,
-        text=w.MCP_DOWN,
+        text=w.MCP_DOWN + w.MCP_CLIENT_DOWN + w.MCP_CONNECT_FAILED + w.MCP_NO_TOOLS,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The MCP server for this {tool} call is not connected.",
         why="The server closed its connection or is not running; its tools cannot be called now.",
@@ -291,7 +291,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=76,
         flags=frozenset({Flag.MISSING_PARAM}),
-        text=w.PARAM_MISSING,
+        text=w.PARAM_MISSING + w.NOTHING_GIVEN,
         what="The {tool} call is missing the required parameter {param_or_required}.",
         why="The tool cannot run without every required parameter.",
         next=(
@@ -304,7 +304,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.DIFF_MATCH_FAILED,
         variant="no_change",
         priority=75,
-        text=w.DIFF_IDENTICAL,
+        text=w.DIFF_IDENTICAL + w.DIFF_ALREADY_DONE,
         text_confidence=0.9,
         what="The {tool} edit changes nothing: the search and replacement text are the same.",
         why="An edit must replace the text with something different.",
@@ -378,7 +378,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=68,
         flags=frozenset({Flag.TYPE_MISMATCH}),
-        text=w.PARAM_TYPE,
+        text=w.PARAM_TYPE + w.SCALAR_PARSE,
         what="The {tool} call passed {param_or_a} with the wrong type.",
         why="Each parameter must have the JSON type its schema declares.",
         next=(
@@ -442,7 +442,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="truncated",
         priority=62,
         flags=frozenset({Flag.TRUNCATED_JSON}),
-        text=w.JSON_TRUNCATED,
+        text=w.JSON_TRUNCATED + w.JSON_CUT_OFF,
         what="Tool call arguments ended before the JSON was complete.",
         why="The arguments were cut off, usually because the call was too long.",
         next=(
@@ -522,7 +522,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_NOT_FOUND,
         variant="wrong_kind",
         priority=52,
-        text=w.FILE_WRONG_KIND,
+        text=w.FILE_WRONG_KIND + w.DIRECTORY_OMITTED + w.NOT_A_KIND,
         what="The {tool} call named a directory where a file is needed, or a file where a "
         "directory is needed.",
         why="Reading and editing take a file path; listing takes a directory path.",
@@ -536,7 +536,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_NOT_FOUND,
         variant="generic",
         priority=50,
-        text=w.FILE_MISSING,
+        text=w.FILE_MISSING + w.FILE_MISSING_PROGRAMS,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -549,7 +549,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_EXISTS,
         variant="generic",
         priority=49,
-        text=w.FILE_EXISTS,
+        text=w.FILE_EXISTS + w.PATH_EXISTS,
         what="The {tool} call would create a file or directory that already exists.",
         why="This tool creates new files only and does not overwrite.",
         next=(
@@ -562,7 +562,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PARAM_INVALID_VALUE,
         variant="generic",
         priority=48,
-        text=w.PARAM_VALUE,
+        text=w.PARAM_VALUE + w.VALUE_BOUNDS,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",
@@ -573,12 +573,29 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/COMMAND_FAILED/002",
+        category=Category.COMMAND_FAILED,
+        variant="missing_dependency",
+        priority=46,
+        text=w.MISSING_DEPENDENCY + w.MISSING_PROGRAM + w.INSTALL_HINT,
+        what="The command of this {tool} call failed: a program, module or package it needs is "
+        "not installed.",
+        why="The environment lacks that dependency (or the project's virtual environment or "
+        "node_modules is not the one in use); running it again fails the same way.",
+        next=(
+            "Install it with the project's package manager (pip install, npm install, cargo "
+            "add), or run through the project's environment (its venv, npx, poetry run).",
+            "Check the spelling of the module or package name against what is installed.",
+            "If it cannot be installed here, use a tool or program that is available.",
+        ),
+    ),
+    Pattern(
         id="EI/TIMEOUT/001",
         category=Category.TIMEOUT,
         variant="generic",
         priority=45,
         flags=frozenset({Flag.TIMEOUT}),
-        text=w.TIMEOUT,
+        text=w.TIMEOUT + w.EXECUTION_LIMITS,
         what="The {tool} call did not finish in time.",
         why="The operation took longer than the allowed time.",
         next=(
@@ -591,7 +608,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.NETWORK_ERROR,
         variant="generic",
         priority=44,
-        text=w.NETWORK + w.NETWORK_CLIENTS,
+        text=w.NETWORK + w.NETWORK_CLIENTS + w.NETWORK_DAEMONS + w.NETWORK_SERVICE,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call could not reach the server or URL, or the server answered with "
         "an error status.",
@@ -607,7 +624,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.COMMAND_FAILED,
         variant="generic",
         priority=42,
-        text=w.COMMAND + w.RUNTIME_FAILURE,
+        text=w.COMMAND + w.RUNTIME_FAILURE + w.TOOLCHAIN_FAILURE + w.PROGRAM_USAGE + w.GIT_REFUSALS,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

@@ -7,22 +7,30 @@ a parameter of the wrong JSON type; and XML tool markup in the message text next
 calls. Each check returns a `Finding` (a flag plus safe names). It never executes anything,
 never counts and never builds guidance. A parameter the schema declares as an object (or as an
 array of objects) is never flagged as a nested call.
+
+It answers as the parser does because it asks the parser's own pieces: names resolve through
+`ToolResolver` (`Todo` is the declared `todo`), arguments are checked by the tool's
+`SchemaGate` (one compiled validator), argument text is read by `jsontext`, and message text is
+scanned by `TextScanner` (markup in inline code and in any fence the parser masks is not markup).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
+from toolmend.core.textscan import TextScanner
 from toolmend.guard.classify import safe_identifier
 from toolmend.guard.patterns import Flag
-from toolmend.jsontext import json_type, split_concatenated
+from toolmend.jsontext import json_type, loads_json_data, split_concatenated
 from toolmend.model import Tool, ToolCall
+from toolmend.names import ToolResolver
+from toolmend.schema_gate import Policy, SchemaGate
 
 #: Nested-call walk bounds: deep enough for `{"args": {"calls": [{...}]}}`, small enough that a
 #: hostile argument tree costs nothing. Cycles are cut by identity.
@@ -36,11 +44,21 @@ MIN_SIGNATURE_KEYS = 2
 
 _ARGS_KEYS = frozenset({"arguments", "args", "input", "parameters", "params"})
 _CALL_KEYS = frozenset({"tool_calls", "tool_use", "function_call"})
-_MARKUP = re.compile(
-    r"<tool_call>|<function=[\w.\-]+>|<invoke\s+name=|<function_calls>|<tool_use>"
-    r"|<use_mcp_tool>|<\|tool_call\|?>"
+#: The openings of tool markup in message text; a marker with a pattern counts only when the
+#: text after it matches (`<function=NAME>`, `<invoke name=`, a tool-name tag then a tag or a
+#: line break).
+_MARKUP_MARKERS = (
+    "<tool_call>",
+    "<function=",
+    "<invoke",
+    "<function_calls>",
+    "<tool_use>",
+    "<use_mcp_tool>",
+    "<|tool_call>",
+    "<|tool_call|>",
 )
-_FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_MARKUP_CONFIRM = {"<function=": re.compile(r"[\w.\-]+>"), "<invoke": re.compile(r"\s+name=")}
+_TOOL_TAG_CONFIRM = re.compile(r"\s*(?:<|\n)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +114,7 @@ def view_call(call: object) -> CallView:
         name if isinstance(name, str) else "",
         mapping,
         raw,
+        call.get("incomplete") is True,  # the dict form of ToolCall carries it too
     )
 
 
@@ -105,9 +124,11 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, Finding | None]:
     if not text:
         return {}, None
     try:
-        value = json.loads(text)
+        value = loads_json_data(text)
     except json.JSONDecodeError as exc:
         return None, Finding(_json_failure(text, exc))
+    except ValueError:  # JSON that is no data (NaN, nesting too deep): the parser refuses it
+        return None, Finding(Flag.INVALID_JSON)
     if not isinstance(value, dict):
         return None, Finding(Flag.INVALID_JSON)
     return value, None
@@ -145,23 +166,35 @@ class PreflightChecker:
         self.tools: dict[str, Tool] | None = (
             {t.name: t for t in tools} if tools is not None else None
         )
-        self._validators: dict[str, Draft202012Validator] = {}
+        self._tool_list = list(tools) if tools is not None else None
+        self._resolver = ToolResolver(tools)
+        self._gates: dict[str, SchemaGate] = {}
         self._signatures: list[frozenset[str]] = []
         for tool in tools or []:
             required = tool.parameters.get("required")
             if isinstance(required, list) and len(required) >= MIN_SIGNATURE_KEYS:
                 self._signatures.append(frozenset(str(r) for r in required))
 
+    @functools.cached_property
+    def fingerprint(self) -> bytes | None:
+        """A digest of what the checks depend on (each tool's name and parameters schema, in
+        order): two checkers with the same fingerprint give the same findings."""
+        if self._tool_list is None:
+            return None
+        spec = [[tool.name, tool.parameters] for tool in self._tool_list]
+        return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).digest()
+
     @property
     def tool_names(self) -> tuple[str, ...]:
         return tuple(self.tools) if self.tools is not None else ()
 
     def tool(self, name: str) -> Tool | None:
-        return self.tools.get(name) if self.tools is not None else None
+        """The declared tool `name` resolves to, as the parser resolves it (None: unknown)."""
+        return self._resolver.resolve(name) if self.tools is not None else None
 
     def check(self, call: CallView) -> tuple[Finding | None, Mapping[str, Any] | None]:
         """The first structural problem of `call` (or None) and its parsed arguments."""
-        if self.tools is not None and call.name not in self.tools:
+        if self.tools is not None and self.tool(call.name) is None:
             flag = Flag.MCP_TOOL_MISSING if call.name.startswith("mcp__") else Flag.UNKNOWN_TOOL
             return Finding(flag, requested_tool=safe_identifier(call.name)), None
         args = call.arguments
@@ -191,10 +224,10 @@ class PreflightChecker:
             for name in required:
                 if name not in args:
                     return Finding(Flag.MISSING_PARAM, safe_identifier(name))
-        validator = self._validators.get(tool.name)
-        if validator is None:
-            validator = self._validators[tool.name] = Draft202012Validator(tool.parameters)
-        for error in validator.iter_errors(dict(args)):
+        gate = self._gates.get(tool.name)
+        if gate is None:
+            gate = self._gates[tool.name] = SchemaGate(tool, Policy.STRICT)
+        for error in gate.errors(dict(args)):
             if error.validator == "type" and error.absolute_path:
                 return Finding(Flag.TYPE_MISMATCH, safe_identifier(str(error.absolute_path[0])))
         return None
@@ -253,10 +286,16 @@ def has_tool_markup(text: object, tool_names: Sequence[str] = ()) -> bool:
     """True when message text carries XML tool-call markup outside code spans."""
     if not isinstance(text, str) or "<" not in text:
         return False
-    visible = _FENCE.sub(" ", text[:MAX_MARKUP_SCAN_CHARS])
-    if _MARKUP.search(visible):
-        return True
-    for name in tool_names:
-        if safe_identifier(name) and re.search(rf"<{re.escape(name)}>\s*(?:<|\n)", visible):
+    visible = text[:MAX_MARKUP_SCAN_CHARS]
+    tags = {f"<{name}>" for name in tool_names if safe_identifier(name)}
+    scanner = TextScanner((*_MARKUP_MARKERS, *tags))
+    pos = 0
+    while True:
+        at = scanner.scan(visible, pos, True)[1]
+        if at is None:
+            return False
+        marker = scanner.matched
+        pos = at + len(marker)
+        confirm = _MARKUP_CONFIRM.get(marker, _TOOL_TAG_CONFIRM if marker in tags else None)
+        if confirm is None or confirm.match(visible, pos):
             return True
-    return False

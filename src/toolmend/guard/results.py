@@ -110,6 +110,13 @@ _FAILURE_PREFIX = re.compile(
     r"|timeout\s*:|HTTP/\d(?:\.\d)? [45]\d\d\b|HTTP (?:error )?[45]\d\d\b)",
     re.IGNORECASE,
 )
+#: An uncaught exception reported as the whole result: a Python traceback header, or a first
+#: line that is an exception's `Type: message` (`KeyError: 'id'`, `json.decoder.JSONDecodeError:
+#: ...`). A failure for any tool that is not a content tool; a content tool (a `cat` of a crash
+#: log) may show one as data.
+_EXCEPTION_REPORT = re.compile(
+    r"Traceback \(most recent call last\):|(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)(?::\s|$)"
+)
 #: Harness markers: failures even in content tools' output.
 _HARNESS_PREFIX = re.compile(r"(?:tool execution failed\s*:|<tool_use_error>)", re.IGNORECASE)
 _PERMISSION = re.compile(
@@ -319,8 +326,11 @@ class _Walker:
 
     def _text(self, text: str, field: str, where: str, depth: int) -> str | None:
         label = where or "result"
-        if _FAILURE_PREFIX.match(_first_line(text)):
+        first = _first_line(text)
+        if _FAILURE_PREFIX.match(first):
             return f"error text at {label}"
+        if field in ("", "content", "text", "result", "error") and _EXCEPTION_REPORT.match(first):
+            return f"exception report at {label}"
         if field == "stderr" and _PERMISSION.search(text[:MAX_STDERR_SCAN]):
             return f"permission denial at {label}"
         if field in JSON_ENVELOPE_FIELDS and field not in TEXT_ONLY_FIELDS:

@@ -77,7 +77,14 @@ JSON_TRUNCATED = words(
     r"EOF while parsing (?:an? )?(?:object|string|value|list)",
     r"JSON Parse error: Unexpected EOF",
     r"unexpected EOF while parsing",
-    r"\bunexpected EOF\b",
+    r"\bunexpected EOF\b(?! while looking for matching)",
+)
+
+#: The model's output limit cut the call off before its arguments were complete.
+JSON_CUT_OFF = words(
+    "pydantic-ai",
+    r"\bincomplete (?:tool call )?arguments\b|exceeded while generating a tool call",
+    r"\b(?:tool call|arguments) (?:was |were )?(?:truncated|cut off)\b",
 )
 
 #: Any other JSON syntax error, by parser.
@@ -147,6 +154,15 @@ STUCK = words(
     r"reflections allowed, stopping",
 )
 
+#: An agent that stopped at its step limit.
+STEP_LIMIT = words("mini-swe-agent", r"\bLimits exceeded\b[^\n]{0,40}\bsteps\b")
+#: A framework gave up after its own retry budget (output validation, tool retries).
+RETRIES_EXHAUSTED = words(
+    "pydantic-ai",
+    r"\bexceeded (?:the )?max(?:imum)? (?:\w+ ){1,2}retries\b",
+    r"\bmax(?:imum)? (?:\w+ )?retries \(\d+\) (?:exceeded|reached)",
+)
+
 # --- the model's server and the context ------------------------------------------------------
 
 CONTEXT = words(
@@ -180,6 +196,12 @@ TOO_LARGE = words(
     r"(?:context|model))",
 )
 
+#: "exceeds the size limit of N bytes": a named limit rather than a number.
+OVER_NAMED_LIMIT = words(
+    "gemini-cli",
+    r"exceeds? (?:the |a )?(?:\w+ ){0,2}(?:size|length|token|byte|character|output) limit\b",
+)
+
 RATE = words(
     "openai-agents claude-code langgraph http",
     r"rate[ _-]?limit",
@@ -208,6 +230,19 @@ MCP_DOWN = words(
     r"MCP error -32000: Connection closed",
     r"MCP server [`'\"]?[\w.\-]+[`'\"]? (?:disconnected|crashed|exited|is not running)",
 )
+
+#: The agent's own MCP client has no live connection to the server.
+MCP_CLIENT_DOWN = words(
+    "gemini-cli continue",
+    r"\bMCP (?:connection|client|server|session)s? (?:(?:was |is )?not (?:found|connected"
+    r"|available)|unavailable|disconnected|closed)",
+    r"\b(?:failed|unable) to connect to (?:the )?MCP server",
+    r"\bClient is not connected, must connect\b",
+)
+#: An SDK's MCP server manager that could not connect a server.
+MCP_CONNECT_FAILED = words("openai-agents", r"\b(?:failed|unable) to connect MCP server\b")
+#: A server that offers no tools at all (an MCP client calling tools/call on it).
+MCP_NO_TOOLS = words("mcp-typescript-sdk", r"\bServer does not (?:support|advertise) tools\b")
 
 UNKNOWN_TOOL = words(
     "langgraph pydantic-ai claude-code opencode openai-agents roo-code kilocode cline vercel-ai"
@@ -268,6 +303,8 @@ MALFORMED_CALL = words(
 # --- parameters -----------------------------------------------------------------------------
 
 _PARAM = name("param")
+#: "must be a number between 0 and 2", "a string in the enum": a range or a set, not a type.
+_NOT_A_RANGE = r"(?! (?:between|in the|from|greater|less|at (?:least|most)|one of))"
 
 PARAM_MISSING = words(
     "roo-code cline kilocode claude-code mcp-servers smolagents continue ollama codex gemini-cli"
@@ -282,7 +319,7 @@ PARAM_MISSING = words(
     r"Missing " + _PARAM + r" argument",
     r"missing (?:\d+ )?required (?:positional |keyword-only )?arguments?: '" + _PARAM + r"'",
     r"(?:^|\W)(?:the )?(?:parameter|argument|field|property) " + _PARAM + r" is required",
-    r"(?:^|[\s:])" + _PARAM + r"(?: \(\w+\))? (?:is|are) required\b",
+    r"(?:^|[\s:])" + _PARAM + r"(?: \(\w+\))? (?:is|are) required\b(?!\. Install)",
     r"(?:^|[\s:])" + _PARAM + r" array is required",
     r"The " + _PARAM + r" parameter (?:was|is) (?:empty|missing)",
     r"^\s*(?P<param>[A-Za-z_][\w.\-]{0,63})(?::| *\n)\s*Field required",
@@ -299,6 +336,15 @@ PARAM_MISSING = words(
     r"|property|key)\b",
 )
 
+#: A value that does not parse as its declared scalar type (Ollama's option parser).
+SCALAR_PARSE = words("ollama", r"\binvalid (?:int|integer|float|bool|boolean|number) value\b")
+
+#: "No URL provided.": a whole message saying that one value was not given.
+NOTHING_GIVEN = words(
+    "gemini-cli",
+    r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)\.?$",
+)
+
 PARAM_TYPE = words(
     "pydantic-ai openai-agents langgraph mcp-typescript-sdk mcp-servers vercel-ai opencode"
     " claude-code smolagents continue gemini-cli codex roo-code parser",
@@ -313,8 +359,9 @@ PARAM_TYPE = words(
     r"Argument " + _PARAM + r" has type '\w+' but should be",
     r"\bhas type '\w+' but should be '\w+'",
     r"(?:^|[\s:/])" + _PARAM + r" (?:parameter )?must be (?:an? )?(?:valid )?(?:array|number"
-    r"|integer|string|boolean|object|list|bool)\b",
-    r"must be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list|bool)\b",
+    r"|integer|string|boolean|object|list|bool)\b" + _NOT_A_RANGE,
+    r"must be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list|bool)\b"
+    + _NOT_A_RANGE,
     r"is not of type '(?:string|integer|number|boolean|array|object|null)'",
     r"cannot unmarshal \w+ into Go (?:struct field|value of type)",
     r"invalid type: [\w ]+(?: \"[^\"]*\")?, expected",
@@ -354,6 +401,14 @@ PARAM_VALUE = words(
     r"(?:range|bounds)\b",
 )
 
+#: Bounds on a value or a list: how many items, which value may not exceed which.
+VALUE_BOUNDS = words(
+    "gemini-cli",
+    r"\bmust (?:have|contain|include) (?:at (?:least|most)|no more than|fewer than|between) [\w-]+",
+    r"\b(?:cannot|can't|must not|may not|should not) be (?:greater|less|larger|smaller|more"
+    r"|bigger|later|earlier) than\b",
+)
+
 # --- files and edits ------------------------------------------------------------------------
 
 FILE_WRONG_KIND = words(
@@ -366,6 +421,11 @@ FILE_WRONG_KIND = words(
     r"illegal operation on a directory",
     r"\bNot a directory\b|\bENOTDIR\b|NotADirectoryError",
 )
+
+#: cp without -r on a directory.
+DIRECTORY_OMITTED = words("coreutils", r"\bomitting directory\b")
+#: A whole message naming a path of the wrong kind (the MCP CLI's "Not a file: PATH").
+NOT_A_KIND = words("mcp-python-sdk", r"^Not a (?:file|directory): \S")
 
 FILE_MISSING = words(
     "os roo-code cline claude-code gemini-cli continue opencode mcp-servers aider goose",
@@ -382,12 +442,28 @@ FILE_MISSING = words(
     r"unable to open (?:the )?(?:database )?file",  # SQLite's SQLITE_CANTOPEN
 )
 
+#: Programs that name the missing file in their own words: git mv's source, a "cannot (find or)
+#: open NAME.ext" (unzip's archive), curl's upload file, a list of directories none of which
+#: exists.
+FILE_MISSING_PROGRAMS = words(
+    "git unzip curl mcp-servers",
+    r"\bbad source, source=",
+    r"\b(?:could not|couldn't|cannot|can't|unable to) (?:find or )?open [`'\"]?"
+    r"[\w./\-]+\.\w{1,8}\b",
+    r"Failed to open/read local data",
+    r"\bnone of the [^\n]{0,40}\b(?:files|directories|paths|folders) (?:are|were) (?:accessible"
+    r"|found|readable)",
+)
+
 FILE_EXISTS = words(
     "os gemini-cli continue mcp-servers",
     r"\bEEXIST\b|FileExistsError|\[Errno 17\]|\bFile exists\b",
     r"(?:file|directory|path)\b[^\n]{0,120}?already exists",
     r"(?:create|creating) a file that already exists",
 )
+
+#: A quoted path (it has a slash) that already exists: git worktree and friends.
+PATH_EXISTS = words("git", r"(?:^|: )'[^'\n]*/[^'\n]*' already exists")
 
 DIFF_STALE = words(
     "claude-code opencode qwen-code",
@@ -405,6 +481,13 @@ DIFF_IDENTICAL = words(
     r" (?:identical"
     r"|exactly the same|different|the same)",
     r"no changes would be made",
+)
+
+#: The file already has what the edit asks for (an LLM-checked edit found nothing to do).
+DIFF_ALREADY_DONE = words(
+    "gemini-cli",
+    r"\bNo changes (?:are )?(?:required|needed|necessary)\b",
+    r"\balready (?:meets|satisfies) the (?:specified|requested|desired)",
 )
 
 DIFF_AMBIGUOUS = words(
@@ -432,6 +515,8 @@ DIFF_MALFORMED = words(
     r"Empty search content is not allowed|old_string cannot be empty",
     r"missing required sections",
     r"Unexpected line found in update hunk",
+    r"\bpatch fragment without header\b|\bcorrupt patch at line\b|\berror parsing (?:the )?"
+    r"(?:patch|diff)\b",
     r"must be (?:in |a )?(?:valid )?unified diff(?: format)?",
     r"\bnot a (?:valid )?(?:unified )?diff\b",
 )
@@ -524,6 +609,16 @@ TIMEOUT = words(
     r"\bdeadline exceeded\b",
 )
 
+#: Limits that stopped a run, in other words than "timed out": a killed process, an aborted
+#: fetch, an interpreter's operation or loop budget.
+EXECUTION_LIMITS = words(
+    "continue mcp-servers smolagents",
+    r"\[Timeout\b[^\]\n]{0,80}\]|\b(?:process|command) (?:was )?killed after \d",
+    r"\btook (?:more|longer) than \d[\d,.]* ?(?:ms|milliseconds|s|secs?|seconds|minutes?)\b",
+    r"\b(?:reached|exceeded) the max(?:imum)? number of (?:operations|steps|instructions)\b",
+    r"\bmax(?:imum)? number of \d[\d,]* iterations\b[^\n]{0,40}\bexceeded",
+)
+
 NETWORK = words(
     "os http mcp-servers smolagents roo-code cline gemini-cli langgraph openai-agents"
     " mcp-python-sdk",
@@ -551,6 +646,17 @@ NETWORK_CLIENTS = words(
     r"\breturned (?:error|status)(?: code)?:? [45]\d\d\b",
 )
 
+#: A local daemon or database server that is not running (docker, PostgreSQL, ...).
+NETWORK_DAEMONS = words(
+    "docker psql",
+    r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) connect to (?:the )?(?:[\w-]+ )?"
+    r"(?:daemon|server|database|service|socket)\b",
+    r"\bIs the (?:[\w-]+ )?(?:daemon|server|service) running\b",
+)
+
+#: A client that names the service it could not reach ("Failed to connect to LM Studio.").
+NETWORK_SERVICE = words("lmstudio", r"\b(?:failed|unable) to connect to\b")
+
 COMMAND = words(
     "os claude-code continue gemini-cli mini-swe-agent mcp-servers aider goose cline codex"
     " qwen-code",
@@ -572,6 +678,17 @@ _JS_STACK = (
 )
 _NPM_ERROR = r"^npm (?:ERR!|error) "
 _PYTEST_SECTION = r"^=+ (?:FAILURES|ERRORS) =+$"
+#: A shell's own diagnostic line (`bash: line 1: ...`, `sh: 2: ...`, `bash: -c: line 1: ...`).
+_SHELL_DIAGNOSTIC = r"^(?:ba|z|da|k)?sh: (?:-c: )?(?:line )?\d+: "
+#: git's and pip's own error lines, in the case they write them.
+#: A JVM's uncaught exception and its stack frames.
+_JAVA_EXCEPTION = r"^Exception in thread \"[^\"\n]+\" [\w$.]+|^\s+at [\w$.<>]+\([\w$]+\.java:\d+\)"
+#: GNU tools' pointer to their help after an option or operand error.
+_TRY_HELP = r"^Try '[\w.+\-]+ --help' for more information\."
+_PROGRAM_FATAL = (
+    r"(?-i:^fatal: )|(?-i:^ERROR: (?:Could not|No matching|Invalid requirement|Cannot|Failed"
+    r"|unknown command))"
+)
 
 #: How runtimes and developer tools report a failed run when no exit code is shown: an uncaught
 #: exception (a Python traceback, a JavaScript stack), a `fatal:`/`error:` line (git, cargo,
@@ -581,13 +698,16 @@ RUNTIME_FAILURE = words(
     "os cpython node git npm pip pytest make cargo mini-swe-agent cline claude-code codex"
     " mcp-servers aider",
     _PY_TRACEBACK,
+    _SHELL_DIAGNOSTIC,
+    _JAVA_EXCEPTION,
+    _TRY_HELP,
     r"^\s*File \"[^\"\n]+\", line \d+\n",
     _JS_STACK,
     r"\bCannot find module\b|\bMODULE_NOT_FOUND\b",
     r"(?-i:^(?:fatal|error)(?:\[E\d+\])?: )",  # lower case: git, cargo, rustc; not "Error: "
     _NPM_ERROR,
     r"^ERROR: (?:Could not|No matching|Invalid|Cannot|Failed|[\w:/.\-]+ does not)",
-    r"^make(?:\[\d+\])?: \*\*\* ",
+    r"^(?:make(?:\[\d+\])?|[^\s:]+:\d+): \*\*\* ",
     _PYTEST_SECTION,
     r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
     r"|Interrupted: \d+ errors? during collection",
@@ -600,8 +720,9 @@ RUNTIME_FAILURE = words(
 )
 
 #: A program's own crash report: a Python traceback, a JavaScript stack, npm's error lines,
-#: pytest's error sections. Text framed like this is the output of a command that ran, so a JSON
-#: parse error or an unknown argument inside it belongs to that program, not to the tool call.
+#: pytest's error sections, a shell's diagnostic line, git's `fatal:` and pip's `ERROR:` lines.
+#: Text framed like this is the output of a command that ran, so a JSON parse error or an
+#: unknown, missing or mistyped argument inside it belongs to that program, not to the call.
 PROGRAM_CRASH_FRAMING = regexes(
     words(
         "os",
@@ -609,6 +730,66 @@ PROGRAM_CRASH_FRAMING = regexes(
         _JS_STACK,
         _NPM_ERROR,
         _PYTEST_SECTION,
+        _SHELL_DIAGNOSTIC,
+        _PROGRAM_FATAL,
+        _JAVA_EXCEPTION,
+        _TRY_HELP,
         r"^(?:ERROR: )?usage: ",
     )
+)
+
+#: Toolchains that report a failed build or test run in their own format: compiler and linter
+#: diagnostics (`file:line:col: error:`, tsc's `file(l,c): error TS`), the linker, a program's
+#: `NAME: error` line (jq, collect2, argparse), jq's parse errors, test-runner summaries (TAP,
+#: node --test, jest, mocha, cargo test, go test) and the SQLite shell's error prefixes.
+TOOLCHAIN_FAILURE = words(
+    "gcc java jq node sqlite",
+    r"^[^\s:]+:\d+(?::\d+)?: (?:fatal )?error\b|^[^\s(]+\(\d+,\d+\): error TS\d+:",
+    r"\bundefined reference to [`']|\bld returned \d+ exit status\b",
+    r"^[\w.\-]+: (?:fatal )?error\b(?: \(at [^)\n]*\))?:",
+    r"^parse error: [^\n]+ at line \d+, column \d+$",
+    r"^not ok \d+ |^# fail [1-9]|^Tests?:\s+\d+ failed|^\d+ failing$|^test result: FAILED\b"
+    r"|^--- FAIL: |^FAIL\s",
+    r"^(?:Error: in prepare, |Parse error(?: near line \d+)?: |Runtime error(?: near line \d+)?: )",
+)
+
+#: GNU tools' option and operand errors (`head: invalid number of lines`, `ls: unrecognized
+#: option`, `cp: 'a' and 'a' are the same file`) and awk's and sed's script diagnostics.
+PROGRAM_USAGE = words(
+    "coreutils",
+    r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing) (?:option|number|argument"
+    r"|operand|mode)\b|\bare the same file\b",
+    # awk's and sed's script diagnostics: the program, then the position in its script
+    r"^[a-z][\w.+\-]{0,30}: (?:-e expression #\d+, char \d+|line \d+): ",
+)
+#: git's refusals in its own words.
+GIT_REFUSALS = words("git", r"\bnot something we can merge\b")
+
+#: A program, module or package the command needs is not installed: Python's `No module named`
+#: (traceback or `python -m`), Node's `Cannot find module 'pkg'` (a bare package name, not a
+#: path), a shell's `command not found`, Windows' "is not recognized", pip's and npm's "no such
+#: package" answers, npx without the package, cargo's unknown crate.
+MISSING_DEPENDENCY = words(
+    "os cpython node npm pip cargo bash",
+    r"\bNo module named\b|\bModuleNotFoundError\b",
+    r"\bCannot find (?:module|package) '(?![./]|[A-Za-z]:\\)[^'\n]+'",
+    r"\bcommand not found\b|is not recognized as an internal or external command",
+    r"No matching distribution found for|Could not find a version that satisfies the requirement"
+    r"|^WARNING: Package\(s\) not found:",
+    r"^npm (?:ERR!|error) 404 |is not in (?:this|the npm) registry|could not determine executable "
+    r"to run",
+    r"\bno matching package named\b|\bcan't find crate\b",
+)
+
+#: A program named as missing on a line of its own ("npx not found.", dash's "sh: 1: tsc: not
+#: found").
+MISSING_PROGRAM = words(
+    "mcp-python-sdk bash",
+    r"^(?:(?:ba|da|z)?sh: \d+: )?(?-i:[a-z][\w.+\-]*):? not found\b",  # a command, lower case
+)
+#: A missing dependency named with how to install it.
+INSTALL_HINT = words(
+    "mcp-python-sdk",
+    r"\bInstall (?:it )?with [`'\"]?(?:pip3?|uv|npm|pnpm|yarn|cargo|brew|apt(?:-get)?) "
+    r"(?:install|add)\b|\bare properly installed\b",
 )

@@ -1,11 +1,10 @@
 """The chat-completions conversation as the adapters see it: what to recover, what to guard.
 
 Owns the decisions every adapter shares about one OpenAI-style request: whether its reply is
-scanned for calls (only when the request declares tools and does not forbid calling them), the
-guarded copy of its history (`guard_history`), and the guidance that answers one tool call
-before it runs (a blocking preflight) or after (a failing result), derived from the history as
-the proxy derives it, so an in-process agent and a proxied one get the same words. Never
-parses model output and never classifies an error itself: recovery and the guard do.
+scanned for calls (only when the request declares tools and does not forbid calling them), how
+a reply is recovered, and the guarded copy of its history (`guard_history`). The guidance that
+answers one call is `toolmend.guard.answers`, which the proxy's gate uses too. Never parses
+model output and never classifies an error itself: recovery and the guard do.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolmend.guard import guard_history
-from toolmend.guard.history import GUIDANCE_PREFIX
 from toolmend.recovery import REJECTED_CALLS_FIELD, StreamRecovery, recover_response
 from toolmend.recovery.families import ProtocolsArg
 from toolmend.recovery.stream import DiagnosticSink
@@ -110,86 +108,3 @@ def guarded_messages(
     pairs = zip(messages, guarded, strict=True)
     changed = any(a.get("content") != b.get("content") for a, b in pairs)
     return guarded if changed else None
-
-
-def _answer(
-    history: Sequence[Message],
-    call: object,
-    call_id: str,
-    result: str,
-    tools: list[Any] | None,
-    *,
-    restate: bool = False,
-) -> str:
-    """What `guard_history` makes of `result` as the answer to `call`, after `history`.
-
-    `history` normally holds the assistant message that made the call (the guard then counts
-    it where the model made it); a call it does not hold, or one to `restate` as `call` says
-    (the later statement of an id is the one the guard reads), gets a message of its own.
-    """
-    tail: list[Message] = []
-    if restate or not _holds_call(history, call_id):
-        tail.append({"role": "assistant", "content": "", "tool_calls": [call]})
-    tail.append({"role": "tool", "tool_call_id": call_id, "content": result})
-    guarded = guard_history([*history, *tail], tools=tools)
-    content = guarded[-1].get("content")
-    return content if isinstance(content, str) else result
-
-
-def _holds_call(history: Sequence[Message], call_id: str) -> bool:
-    for message in reversed(history):
-        if message.get("role") == "assistant":
-            calls = message.get("tool_calls")
-            return isinstance(calls, list) and any(
-                isinstance(c, Mapping) and c.get("id") == call_id for c in calls
-            )
-    return False
-
-
-def blocking_guidance(
-    history: Sequence[Message], call: Mapping[str, Any], tools: list[Any] | None
-) -> str | None:
-    """The guidance that answers `call` instead of running it, or None when it may run.
-
-    `call` is an OpenAI `tool_calls` entry. An empty result is a success to the guard, so a
-    guidance block in its place is the preflight's.
-    """
-    call_id = str(call.get("id") or "")
-    answer = _answer(history, call, call_id, "", tools)
-    return answer if is_guidance(answer) else None
-
-
-def rejected_guidance(
-    history: Sequence[Message], entry: Mapping[str, Any], tools: list[Any] | None
-) -> str:
-    """The guidance for a call recovery refused (`toolmend_rejected_calls`): never run.
-
-    The preflight names a structural problem (unknown tool, bad arguments); a call it finds no
-    fault with was cut off or otherwise incomplete, and is answered as truncated.
-    """
-    found = blocking_guidance(history, entry, tools)
-    if found is not None:
-        return found
-    function = entry.get("function")
-    arguments = function.get("arguments") if isinstance(function, Mapping) else None
-    opened = arguments.rstrip()[:-1] if isinstance(arguments, str) and arguments else "{"
-    # Restated with its object never closed, the call reads to the guard as cut off.
-    cut = {**entry, "function": {**(function or {}), "arguments": opened}}
-    return _answer(history, cut, str(entry.get("id") or ""), "", tools, restate=True)
-
-
-def is_guidance(text: str) -> bool:
-    """True for a guidance block (a failure told to the model), not a result with a note."""
-    return text.startswith(GUIDANCE_PREFIX)
-
-
-def result_guidance(
-    history: Sequence[Message],
-    call: Mapping[str, Any],
-    result: str,
-    tools: list[Any] | None,
-) -> str | None:
-    """The rewritten result of a call that ran (guidance, or the result with a protocol note),
-    or None when the result goes to the model as it is."""
-    answer = _answer(history, call, str(call.get("id") or ""), result, tools)
-    return None if answer == result else answer

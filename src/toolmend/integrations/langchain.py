@@ -26,17 +26,14 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.errors import GraphBubbleUp
 
-from toolmend.guard.classify import error_text
-from toolmend.integrations._chat import (
-    ChatTurn,
-    Recovery,
+from toolmend.guard.answers import (
     blocking_guidance,
     is_guidance,
-    recover_message,
-    rejected_calls,
     rejected_guidance,
     result_guidance,
 )
+from toolmend.guard.classify import error_text
+from toolmend.integrations._chat import ChatTurn, Recovery, recover_message, rejected_calls
 from toolmend.recovery import REJECTED_CALLS_FIELD
 from toolmend.recovery.families import ProtocolsArg
 from toolmend.recovery.stream import DiagnosticSink

@@ -3,7 +3,11 @@
 Owns the wrapper model and its two paths: `_generate` recovers the whole `AIMessage`, `_stream`
 feeds each `AIMessageChunk` (text and tool-call chunks) through `StreamRecovery` and yields
 what leaves it, so token streams (`stream_mode="messages"`, `on_llm_new_token`) carry the text
-without the leaked markup, and the calls arrive whole at the end. A call recovery refuses is
+without the leaked markup, and the calls arrive whole at the end. With `text_protocol` set
+(text-protocol mode, for a model without native tool calling) the inner model is never bound
+to the tools: the messages it gets are the proxy's text mode's (`text_request`: the tools in the
+system message, past calls and results written in that protocol), and its reply is read with
+that protocol alone. A call recovery refuses is
 never a tool call or a tool-call chunk (LangChain parses partial JSON in chunks leniently, so a
 cut-off call would become runnable): it rides in `additional_kwargs["toolmend_rejected_calls"]`,
 where `ToolmendMiddleware` finds it and answers it with guidance. Never parses text or repairs
@@ -17,7 +21,13 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ToolCallChunk,
+    convert_to_messages,
+)
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
@@ -26,15 +36,29 @@ from toolmend.integrations._chat import ChatTurn, Recovery, recover_message, rej
 from toolmend.integrations.langchain import (
     lc_call,
     model_name,
+    openai_history,
     openai_tools,
     stated_message,
     text_of,
 )
+from toolmend.model import coerce_tools
 from toolmend.recovery import REJECTED_CALLS_FIELD
+from toolmend.recovery.textmode import text_request
 
 #: The inner model's own run is tagged so that LangGraph's `stream_mode="messages"` does not
 #: stream its raw tokens next to the recovered ones (LangGraph's `TAG_NOSTREAM`).
 INNER_CONFIG: dict[str, Any] = {"tags": ["nostream"]}
+#: LangChain's `tool_choice` spellings for "call at least one tool", as OpenAI says it.
+ANY_TOOL = ("any", "required", True)
+
+
+def openai_tool_choice(tool_choice: Any) -> Any:
+    """A `bind_tools(tool_choice=...)` value in OpenAI's form (a bare name names one tool)."""
+    if tool_choice in ANY_TOOL:
+        return "required"
+    if isinstance(tool_choice, str) and tool_choice not in ("auto", "none"):
+        return {"type": "function", "function": {"name": tool_choice}}
+    return tool_choice
 
 
 class ToolmendChatModel(BaseChatModel):
@@ -45,19 +69,41 @@ class ToolmendChatModel(BaseChatModel):
     tools: list[dict[str, Any]] | None = None
     protocols: Any = "auto"
     model: str | None = None
+    text_protocol: str | None = None
+    """Text-protocol mode: the protocol the tools and the tool history are written in."""
+    tool_choice: Any = None
 
     @property
     def _llm_type(self) -> str:
         return "toolmend"
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, AIMessage]:
-        """A copy that knows the tools' schemas, around the inner model bound to them."""
+        """A copy that knows the tools' schemas, around the inner model bound to them (in
+        text-protocol mode the inner model stays unbound: the tools go into the prompt)."""
+        specs = openai_tools(tools) or None
+        if self.text_protocol is not None:
+            choice = openai_tool_choice(kwargs.get("tool_choice"))
+            return self.model_copy(update={"tools": specs, "tool_choice": choice})
         bound = self.inner.bind_tools(tools, **kwargs)
-        return self.model_copy(update={"inner": bound, "tools": openai_tools(tools) or None})
+        return self.model_copy(update={"inner": bound, "tools": specs})
 
     def _turn(self) -> ChatTurn:
         inner = getattr(self.inner, "bound", self.inner)
         return ChatTurn(self.tools, self.model or model_name(inner))
+
+    def _recovery(self) -> Recovery:
+        if self.text_protocol is not None:
+            return Recovery((self.text_protocol,))
+        return Recovery(self.protocols)
+
+    def _sent(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        """The messages the inner model gets: as they are, or as text mode writes them."""
+        if self.text_protocol is None:
+            return messages
+        body = {"tool_choice": self.tool_choice}
+        tools = coerce_tools(self.tools)
+        rewritten = text_request(body, openai_history(messages), tools, self.text_protocol)
+        return convert_to_messages(rewritten["messages"])
 
     def _generate(
         self,
@@ -66,11 +112,12 @@ class ToolmendChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        message = self.inner.invoke(messages, config=INNER_CONFIG, stop=stop, **kwargs)
+        sent = self._sent(messages)
+        message = self.inner.invoke(sent, config=INNER_CONFIG, stop=stop, **kwargs)
         if not isinstance(message, AIMessage):
             return ChatResult(generations=[ChatGeneration(message=message)])
         stated = stated_message(message)
-        recovered = recover_message(stated, self._turn(), Recovery(self.protocols))
+        recovered = recover_message(stated, self._turn(), self._recovery())
         if recovered != stated:
             refused = rejected_calls(recovered)
             update: dict[str, Any] = {
@@ -91,12 +138,12 @@ class ToolmendChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         turn = self._turn()
-        source = self.inner.stream(messages, config=INNER_CONFIG, stop=stop, **kwargs)
+        source = self.inner.stream(self._sent(messages), config=INNER_CONFIG, stop=stop, **kwargs)
         if not turn.recovers:
             for piece in source:
                 yield ChatGenerationChunk(message=piece)
             return
-        recovery = Recovery(self.protocols).stream(turn)
+        recovery = self._recovery().stream(turn)
         for piece in source:
             for out in recovery.feed(_chunk(piece)):
                 yield from _generation_chunks(out)

@@ -11,7 +11,11 @@ repairs a call's arguments against its tool's schema before pydantic validates t
 blocked call (a duplicate), a raised exception or a failing result with the guard's guidance,
 returned as the tool's failed result (`ToolFailed`, which spends no retry budget, unlike
 `ModelRetry`). Counts come from the run's message history through `guard_history`, as the proxy
-derives them, so they follow the conversation, not this object.
+derives them, so they follow the conversation, not this object. With `text_protocol` set
+(text-protocol mode, for a model without native tool calling) `RecoveringModel` sends the model
+no function tools: their declaration goes into the instructions (`tools_prompt`), past calls
+and tool results are written in that protocol (`calls_text`, `result_text`: the proxy's text
+mode's code), and replies are read with that protocol alone.
 
 Never parses text, repairs arguments or classifies errors itself: recovery and the guard do.
 """
@@ -28,6 +32,7 @@ from typing import Any
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import (
+    InstructionPart,
     ModelMessage,
     ModelResponse,
     ModelResponsePart,
@@ -50,21 +55,20 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
-from toolmend.guard.classify import error_text
-from toolmend.integrations._chat import (
-    ChatTurn,
-    Recovery,
+from toolmend.guard.answers import (
     blocking_guidance,
     is_guidance,
-    recover_message,
-    rejected_calls,
     rejected_guidance,
     result_guidance,
 )
+from toolmend.guard.classify import error_text
+from toolmend.integrations._chat import ChatTurn, Recovery, recover_message, rejected_calls
+from toolmend.model import coerce_tools
 from toolmend.recovery import REJECTED_CALLS_FIELD, StreamRecovery
 from toolmend.recovery.emitter import REASONING_FIELD
 from toolmend.recovery.families import ProtocolsArg
 from toolmend.recovery.stream import DiagnosticSink
+from toolmend.recovery.textmode import calls_text, result_text, tools_prompt
 
 #: The `provider_details` key marking a call recovery refused: answered, never run.
 REFUSED = "toolmend_refused"
@@ -143,6 +147,53 @@ def _parts(recovered: Mapping[str, Any], original: ModelResponse) -> list[ModelR
             )
         )
     return parts
+
+
+# ------------------------------------------------------------------------- text-protocol mode
+
+
+def text_history(messages: Sequence[ModelMessage], protocol_id: str) -> list[ModelMessage]:
+    """The run's messages as text mode writes them: calls and tool results in the protocol."""
+    out: list[ModelMessage] = []
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            calls = [_call_entry(p) for p in message.parts if isinstance(p, ToolCallPart)]
+            if not calls:
+                out.append(message)
+                continue
+            text = "".join(p.content for p in message.parts if isinstance(p, TextPart))
+            kept = [p for p in message.parts if not isinstance(p, TextPart | ToolCallPart)]
+            written = TextPart(content=calls_text(protocol_id, text, calls))
+            out.append(replace(message, parts=[*kept, written]))
+            continue
+        parts: list[Any] = []
+        for part in message.parts:
+            if isinstance(part, ToolReturnPart):
+                result = part.model_response_str(wrap_if_error=False)
+                written_result = result_text(protocol_id, part.tool_call_id, part.tool_name, result)
+                parts.append(UserPromptPart(content=written_result))
+            elif isinstance(part, RetryPromptPart) and part.tool_name:
+                retry = part.model_response()
+                parts.append(
+                    UserPromptPart(
+                        content=result_text(protocol_id, part.tool_call_id, part.tool_name, retry)
+                    )
+                )
+            else:
+                parts.append(part)
+        out.append(replace(message, parts=parts))
+    return out
+
+
+def text_parameters(parameters: ModelRequestParameters, protocol_id: str) -> ModelRequestParameters:
+    """The request's parameters without function tools, their declaration in the instructions."""
+    tools = coerce_tools([openai_tool(t) for t in parameters.function_tools])
+    prompt = tools_prompt(protocol_id, tools, None)
+    if not prompt:
+        return parameters
+    declared = InstructionPart(content=prompt, dynamic=True)
+    parts = InstructionPart.sorted([*(parameters.instruction_parts or []), declared])
+    return replace(parameters, function_tools=[], instruction_parts=parts)
 
 
 # ------------------------------------------------------------------------- streamed responses
@@ -254,6 +305,24 @@ class RecoveringModel(WrapperModel):
         super().__init__(wrapped)
         self.capability = capability
 
+    def _sent(
+        self, messages: list[ModelMessage], parameters: ModelRequestParameters
+    ) -> tuple[list[ModelMessage], ModelRequestParameters]:
+        """What the wrapped model gets: as it came, or as text-protocol mode writes it."""
+        protocol = self.capability.text_protocol
+        if protocol is None:
+            return messages, parameters
+        return text_history(messages, protocol), text_parameters(parameters, protocol)
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        sent, parameters = self._sent(messages, model_request_parameters)
+        return await self.wrapped.request(sent, model_settings, parameters)
+
     @asynccontextmanager
     async def request_stream(
         self,
@@ -263,8 +332,9 @@ class RecoveringModel(WrapperModel):
         run_context: Any = None,
     ) -> AsyncGenerator[StreamedResponse]:
         tools = [openai_tool(t) for t in model_request_parameters.function_tools]
+        sent, parameters = self._sent(messages, model_request_parameters)
         async with self.wrapped.request_stream(
-            messages, model_settings, model_request_parameters, run_context
+            sent, model_settings, parameters, run_context
         ) as inner:
             if not tools:
                 yield inner
@@ -286,6 +356,8 @@ class Toolmend(AbstractCapability[Any]):
     protocols: ProtocolsArg
     model: str | None
     on_diagnostic: DiagnosticSink | None
+    #: Text-protocol mode: the protocol the tools and the tool history are written in.
+    text_protocol: str | None
 
     def __init__(
         self,
@@ -293,10 +365,12 @@ class Toolmend(AbstractCapability[Any]):
         protocols: ProtocolsArg = "auto",
         model: str | None = None,
         on_diagnostic: DiagnosticSink | None = None,
+        text_protocol: str | None = None,
     ) -> None:
         self.protocols = protocols
         self.model = model
         self.on_diagnostic = on_diagnostic
+        self.text_protocol = text_protocol
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -304,6 +378,9 @@ class Toolmend(AbstractCapability[Any]):
 
     @property
     def recovery(self) -> Recovery:
+        """Replies are read with the model family's formats, or the text protocol alone."""
+        if self.text_protocol is not None:
+            return Recovery((self.text_protocol,), self.on_diagnostic)
         return Recovery(self.protocols, self.on_diagnostic)
 
     # -- model responses ---------------------------------------------------------------

@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import (
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    ReasoningSpan,
+)
 from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall, ToolmendError
 from toolmend.names import ToolResolver
@@ -57,6 +63,12 @@ class AutoProtocol(TextProtocol):
             markers.update(dict.fromkeys(proto.opening_markers(resolver)))
         return tuple(markers)
 
+    def reasoning(self) -> Sequence[ReasoningSpan]:
+        spans: dict[ReasoningSpan, None] = {}
+        for proto in self._members():
+            spans.update(dict.fromkeys(proto.reasoning()))
+        return tuple(spans)
+
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
         markers: dict[str, None] = {}
         for proto in self._members():
@@ -95,7 +107,7 @@ class AutoProtocol(TextProtocol):
 
 
 def _adopt(proto: TextProtocol, marker: str, ctx: BlockContext) -> BlockReader:
-    ctx.incremental_arguments = proto.incremental_arguments
+    ctx.read_as(proto)
     return proto.new_reader(marker, ctx)
 
 

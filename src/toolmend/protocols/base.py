@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Unpack
 
-from toolmend.core.engine import ParserOptions, ProtocolSyntax, StreamParser
+from toolmend.core.engine import ParserOptions, StreamParser
+from toolmend.core.reader import ProtocolSyntax
 from toolmend.model import CannotRenderError, Tool, ToolCall, ToolsLike, coerce_tools
 
 

@@ -15,7 +15,8 @@ a trailing `}`, `]` or whitespace is held back until it is known to be text, bec
 of a forgotten `<|"|>` reads it as structure.
 
 The argument language itself (and its repairs) lives in `gemma4_args`. This module never
-validates arguments (the schema gate does) and never reads `<|channel>` reasoning blocks.
+validates arguments (the schema gate does) and never reads `<|channel>thought` reasoning (the
+parser keeps it apart: `reasoning_spans`).
 """
 
 from __future__ import annotations
@@ -26,15 +27,13 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toolmend.core.engine import (
+from toolmend.core.fastpath import ValueRun, ValueText
+from toolmend.core.reader import (
     MAX_TAG_LENGTH,
     BlockContext,
     BlockReader,
     EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
+    ReasoningSpan,
 )
 from toolmend.core.textscan import skip_blanks
 from toolmend.jsontext import as_json_data
@@ -75,14 +74,9 @@ _NOISE = (*TERMINATORS, RESPONSE_OPEN)
 #: structure.
 _HELD = "}] \t\r\n"
 _STOPS = (STRING_DELIMITER, *TERMINATORS)
-#: A whole chunk of a streamed string that is string text as written: neither the delimiter nor
-#: a terminator can begin in it, and it is not all held-back tail (so what it holds back is its
-#: own tail alone). The parser's plain-text run appends it without calling the reader.
-_PLAIN_STRING = plain_text_pattern(_STOPS, hold=_HELD)
-#: What may follow the plain part of a chunk and only waits for more: trailing structure or
-#: blanks, then the possible start of the string's end.
-_PENDING_STRING = pending_pattern(_STOPS, held=_HELD)
-_VERBATIM_STRING = verbatim_pattern(_STOPS, hold=_HELD)
+#: How a string is written, for the fast path: it ends at the delimiter or a terminator, and
+#: its trailing structure and blanks are held back from the argument stream.
+_STRING_TEXT = ValueText(_STOPS, hold=_HELD)
 
 _HEADER_STATE, _ARGS, _PAREN, _AFTER, _AFTER_CLOSE = range(5)
 
@@ -104,27 +98,21 @@ class _CallArguments(GemmaArgScan):
         self.done_args: dict[str, Any] = {}  # top-level values complete so far
         self.partial_key: str | None = None  # the key of the open top-level string
         self.streaming = False
-        # While a string streams: its plain-text run, which also keeps the string's trailing
+        # While a string streams: its fast-path run, which also keeps the string's trailing
         # `}`/`]`/whitespace that is not streamed yet (`held`).
-        self.run = PlainTextRun(_PLAIN_STRING, (), hold=_HELD, pending=_PENDING_STRING)
+        self.run: ValueRun | None = None
 
     def on_string_open(self, key: str) -> None:
         self.partial_key = key
         self.streaming = self.ctx.args.open_string(key)
         if self.streaming:
-            self.run = PlainTextRun(
-                _PLAIN_STRING,
-                (self.raw,),
-                hold=_HELD,
-                pending=_PENDING_STRING,
-                verbatim=_VERBATIM_STRING,
-            )
-            self.ctx.set_plain_text_run(self.run)
+            self.run = self.ctx.stream_value(_STRING_TEXT, raw=(self.raw,))
 
     def on_string_text(self, text: str) -> None:
         if not self.streaming:
             return
         run = self.run
+        assert run is not None
         kept = text.rstrip(_HELD)
         if kept:
             self.ctx.args.string_chunk(run.held + kept)
@@ -133,7 +121,7 @@ class _CallArguments(GemmaArgScan):
             run.held += text
 
     def _stop_streaming(self) -> None:
-        self.ctx.set_plain_text_run(None)
+        self.ctx.stop_value()
         self.streaming = False
 
     def on_string_terminator(self) -> None:
@@ -145,7 +133,7 @@ class _CallArguments(GemmaArgScan):
         self.done_args[key] = value
         if streamed and key == self.partial_key:
             self.partial_key = None
-            if self.streaming:
+            if self.streaming and self.run is not None:
                 self.ctx.args.string_chunk(self.run.held)
                 self.ctx.args.close_string()
                 self._stop_streaming()
@@ -245,7 +233,7 @@ class Gemma4Reader(BlockReader):
                     - len(rest)
                     + len(next(t for t in TERMINATORS if rest.startswith(t)))
                 )
-                self.ctx.end_block(stop)  # an empty block: markup without a call
+                self.ctx.end_block()  # an empty block: markup without a call
                 return stop, False
             undecided = _HEADER_PREFIX.fullmatch(seg) is not None or (
                 self.calls == 0 and any(t.startswith(rest) for t in TERMINATORS)
@@ -278,7 +266,7 @@ class Gemma4Reader(BlockReader):
         if self.calls == 0:
             self.ctx.revert("", rescan=False)
         else:
-            self.ctx.end_block(pos)
+            self.ctx.end_block()
         return pos, False
 
     # -------------------------------------------------------------------------- the arguments
@@ -386,7 +374,7 @@ class Gemma4Reader(BlockReader):
         return self._end(pos)
 
     def _end(self, at: int) -> tuple[int, bool]:
-        self.ctx.end_block(at)
+        self.ctx.end_block()
         return at, False
 
 
@@ -474,6 +462,8 @@ def declare_tool(tool: Tool) -> str:
 
 class Gemma4Protocol(TextProtocol):
     id = "gemma4"
+    #: The thought channel is reasoning: the parser never scans it for calls.
+    reasoning_spans = (ReasoningSpan("<|channel>thought", ("<channel|>",)),)
     aliases = ("gemma4-delimiter",)
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|> (Gemma 4)'
     #: Its envelope's closer, and the delimiter of the raw string the content is written in.

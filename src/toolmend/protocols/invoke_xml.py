@@ -48,23 +48,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolmend.core.engine import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
-from toolmend.jsontext import loads_json_data
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
 from toolmend.schema_gate import Policy, SchemaGate
+from toolmend.textvalue import typed_value
 
 #: The one namespace prefix the tags may carry, exactly as written (lowercase, with the colon).
 PREFIX = "antml:"
@@ -101,30 +93,6 @@ _NAMED_TAIL = re.compile(rf'({_NAME})"')
 _OK, _NEED, _BAD = 0, 1, 2
 
 
-def _plain_value(prefix: str) -> re.Pattern[str]:
-    """A whole chunk of a value that holds neither `</{prefix}parameter>` nor the start of an
-    entity, but for complete entities (decoded): the parser may append it without calling the
-    reader (its plain run).
-    """
-    starts = [f"&{name}" for name in _NAMED]
-    return plain_text_pattern((f"</{prefix}parameter>", *starts, "&#"), allowed=_ENTITY_TEXT)
-
-
-#: A value chunk that is plain text and needs no decoding: no `<`, no `&`.
-_VERBATIM_VALUE = verbatim_pattern(("</",), exclude="&")
-
-
-_PLAIN_VALUE = {prefix: _plain_value(prefix) for prefix in ("", PREFIX)}
-#: What may follow the plain part of a chunk and only waits for more: the start of the closer,
-#: or an unfinished entity.
-_PENDING_VALUE = {
-    prefix: pending_pattern((f"</{prefix}parameter>",), extra=r"&#?[a-zA-Z0-9]{0,8}")
-    for prefix in ("", PREFIX)
-}
-
-
-#: The wrappers that hold invokes: Claude's `<function_calls>` (either prefix) and MiniMax-M2's
-#: `<minimax:tool_call>`. Each closes with its own name (`</function_calls>`, ...).
 WRAPPER_MARKERS = ("<function_calls>", f"<{PREFIX}function_calls>", "<minimax:tool_call>")
 
 
@@ -169,6 +137,18 @@ def _entity(m: re.Match[str]) -> str:
     return chr(code) if 0 < code <= 0x10FFFF else m.group()
 
 
+#: XML entities as the fast path reads them: each named or numeric entity begins an escape;
+#: complete ones are decoded on the way, unfinished ones wait (at most `MAX_ENTITY_LENGTH`).
+_ENTITIES = Escapes(
+    (*(f"&{name}" for name in _NAMED), "&#"),
+    _ENTITY_TEXT,
+    r"&#?[a-zA-Z0-9]{0,8}",
+    decode_entities,
+)
+#: A value ends at its `</parameter>` (with the invoke's prefix); entities are decoded.
+_VALUE_TEXT = {prefix: ValueText((f"</{prefix}parameter>",), _ENTITIES) for prefix in ("", PREFIX)}
+
+
 def escape_text(text: str) -> str:
     """`&`, `<` and `>` as entities, so a value can hold any text, its own closer included."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -191,20 +171,16 @@ def render_invoke(call: ToolCall) -> str:
     return "\n".join(lines)
 
 
-def typed_value(gate: SchemaGate, key: str, text: str) -> Any:
-    """The value a parameter's text stands for, by the schema's declared type of `key`.
+def parameter_value(gate: SchemaGate, key: str, text: str) -> Any:
+    """The value a parameter's text stands for, by the schema's declared types of `key`.
 
     The text itself when the key is undeclared (or there is no schema) or the text satisfies
-    the key's subschema as a string; else its JSON value when it parses to a non-string; else
-    the text (the gate then repairs or rejects it).
+    the key's subschema as a string; else its JSON value when it parses to a non-string
+    (`textvalue.typed_value`, strict); else the text (the gate then repairs or rejects it).
     """
     if not gate.declares(key) or gate.value_as_is(key, text):
         return text
-    try:
-        value = loads_json_data(text)
-    except ValueError:
-        return text
-    return text if isinstance(value, str) else value
+    return typed_value(text, gate.declared_types(key), strict=True)
 
 
 # ------------------------------------------------------------------------------ the protocol
@@ -444,7 +420,7 @@ class InvokeReader(BlockReader):
             return pos, False
         assert op.name is not None
         if self.calls_ended and self.ctx.resolver.resolve(op.name) is None:
-            self.ctx.end_block(pos)  # read again as a bare invoke, which keeps it as text
+            self.ctx.end_block()  # read again as a bare invoke, which keeps it as text
             return pos, False
         if not self.ctx.begin_call(op.name):
             self.ctx.revert(buf[pos : op.header_end], rescan=False)
@@ -489,16 +465,7 @@ class InvokeReader(BlockReader):
         elif self.duplicate is None:
             self.streaming = self.ctx.args.open_string(key)
         if not self.discard:
-            run = PlainTextRun(
-                _PLAIN_VALUE[self.prefix],
-                (),
-                decode_entities,
-                (self.pieces,),
-                escape="&",
-                pending=_PENDING_VALUE[self.prefix],
-                verbatim=_VERBATIM_VALUE,
-            )
-            self.ctx.set_plain_text_run(run)
+            self.ctx.stream_value(_VALUE_TEXT[self.prefix], decoded=(self.pieces,))
         self.state = _VALUE
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
@@ -506,7 +473,7 @@ class InvokeReader(BlockReader):
         close = self.param_close
         at = buf.find(close, pos, end)
         if at != -1:
-            self.ctx.set_plain_text_run(None)
+            self.ctx.stop_value()
             self._value_piece(buf[pos:at])
             self._close_value()
             self.state = _BODY
@@ -545,7 +512,7 @@ class InvokeReader(BlockReader):
             return
         tool = self.ctx.current_tool
         gate = self.ctx.gate_for(tool.name) if tool is not None else SchemaGate(None)
-        value = typed_value(gate, self.key, text)
+        value = parameter_value(gate, self.key, text)
         if self.key in self.done:
             del self.done[self.key]  # the last one wins, where it was written
             if DUPLICATE_KEPT not in self.repairs:
@@ -578,29 +545,30 @@ class InvokeReader(BlockReader):
     def _after(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """After `</invoke>`: the wrapper's next invoke or closer, or the stray trailer."""
         if not self.wrapped and not self.missing_angle:
-            self.ctx.end_block(pos)
+            self.ctx.end_block()
             return pos, False
         j = skip_blanks(buf, pos, end)
         if j - pos > MAX_INTERSTITIAL_WHITESPACE:
-            self.ctx.end_block(pos)
+            self.ctx.end_block()
             return pos, False
         if self.missing_angle:
             status = _literal(buf, j, end, STRAY_TRAILER) if j < end else _NEED
             if status == _NEED and not final:
                 return pos, False
-            self.ctx.end_block(j + len(STRAY_TRAILER) if status == _OK else pos)
-            return pos, False
+            self.ctx.end_block()
+            return (j + len(STRAY_TRAILER) if status == _OK else pos), False
         closing = _literal(buf, j, end, self.wrap_close) if j < end else _NEED
         if closing == _OK:
-            self.ctx.end_block(j + len(self.wrap_close))
-            return pos, False
+            self.ctx.end_block()
+            return j + len(self.wrap_close), False
         op = self._opening(buf, pos, end, needs_tag=True)
         if op.status == _OK or (final and op.status == _NEED and op.header_end >= 0):
             return self._begin(op, buf, pos, final)
         if final and closing == _NEED:
-            self.ctx.end_block(end)  # R3: a cut-off closer and trailing whitespace
-        elif final or (closing == _BAD and op.status == _BAD):
-            self.ctx.end_block(pos)  # the wrapper ends unclosed; what follows is read again
+            self.ctx.end_block()  # R3: a cut-off closer and trailing whitespace
+            return end, False
+        if final or (closing == _BAD and op.status == _BAD):
+            self.ctx.end_block()  # the wrapper ends unclosed; what follows is read again
         return pos, False
 
     # ------------------------------------------------------------------------------ the end

@@ -24,21 +24,14 @@ arguments against a schema (the gate does) and never writes raw markup into a di
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolmend.core.engine import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.jsonscan import JsonScan, decode_string_piece
 from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.jsontext import decode_json_object
 from toolmend.schema_gate import Policy
 
@@ -52,12 +45,6 @@ METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
 #: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end, strict) ->
 #: (decoded, end); called with strict False, as `decode_string_piece` reads.
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-#: A whole chunk of a string value for the parser's plain-text run: text and complete
-#: two-character escapes (what `decode_string_piece` reads; a raw control character is itself).
-_PLAIN_TEXT = re.compile(r'(?:[^"\\]++|\\["\\/bfnrt])++')
-#: What may follow the plain part of a chunk and only waits for more: an unfinished escape.
-_PENDING = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
-_VERBATIM = verbatim_pattern(('"',), exclude="\\")
 
 
 def _decode_plain(raw: str) -> str:
@@ -66,6 +53,15 @@ def _decode_plain(raw: str) -> str:
     The same JSON string decoder `decode_string_piece` runs, without `json.loads`' overhead.
     """
     return _scanstring(raw + '"', 0, False)[0] if "\\" in raw else raw
+
+
+#: How a JSON string value is written, for the fast path: it ends at a quote; complete
+#: two-character escapes (what `decode_string_piece` reads; a raw control character is itself)
+#: are decoded on the way, and an unfinished one waits (a `\u` escape goes through the reader).
+JSON_STRING = ValueText(
+    ('"',), Escapes(("\\",), r'\\["\\/bfnrt]', r"\\(?:u[0-9a-fA-F]{0,3})?", _decode_plain)
+)
+_PLAIN_TEXT = JSON_STRING.plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,16 +235,7 @@ class JsonCallsReader(JsonScan, BlockReader):
             self.partial = []
             self.streaming = self.ctx.args.open_string(self.key2)
             if self.streaming:
-                run = PlainTextRun(
-                    _PLAIN_TEXT,
-                    (self.consumed,),
-                    _decode_plain,
-                    decoded_sinks=(self.partial,),
-                    escape="\\",
-                    pending=_PENDING,
-                    verbatim=_VERBATIM,
-                )
-                self.ctx.set_plain_text_run(run)
+                self.ctx.stream_value(JSON_STRING, raw=(self.consumed,), decoded=(self.partial,))
 
     def _in_argument_string(self) -> bool:
         return (
@@ -265,7 +252,7 @@ class JsonCallsReader(JsonScan, BlockReader):
             text = decode_string_piece(raw)
             if text is None:
                 self.ctx.args.halt()
-                self.ctx.set_plain_text_run(None)
+                self.ctx.stop_value()
                 self.streaming = False
                 self.partial = []
                 return
@@ -282,7 +269,7 @@ class JsonCallsReader(JsonScan, BlockReader):
         elif self._in_argument_string():
             if self.streaming:
                 self.ctx.args.close_string()
-                self.ctx.set_plain_text_run(None)
+                self.ctx.stop_value()
                 self.streaming = False
             if self.key2 not in self.done:
                 self.done[self.key2] = "".join(self.partial)
@@ -473,10 +460,10 @@ class JsonCallsReader(JsonScan, BlockReader):
             return pos
         self.settle(pos)
         if stop in self.format.reopeners:
-            self._end_block(pos)  # a new block begins before this one closed
+            self._end_block()  # a new block begins before this one closed
             return pos
         self.consumed.append(stop)
-        self._end_block(pos + len(stop))
+        self._end_block()
         return pos + len(stop)
 
     def settle(self, at: int) -> None:
@@ -512,12 +499,11 @@ class JsonCallsReader(JsonScan, BlockReader):
         self.expect_key.clear()
         self.in_string = False
 
-    def _end_block(self, at: int) -> None:
+    def _end_block(self) -> None:
         if self.calls_ended:
-            self.ctx.end_block(at)
+            self.ctx.end_block()
         else:
             self.ctx.fail_block(
-                at,
                 "".join(self.consumed[1:]),
                 "malformed_call",
                 f"{self.format.block} held no usable call",

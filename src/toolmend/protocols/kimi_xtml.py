@@ -23,7 +23,8 @@ Reading rules:
 * A call whose tool does not resolve stays text, markup and all; so does a `tools` block holding
   only such calls. A malformed call header is not a call (text).
 * Anything else inside a call than argument channels and whitespace makes the call incomplete.
-* Any other complete marker in visible text (a stray channel transition: think, response,
+* The `think` channel is reasoning (`reasoning_spans`): the parser never scans it for calls.
+* Any other complete marker in visible text (a stray channel transition: response,
   message, unnamed `<|open|><|sep|>`, a bare `<|sep|>`, a sep-less `<|close|>think`) is removed
   and recorded (`markup_stripped` with its length, `xtml_marker_stripped` with its channel).
   Code spans are never read (the engine's text scanner masks them).
@@ -42,24 +43,23 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolmend.core.engine import (
+from toolmend.core.fastpath import ValueText
+from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import (
     CUT_OFF,
     MAX_TAG_LENGTH,
     BlockContext,
     BlockReader,
     EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
+    ReasoningSpan,
 )
-from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
-from toolmend.jsontext import json_type, loads_json_data
+from toolmend.jsontext import json_type
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, declare_tools
 from toolmend.protocols.xtml_markers import CLOSE, LEADS, OPEN, SEP, MarkerStatus, match_marker
+from toolmend.textvalue import strict_json_as
 
 TOOLS_OPEN = f"{OPEN}tools{SEP}"
 TOOLS_CLOSE = f"{CLOSE}tools{SEP}"
@@ -85,11 +85,8 @@ ARGUMENT_TYPES: dict[str, str] = {
 }
 
 _ATTRIBUTE = re.compile(r'[ \t\r\n]*([A-Za-z_][\w.:-]*)[ \t]*=[ \t]*"([^"]*)"')
-#: A whole chunk of a string value that is value text as written: no marker can begin in it.
-#: The parser's plain-text run appends such a chunk without calling the reader.
-_PLAIN_VALUE = plain_text_pattern(LEADS)
-_PENDING_VALUE = pending_pattern(LEADS)
-_VERBATIM_VALUE = verbatim_pattern(LEADS)
+#: A string value is text as written up to the next marker (no escapes), for the fast path.
+_VALUE_TEXT = ValueText(LEADS)
 _QUOTED_TOOL = re.compile(r'(?:^|[ \t\r\n])tool[ \t]*=[ \t]*"([^"]*)"')
 
 
@@ -110,26 +107,16 @@ def parse_attributes(text: str) -> dict[str, str] | None:
 
 
 def decode_typed(raw: str, kind: str) -> tuple[Any, str | None]:
-    """A non-string value: strict JSON of `kind` (surrounding whitespace allowed), or an error."""
-    try:
-        value = loads_json_data(raw.strip(" \t\r\n"))
-    except ValueError:
-        return None, f"is not valid JSON for type {kind}"
-    if kind == "number":
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    elif kind == "boolean":
-        ok = isinstance(value, bool)
-    elif kind == "object":
-        ok = isinstance(value, dict)
-    elif kind == "array":
-        ok = isinstance(value, list)
-    else:
-        ok = value is None
-    return (value, None) if ok else (None, f"is not a JSON {kind}")
+    """A non-string value: strict JSON of `kind` (surrounding whitespace allowed), or an error.
+
+    Kimi's wire names the type, so nothing else is read (`textvalue.strict_json_as`)."""
+    return strict_json_as(raw, kind)
 
 
 class KimiXtmlProtocol(TextProtocol):
     id = "kimi-xtml"
+    #: The think channel is reasoning (its close may lack the `<|sep|>`).
+    reasoning_spans = (ReasoningSpan(f"{OPEN}think{SEP}", (f"{CLOSE}think{SEP}", f"{CLOSE}think")),)
     summary = (
         'Kimi K3 XTML channels: <|open|>tools<|sep|><|open|>call tool="..."<|sep|>'
         '<|open|>argument key="..." type="..."<|sep|>...<|close|>argument<|sep|>...'
@@ -265,7 +252,7 @@ class XtmlReader(BlockReader):
         return at, True
 
     def _end_block(self, at: int) -> tuple[int, bool]:
-        self.ctx.end_block(at)
+        self.ctx.end_block()
         self.over = True
         return at, True
 
@@ -478,14 +465,7 @@ class XtmlReader(BlockReader):
             if kind == "string":
                 call.streaming = self.ctx.args.open_string(key)
                 if call.streaming:
-                    self.ctx.set_plain_text_run(
-                        PlainTextRun(
-                            _PLAIN_VALUE,
-                            (call.pieces,),
-                            pending=_PENDING_VALUE,
-                            verbatim=_VERBATIM_VALUE,
-                        )
-                    )
+                    self.ctx.stream_value(_VALUE_TEXT, raw=(call.pieces,))
         return new, True
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
@@ -535,7 +515,7 @@ class XtmlReader(BlockReader):
         call.pieces = []
         if call.kind == "string":
             if call.streaming:
-                self.ctx.set_plain_text_run(None)
+                self.ctx.stop_value()
                 self.ctx.args.close_string()
                 call.streaming = False
             call.arguments[key] = raw

@@ -36,19 +36,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toolmend.core.engine import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
-from toolmend.jsontext import number_from_text
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import (
@@ -57,6 +48,7 @@ from toolmend.protocols.toolname_tags import (
     find_closer,
 )
 from toolmend.schema_gate import schema_types
+from toolmend.textvalue import NOT_READ, read_as, typed_value
 
 #: Spaces or tabs before a closer on its own line that count as layout (the closer's indent).
 #: Bounds what a streaming string holds back while it cannot tell layout from value.
@@ -78,6 +70,9 @@ _WS = " \t\r\n"
 #: chunk. So whether it is text is decided by characters present: a prefix of a chunk that
 #: matches is value text whatever comes after it.
 _INNER_LINE_BREAK = r"\r?\n[ \t]*(?=[^ \t\r\n<])"
+#: For the fast path, a line break is plain only as an inner one; other layout waits for what
+#: follows it (it may be trimmed before the closer).
+_LINE_BREAKS = Escapes(("\r", "\n"), _INNER_LINE_BREAK)
 
 
 # ------------------------------------------------------------------------- value decoding
@@ -169,33 +164,16 @@ def split_elements(text: str, is_raw: Callable[[str], bool]) -> list[tuple[str, 
 
 
 def _scalar(text: str, types: set[str]) -> Any:
-    """A number, boolean or null written as tag text; the trimmed text when none fits."""
+    """A number, boolean or null written as tag text (an empty tag is null when null is
+    declared); the trimmed text when none fits."""
     s = text.strip(_WS)
-    number = number_from_text(s)
-    if ("integer" in types and isinstance(number, int)) or (
-        "number" in types and number is not None
-    ):
-        return number
-    if "boolean" in types and s.lower() in ("true", "false"):
-        return s.lower() == "true"
-    if "null" in types and s in ("null", ""):
+    if "null" in types and not s:
         return None
-    return s
+    return typed_value(s, frozenset(types))
 
 
 class ValueError_(Exception):
     """A value that cannot be what its schema asks (the message is the call's error)."""
-
-
-def _json_container(text: str, kind: type) -> Any:
-    s = text.strip(_WS)
-    if not s or s[0] not in "[{":
-        return None
-    try:
-        value = json.loads(s)
-    except ValueError:
-        return None
-    return value if isinstance(value, kind) else None
 
 
 def decode_value(raw: str, schema: Any, where: str, depth: int = 0) -> Any:
@@ -249,8 +227,8 @@ def _decode_array(occurrences: list[str], schema: Any, where: str, depth: int) -
                 decode_value(inner, items, f"{where}[{i}]", depth + 1)
                 for i, (_, inner) in enumerate(elements)
             ]
-    listed = _json_container(raw, list)
-    if listed is not None:
+    listed = read_as(raw, "array")
+    if listed is not NOT_READ:
         return list(listed)
     # One element written as the repeated parameter tag, once.
     return [decode_value(raw, items, f"{where}[0]", depth + 1)]
@@ -274,8 +252,8 @@ def _never(_: str) -> bool:
 def _decode_object(raw: str, schema: Any, where: str, depth: int) -> dict[str, Any]:
     elements = split_elements(raw, lambda name: is_raw_string(_property_schema(schema, name)))
     if elements is None:
-        mapping = _json_container(raw, dict)
-        if mapping is None:
+        mapping = read_as(raw, "object")
+        if mapping is NOT_READ:
             raise ValueError_(f"{where}: an object must be written as child tags")
         return dict(mapping)
     grouped: dict[str, list[str]] = {}
@@ -528,12 +506,8 @@ class MorphXmlReader(ToolTagReader):
         if v.streaming and v.mode == _RAW:
             # A whole chunk that is value text as written (no closer can begin in it, no layout
             # newline can end it): the parser's plain-text run streams it directly.
-            plain = plain_text_pattern((v.closer,), exclude="\r\n", allowed=_INNER_LINE_BREAK)
-            pending = pending_pattern((v.closer,), held="\r\n \t")
-            verbatim = verbatim_pattern((v.closer,), exclude="\r\n")
-            self.ctx.set_plain_text_run(
-                PlainTextRun(plain, (v.raw, v.sent), pending=pending, verbatim=verbatim)
-            )
+            text = ValueText((v.closer,), _LINE_BREAKS, trailing=" \t\r\n")
+            self.ctx.stream_value(text, raw=(v.raw, v.sent))
         return pos
 
     def _collect_step(self, v: _Value, buf: str, pos: int, end: int, final: bool) -> int:
@@ -573,7 +547,7 @@ class MorphXmlReader(ToolTagReader):
         v = self.value
         assert v is not None
         if v.streaming:
-            self.ctx.set_plain_text_run(None)
+            self.ctx.stop_value()
         self.value = None
         self.state = _BODY
         raw = "".join(v.raw)

@@ -16,7 +16,7 @@ Parsing, in short:
   Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
   everything else stays text. String parameters stream as argument deltas while written.
 * A `<tool_call>` holding JSON (`{"name": ..., "arguments": ...}`) is read by the Hermes reader.
-* Truncation follows R1–R4 (see `toolmend.core.engine`).
+* Truncation follows R1–R4 (see `toolmend.core.calls`).
 
 It never scans text for markers itself (the engine's `TextScanner` does), never repairs arguments
 (the schema gate does) and never decodes entities or escapes inside a value.
@@ -29,30 +29,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolmend.core.engine import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
-from toolmend.jsontext import (
-    decode_json_object,
-    literal_as_json_data,
-    loads_json_data,
-    number_from_text,
-)
+from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, carried_raw
 from toolmend.protocols.hermes import hermes_reader
 from toolmend.protocols.json_calls import JsonCallsReader
 from toolmend.schema_gate import Policy, declared_types
+from toolmend.textvalue import typed_value
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
@@ -69,17 +57,14 @@ MIN_PARTIAL_CLOSER = 4
 _VALUE_END = re.compile("|".join(map(re.escape, (PARAMETER_END, FUNCTION_END, PARAMETER))))
 _VALUE_END_MARKERS = (PARAMETER_END, FUNCTION_END, PARAMETER)
 _LONGEST_VALUE_END = max(map(len, _VALUE_END_MARKERS))
-#: A whole chunk of a streamed string value that is value text as written: no closer can begin
-#: in it, and no final newline (it may be the template's, trimmed before the closer). The
-#: parser's plain-text run appends such a chunk without calling the reader.
-_PLAIN_VALUE = plain_text_pattern(_VALUE_END_MARKERS, held="\n")
-_PENDING_VALUE = pending_pattern(_VALUE_END_MARKERS, held="\n")
-_VERBATIM_VALUE = verbatim_pattern(_VALUE_END_MARKERS, held="\n")
+#: A value is raw text up to a closer, for the fast path; a final newline is held back (it may
+#: be the template's, trimmed before the closer).
+_VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
 _BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
 _BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
 _JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
 _NOT_SPACE = re.compile(r"\S")
-_JSON_START = frozenset('-0123456789tfn[{"')
+_STRING = frozenset(("string",))
 
 _QUOTES = "\"'"
 
@@ -99,64 +84,6 @@ def trim_value(body: str) -> str:
 def parameter_value(body: str, schema: Any) -> Any:
     """The value of one `<parameter=...>` body, typed by the parameter's JSON schema."""
     return typed_value(trim_value(body), declared_types(schema))
-
-
-def typed_value(text: str, types: frozenset[str] | None) -> Any:
-    """The trimmed text of a value as the declared `types` read it (None: no declared type).
-
-    With types: null (when "null" is declared or the types cannot hold a string), then boolean,
-    integer, number, array/object; the text itself when none of them reads it. A declared string
-    keeps the text as written, even `null`. Without types: a JSON number, boolean, null, array or
-    object is read; anything else (a JSON string literal too) stays the text as written.
-    """
-    if types is None:
-        return _json_non_string(text)
-    if types == _STRING:
-        return text
-    word = text.strip()
-    lowered = word.lower()
-    if lowered == "null" and ("null" in types or "string" not in types):
-        return None
-    if "boolean" in types and lowered in ("true", "false"):
-        return lowered == "true"
-    number = number_from_text(word)
-    if ("integer" in types and isinstance(number, int)) or (
-        "number" in types and number is not None
-    ):
-        return number
-    if "array" in types or "object" in types:
-        container = _container(word)
-        if (isinstance(container, list) and "array" in types) or (
-            isinstance(container, dict) and "object" in types
-        ):
-            return container
-    return text
-
-
-_STRING = frozenset(("string",))
-
-
-def _json_non_string(text: str) -> Any:
-    word = text.strip()
-    if not word or word[0] not in _JSON_START or word[0] == '"':
-        return text
-    try:
-        value = loads_json_data(word)
-    except ValueError:
-        return text
-    return text if isinstance(value, str) else value
-
-
-def _container(word: str) -> Any:
-    """A JSON array/object, or the same written as a Python literal; None when neither."""
-    if not word or word[0] not in "[{":
-        return None
-    for read in (loads_json_data, literal_as_json_data):
-        try:
-            return read(word)
-        except ValueError:
-            pass
-    return None
 
 
 def _unquoted(name: str) -> str | None:
@@ -314,7 +241,7 @@ class Qwen3CoderReader(BlockReader):
 
     def _finish_block(self, at: int) -> None:
         self.state = _DONE
-        self.ctx.end_block(at)
+        self.ctx.end_block()
         self._stop = at
 
     def _revert(self, consumed: str, rescan: bool, at: int) -> None:
@@ -471,14 +398,7 @@ class Qwen3CoderReader(BlockReader):
             if buf[pos] == "\n":
                 pos += 1
             if self.streaming:
-                self.ctx.set_plain_text_run(
-                    PlainTextRun(
-                        _PLAIN_VALUE,
-                        (self.pieces,),
-                        pending=_PENDING_VALUE,
-                        verbatim=_VERBATIM_VALUE,
-                    )
-                )
+                self.ctx.stream_value(_VALUE_TEXT, raw=(self.pieces,))
         m = _VALUE_END.search(buf, pos, end)
         if m is None:
             if final:
@@ -521,7 +441,7 @@ class Qwen3CoderReader(BlockReader):
         value = typed_value("".join(self.pieces), self.types)
         self.pieces = []
         if self.streaming:
-            self.ctx.set_plain_text_run(None)
+            self.ctx.stop_value()
             self.ctx.args.close_string()
             self.streaming = False
         key = self.key

@@ -18,7 +18,7 @@ import re
 from abc import abstractmethod
 from collections.abc import Sequence
 
-from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol
 
@@ -129,7 +129,7 @@ class ToolTagReader(BlockReader):
         """The closer ends at `buf[at]`: end the call and the block there."""
         if self.begin():
             self.ctx.end_call(arguments, at=at, error=error)
-            self.ctx.end_block(at)
+            self.ctx.end_block()
         else:
             self.ctx.revert("".join(self.consumed), rescan=False)
         return at
@@ -146,7 +146,7 @@ class ToolTagReader(BlockReader):
                 self.ctx.revert("".join(self.consumed), rescan=False)
                 return pos
             self.ctx.end_call({}, at=pos)
-            self.ctx.end_block(pos)
+            self.ctx.end_block()
             return pos
         return self.body_step(buf, pos, end, final)
 

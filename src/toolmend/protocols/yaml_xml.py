@@ -25,17 +25,9 @@ from typing import Any
 
 import yaml
 
-from toolmend.core.engine import (
-    MAX_TAG_LENGTH,
-    BlockContext,
-    BlockReader,
-    EofVerdict,
-    PlainTextRun,
-    pending_pattern,
-    plain_text_pattern,
-    verbatim_pattern,
-)
+from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import skip_blanks
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import carried_raw, declare_tools
@@ -241,14 +233,7 @@ class YamlXmlReader(ToolTagReader):
         if self.begin():
             # Body text before the closer is kept without calling this reader (nothing streams:
             # the argument stream ignores it).
-            stops = (self.closer,)
-            run = PlainTextRun(
-                plain_text_pattern(stops),
-                (self.body,),
-                pending=pending_pattern(stops),
-                verbatim=verbatim_pattern(stops),
-            )
-            self.ctx.set_plain_text_run(run)
+            self.ctx.stream_value(ValueText((self.closer,)), raw=(self.body,))
         return pos
 
     def body_verdict(self) -> EofVerdict:

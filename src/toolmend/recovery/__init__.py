@@ -5,7 +5,8 @@ turns such text back into real `tool_calls` (through the stream parsers of the m
 formats), gives native calls the same care (name resolution, schema gate, split of glued JSON),
 and keeps every field it does not own as it came. Public: `recover_stream`, `arecover_stream`,
 `recover_response`, and `StreamRecovery`, the sans-IO core they share (`feed(chunk)`,
-`end(how)`), for callers that own their loop.
+`end(how)`), for callers that own their loop. `textmode` holds text mode's request side (tools
+and tool history written in a protocol), shared by the proxy and the adapters.
 """
 
 from toolmend.recovery.choice import Terminal

@@ -185,11 +185,14 @@ class ChoiceRecovery:
             elif piece.kind == "diagnostic" and piece.event is not None:
                 self._report(from_parser(piece.event))
             elif piece.kind == "thinking":
+                kimi = piece.protocol == "kimi-xtml"
                 self._report(
                     diagnostic(
-                        codes.KIMI_THINKING_RECOVERY,
+                        codes.KIMI_THINKING_RECOVERY if kimi else codes.REASONING_IN_CONTENT,
                         protocol=piece.protocol,
-                        message="a think channel in the visible text was moved to reasoning",
+                        message="a think channel in the visible text was moved to reasoning"
+                        if kimi
+                        else "reasoning in the visible text was moved to reasoning",
                     )
                 )
 

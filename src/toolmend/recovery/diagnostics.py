@@ -34,6 +34,8 @@ DUAL_PROTOCOL = "xml_native_dual"
 DUAL_PROTOCOL_DUPLICATE = "dual_protocol_duplicate"
 #: Text of a Kimi `think` channel written into the visible text was moved to reasoning.
 KIMI_THINKING_RECOVERY = "kimi_xtml_thinking_recovery"
+#: A reasoning span written into the visible text (`<think>…</think>`) was moved to reasoning.
+REASONING_IN_CONTENT = "reasoning_in_content"
 #: The stream ended by an error or was aborted while calls were still open.
 CALL_CUT_OFF = "call_cut_off"
 #: Native tool-call fragments arrived in an order no call can be read from.

@@ -291,10 +291,11 @@ class RecoveredStream(Iterator[dict[str, Any]]):
     def _drive(self, source: Iterator[Mapping[str, Any]]) -> Generator[dict[str, Any], None, None]:
         self._started = True
         recovery = self._recovery
+        feed = recovery.feed
         ended = False
         try:
             for chunk in source:
-                out = recovery.feed(chunk)
+                out = feed(chunk)
                 if len(out) == 1:
                     yield out[0]
                 else:

@@ -2,11 +2,14 @@
 
 Owns the chain of parsers for one choice (each protocol's parser reads the visible text the one
 before it left, so `["kimi-xtml", "kimi-k2"]` reads both formats), and turns their events into
-`Piece`s in source order: visible text, reasoning, finished calls and parser diagnostics. It also
-owns Kimi's thinking-channel recovery: text between a stripped `<|open|>think` and
-`<|close|>think` marker is reasoning, not text, and a call read inside it is never executable.
-Stray channel markers are stripped silently (the parser's own marker grammar decides what a
-marker is). Code spans and fences are masked by the parsers themselves.
+`Piece`s in source order: visible text, reasoning, finished calls and parser diagnostics.
+Reasoning the model wrote into `delta.content` (`<think>…</think>`, Kimi's think channel, a
+format's own reasoning span: the parsers keep it apart as `ReasoningDelta`s) becomes reasoning,
+as agents expect of a reasoning model (`reasoning_content` on the chunk), never visible text.
+A call written inside it is never executable; it is still reported, as a rejected call, by a
+second parser that reads only the reasoning (so logs show what the model tried). Stray channel
+markers are stripped silently (the parser's own marker grammar decides what a marker is). Code
+spans and fences are masked by the parsers themselves.
 
 Never: sees `reasoning_content`, native tool calls or the request's history; builds wire
 chunks; decides whether a call is emitted (the stream does, at the choice's end).
@@ -19,14 +22,20 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from toolmend.api import stream_parser
-from toolmend.events import Diagnostic, Event, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from toolmend.events import (
+    Diagnostic,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from toolmend.model import Tool, ToolCall
 from toolmend.recovery.diagnostics import XTML_MARKER_STRIPPED
 
 #: The parser's code for the markup a stripped marker consumed (follows the marker's record).
 MARKUP_STRIPPED = "markup_stripped"
-#: The Kimi channel whose text is reasoning.
-THINK_CHANNEL = "think"
 
 PieceKind = Literal["text", "reasoning", "call", "diagnostic", "thinking"]
 
@@ -35,8 +44,9 @@ PieceKind = Literal["text", "reasoning", "call", "diagnostic", "thinking"]
 class Piece:
     """One thing the leg read, in source order.
 
-    `text` for "text"/"reasoning"; `call` for "call" (`in_reasoning` when read inside a think
-    channel); `event` for "diagnostic"; "thinking" marks the start of a recovered think channel.
+    `text` for "text"/"reasoning"; `call` for "call" (`in_reasoning` when read inside
+    reasoning); `event` for "diagnostic"; "thinking" marks the start of a reasoning span found
+    in the text.
     """
 
     kind: PieceKind
@@ -56,14 +66,17 @@ class EventParser(Protocol):
 
 
 class _Stage:
-    """One parser of the chain and the think-channel state read from its diagnostics."""
+    """One parser of the chain, whether it is inside a reasoning span, and the parser that
+    reads that span's text only to report the calls written there."""
 
-    __slots__ = ("in_think", "parser", "protocol", "swallow_strip")
+    __slots__ = ("in_think", "parser", "protocol", "reasoning_reader", "swallow_strip", "tools")
 
-    def __init__(self, protocol: str, parser: EventParser) -> None:
+    def __init__(self, protocol: str, parser: EventParser, tools: list[Tool] | None) -> None:
         self.protocol = protocol
         self.parser = parser
+        self.tools = tools
         self.in_think = False
+        self.reasoning_reader: EventParser | None = None
         self.swallow_strip = False
 
 
@@ -80,7 +93,7 @@ class TextLeg:
     __slots__ = ("_batch", "_batched", "_in_call", "_single", "_stages", "finished")
 
     def __init__(self, protocols: Sequence[str], tools: list[Tool] | None) -> None:
-        self._stages = [_Stage(p, stream_parser(p, tools)) for p in protocols]
+        self._stages = [_Stage(p, stream_parser(p, tools), tools) for p in protocols]
         self._single = self._stages[0] if len(self._stages) == 1 else None
         self._in_call = False  # the single parser is inside a call (started, not ended)
         self._batch: list[str] = []
@@ -136,6 +149,7 @@ class TextLeg:
         self.finished = True
         for i, stage in enumerate(self._stages):
             self._route(i, stage.parser.finish(), out)
+            self._end_reasoning(stage, out)
         return out
 
     def _run(self, i: int, text: str, out: list[Piece]) -> None:
@@ -149,29 +163,44 @@ class TextLeg:
         stage = self._stages[i]
         for event in events:
             if isinstance(event, TextDelta):
-                if stage.in_think:
-                    out.append(Piece("reasoning", stage.protocol, event.text))
-                else:
-                    self._run(i + 1, event.text, out)
+                self._run(i + 1, event.text, out)
+            elif isinstance(event, ReasoningDelta):
+                self._reasoning(stage, event, out)
             elif isinstance(event, ToolCallStart):
                 self._in_call = stage is self._single
             elif isinstance(event, ToolCallEnd):
                 self._in_call = False
-                out.append(
-                    Piece("call", stage.protocol, call=event.call, in_reasoning=stage.in_think)
-                )
+                out.append(Piece("call", stage.protocol, call=event.call))
             elif isinstance(event, Diagnostic):
                 self._diagnostic(stage, event, out)
 
+    def _reasoning(self, stage: _Stage, event: ReasoningDelta, out: list[Piece]) -> None:
+        """Reasoning text, or a span's marker (markup only): opens or closes the span."""
+        if event.text:
+            out.append(Piece("reasoning", stage.protocol, event.text))
+            if stage.reasoning_reader is not None:
+                self._reasoning_calls(stage, stage.reasoning_reader.feed(event.text), out)
+        elif not stage.in_think:
+            stage.in_think = True
+            stage.reasoning_reader = stream_parser(stage.protocol, stage.tools)
+            out.append(Piece("thinking", stage.protocol))
+        else:
+            self._end_reasoning(stage, out)
+
+    def _end_reasoning(self, stage: _Stage, out: list[Piece]) -> None:
+        stage.in_think = False
+        reader, stage.reasoning_reader = stage.reasoning_reader, None
+        if reader is not None:
+            self._reasoning_calls(stage, reader.finish(), out)
+
+    def _reasoning_calls(self, stage: _Stage, events: list[Event], out: list[Piece]) -> None:
+        for event in events:
+            if isinstance(event, ToolCallEnd):
+                out.append(Piece("call", stage.protocol, call=event.call, in_reasoning=True))
+
     def _diagnostic(self, stage: _Stage, event: Diagnostic, out: list[Piece]) -> None:
         if event.code == XTML_MARKER_STRIPPED:
-            # Stray markers are stripped silently; only a think channel's start is reported.
-            stage.swallow_strip = True
-            if event.metadata.get("channel") == THINK_CHANNEL:
-                opened = event.metadata.get("kind") == "open"
-                if opened and not stage.in_think:
-                    out.append(Piece("thinking", event.protocol or stage.protocol))
-                stage.in_think = opened
+            stage.swallow_strip = True  # stray markers are stripped silently
             return
         if event.code == MARKUP_STRIPPED and stage.swallow_strip:
             stage.swallow_strip = False

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from toolmend.model import Tool, ToolmendError, coerce_tools
+from toolmend.recovery.textmode import RequestError, required_tool, text_request
 from toolmend.server import metrics, wirejson
 from toolmend.server.access import authenticate, forwards_client_authorization
 from toolmend.server.answer import ChunkWriter, Outcome, completion_as_chunk, fold_chunks
@@ -29,7 +30,7 @@ from toolmend.server.guarding import CallGate, GuidanceCounts, guard_request, op
 from toolmend.server.native_mode import NativeAnswer
 from toolmend.server.requestlog import RequestLog, RequestRecord
 from toolmend.server.sse import DONE, encode_data
-from toolmend.server.text_mode import RequestError, TextAnswer, required_tool, text_request
+from toolmend.server.text_mode import TextAnswer
 from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
 
 ENDPOINT = "/v1/chat/completions"
@@ -365,6 +366,13 @@ async def _serve(request: Request, state: ServerState, record: RequestRecord) ->
     upstream = config.upstream(rule.upstream)
     record.model, record.upstream, record.mode = model, upstream.name, rule.mode
     record.stream = bool(body.get("stream"))
+    if upstream.api != "chat":
+        raise Problem(
+            400,
+            "invalid_request_error",
+            f"model {model!r} is served by upstream {upstream.name!r}, which speaks the "
+            f"{upstream.api} API; {ENDPOINT} is served by chat upstreams",
+        )
     if config.log_content:
         record.content = {"request": body}
     if size > rule.limits.max_request_bytes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import ipaddress
+import json
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,10 @@ DEFAULT_UPSTREAM_URL = "http://127.0.0.1:11434/v1"
 DEFAULT_UPSTREAM_NAME = "default"
 
 Mode = Literal["native", "text"]
+#: The API an upstream speaks: chat/completions (front-ends translate to it), Anthropic
+#: Messages or OpenAI Responses (the front-end of the same API forwards to it natively).
+UpstreamApi = Literal["chat", "anthropic", "responses"]
+UPSTREAM_APIS: tuple[UpstreamApi, ...] = ("chat", "anthropic", "responses")
 
 #: The environment variables read by `resolve_config`, each overriding the file's value.
 ENV_CONFIG = "TOOLMEND_CONFIG"
@@ -38,6 +43,10 @@ ENV_UPSTREAM_API_KEY = "TOOLMEND_UPSTREAM_API_KEY"
 ENV_API_KEYS = "TOOLMEND_API_KEYS"
 ENV_LOG_FILE = "TOOLMEND_LOG_FILE"
 ENV_LOG_CONTENT = "TOOLMEND_LOG_CONTENT"
+#: `{"<model glob>": "/path/tokenizer.json"}` as JSON: count_tokens' real tokenizers.
+ENV_TOKENIZERS = "TOOLMEND_TOKENIZERS"
+#: Where `/v1/responses` keeps conversations: `sqlite:///path` or `redis://host:port/db`.
+ENV_RESPONSE_STORE = "TOOLMEND_RESPONSE_STORE"
 #: Where `prometheus_client` keeps every worker's values (read when it is first imported).
 ENV_METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -75,11 +84,17 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class Upstream:
-    """One OpenAI-compatible model server. `api_key` replaces the client's Authorization."""
+    """One model server. `api_key` replaces the client's credentials.
+
+    `api` is the API it speaks at `url`: `chat` (`/chat/completions`, every endpoint serves
+    from it), `anthropic` (`/messages`, only `/v1/messages` forwards to it) or `responses`
+    (`/responses`, only `/v1/responses` forwards to it).
+    """
 
     name: str
     url: str
     api_key: str | None = field(default=None, repr=False)
+    api: UpstreamApi = "chat"
 
 
 DEFAULT_UPSTREAMS = (Upstream(DEFAULT_UPSTREAM_NAME, DEFAULT_UPSTREAM_URL),)
@@ -135,6 +150,10 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     log_file: str | None = None
     log_content: bool = False
+    #: Model globs to Hugging Face `tokenizer.json` files, for count_tokens (else the estimate).
+    tokenizers: Mapping[str, str] = field(default_factory=dict)
+    #: The `/v1/responses` store URL (None: an SQLite file in the user's cache).
+    response_store: str | None = None
     source: str = "defaults"
 
     def upstream(self, name: str | None) -> Upstream:
@@ -207,6 +226,18 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "url": {"type": "string", "pattern": r"^https?://[^\s/]+(/\S*)?$"},
                     "api_key": _SECRET,
                     "api_key_env": {"type": "string", "minLength": 1},
+                    "api": {"enum": list(UPSTREAM_APIS)},
+                },
+            },
+        },
+        "frontends": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "response_store": {"type": "string", "pattern": r"^(sqlite|redis|rediss)://"},
+                "tokenizers": {
+                    "type": "object",
+                    "additionalProperties": {"type": "string", "minLength": 1},
                 },
             },
         },
@@ -307,6 +338,7 @@ def build_config(data: Mapping[str, Any], source: str) -> ServerConfig:
     validate_document(data, source)
     server = data.get("server", {})
     logging = data.get("logging", {})
+    frontends = data.get("frontends", {})
     limits = _limits(data.get("limits"), Limits())
     upstreams = (
         tuple(
@@ -314,6 +346,7 @@ def build_config(data: Mapping[str, Any], source: str) -> ServerConfig:
                 entry["name"],
                 entry["url"].rstrip("/"),
                 _secret(entry, "api_key", "api_key_env", f"{source}: upstreams[{i}]"),
+                entry.get("api", "chat"),
             )
             for i, entry in enumerate(data.get("upstreams", ()))
         )
@@ -327,6 +360,12 @@ def build_config(data: Mapping[str, Any], source: str) -> ServerConfig:
         where = f"{source}: models[{i}]"
         if "upstream" in entry and entry["upstream"] not in names:
             raise ConfigError(f"{where}.upstream: no upstream named {entry['upstream']!r}")
+        target = upstreams[names.index(entry.get("upstream", names[0]))]
+        if target.api != "chat" and entry.get("mode") == "text":
+            raise ConfigError(
+                f"{where}.mode: text mode renders tools into a chat prompt, but the upstream "
+                f"{target.name!r} speaks the {target.api} API (use native mode)"
+            )
         protocol = entry.get("protocol")
         if protocol is not None:
             protocol = _protocol_id(protocol, f"{where}.protocol")
@@ -365,6 +404,8 @@ def build_config(data: Mapping[str, Any], source: str) -> ServerConfig:
         limits=limits,
         log_file=logging.get("file"),
         log_content=logging.get("content", False),
+        tokenizers=dict(frontends.get("tokenizers", {})),
+        response_store=frontends.get("response_store"),
         source=source,
     )
 
@@ -405,11 +446,22 @@ def _env_int(env: Mapping[str, str], name: str) -> int | None:
         raise ConfigError(f"environment {name}: not a whole number: {value!r}") from None
 
 
+def _env_tokenizers(env: Mapping[str, str]) -> dict[str, str]:
+    raw = env[ENV_TOKENIZERS]
+    try:
+        files = json.loads(raw)
+    except ValueError as exc:
+        raise ConfigError(f"environment {ENV_TOKENIZERS}: not a JSON object: {exc}") from None
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise ConfigError(f"environment {ENV_TOKENIZERS}: must map model globs to tokenizer files")
+    return files
+
+
 def _override_upstream(config: ServerConfig, url: str, api_key: str | None) -> ServerConfig:
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"--upstream: not an http(s) URL: {url!r}")
     first = config.upstreams[0]
-    moved = Upstream(first.name, url.rstrip("/"), api_key or first.api_key)
+    moved = replace(first, url=url.rstrip("/"), api_key=api_key or first.api_key)
     return replace(config, upstreams=(moved, *config.upstreams[1:]))
 
 
@@ -430,6 +482,7 @@ def resolve_config(flags: Overrides, env: Mapping[str, str] | None = None) -> Se
         if key.strip()
     )
     log_content_env = env.get(ENV_LOG_CONTENT, "").lower() in {"1", "true", "yes"}
+    tokenizers = _env_tokenizers(env) if env.get(ENV_TOKENIZERS) else config.tokenizers
     config = replace(
         config,
         host=flags.host or env.get(ENV_HOST) or config.host,
@@ -439,6 +492,8 @@ def resolve_config(flags: Overrides, env: Mapping[str, str] | None = None) -> Se
         keys=config.keys + env_keys,
         log_file=flags.log_file or env.get(ENV_LOG_FILE) or config.log_file,
         log_content=bool(flags.log_content) or log_content_env or config.log_content,
+        tokenizers=tokenizers,
+        response_store=env.get(ENV_RESPONSE_STORE) or config.response_store,
     )
     if config.workers < 1:
         raise ConfigError(f"workers must be at least 1, got {config.workers}")

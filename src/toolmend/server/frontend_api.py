@@ -3,11 +3,14 @@
 This module owns the HTTP side of the two front-ends: each request's body is translated to a
 chat/completions request (`frontends.messages`, `frontends.responses`) and then takes the chat
 endpoint's own path, with the same rule, upstream, guard over the history, recovery, argument
-repair and self-correction (`ChatPipeline`); the client chunks that path yields are written in
-the front-end's grammar (`frontends.messages_stream`, `frontends.responses_stream`), with a
-keep-alive while the upstream is silent. Errors come in the front-end's own error shape.
-Conversations for `previous_response_id` are kept in the response store named by
-`TOOLMEND_RESPONSE_STORE` (default: an SQLite file in the user's cache). It keeps nothing
+repair and self-correction (`ChatPipeline`); when the rule's upstream speaks the front-end's
+own API (`api = "anthropic"` or `"responses"`), the client's body is forwarded instead, its
+history guarded, and the upstream's events go through the same pipeline (`frontends.forwarding`).
+The client chunks that path yields are written in the front-end's grammar
+(`frontends.messages_stream`, `frontends.responses_stream`), with a keep-alive while the
+upstream is silent. Errors come in the front-end's own error shape.
+Conversations for `previous_response_id` are kept in the configured response store
+(`[frontends] response_store`, default: an SQLite file in the user's cache). It keeps nothing
 between requests except what it stores there.
 """
 
@@ -16,16 +19,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from toolmend.model import ToolmendError
 from toolmend.server.access import authenticate, forwards_client_authorization
 from toolmend.server.chat import (
     ChatPipeline,
@@ -40,7 +43,15 @@ from toolmend.server.chat import (
     read_body,
     upstream_problem,
 )
+from toolmend.server.config import ModelRule, ServerConfig, Upstream, UpstreamApi
+from toolmend.server.frontends.anthropic_upstream import (
+    AnthropicUpstream,
+    anthropic_headers,
+    declared_tools,
+    without_unsigned_thinking,
+)
 from toolmend.server.frontends.chat_request import ChatRequest
+from toolmend.server.frontends.forwarding import ForwardingPipeline
 from toolmend.server.frontends.messages import MessagesRequestError, translate_request
 from toolmend.server.frontends.messages_stream import MessagesStream, message_from_chunks
 from toolmend.server.frontends.response_store import ResponseStore, open_store
@@ -50,6 +61,7 @@ from toolmend.server.frontends.responses import (
 )
 from toolmend.server.frontends.responses import translate_request as translate_responses
 from toolmend.server.frontends.responses_stream import ResponsesStream, response_from_chunks
+from toolmend.server.frontends.responses_upstream import ResponsesUpstream, guided_items
 from toolmend.server.frontends.sse import sse_frame
 from toolmend.server.frontends.tokens import (
     Tokenizer,
@@ -63,8 +75,7 @@ from toolmend.server.upstream import UpstreamError, upstream_headers
 #: Seconds of upstream silence before a keep-alive goes to the client (Claude Code and Codex
 #: both drop a stream that stays quiet for long; a slow prefill is normal for large prompts).
 KEEPALIVE_SECONDS = 10.0
-#: Where `previous_response_id` conversations are kept: `sqlite:///path` or `redis://…`.
-STORE_ENV = "TOOLMEND_RESPONSE_STORE"
+#: Where `previous_response_id` conversations are kept when no store is configured.
 DEFAULT_STORE = Path("~/.cache/toolmend/responses.sqlite3")
 #: Anthropic's error type for each HTTP status (the SDK raises by status; agents show the type).
 _ANTHROPIC_ERROR_TYPES = {
@@ -90,17 +101,48 @@ def _without_result_flags(messages: list[dict[str, Any]]) -> list[dict[str, Any]
     ]
 
 
+class Forward(Protocol):
+    """Builds the pipeline over an upstream of the front-end's own API (no translation)."""
+
+    def __call__(
+        self,
+        request: Request,
+        state: ServerState,
+        record: RequestRecord,
+        body: dict[str, Any],
+        translated: ChatRequest,
+        rule: ModelRule,
+        upstream: Upstream,
+    ) -> ChatPipeline: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Endpoint:
+    """A front-end: its path, the upstream API it forwards to natively, and both builders."""
+
+    path: str
+    native_api: UpstreamApi
+    translate: Translate
+    forward: Forward
+
+
 async def _open(
-    request: Request, state: ServerState, record: RequestRecord, translate: Translate
+    request: Request, state: ServerState, record: RequestRecord, endpoint: _Endpoint
 ) -> tuple[ChatPipeline, AsyncIterator[dict[str, Any]], ChatRequest, dict[str, Any]]:
-    """The chat endpoint's path for a translated body: rule, guard, upstream opened."""
+    """The chat endpoint's path for a front-end body: rule, guard, upstream opened.
+
+    A chat upstream gets the translated body; an upstream of the front-end's own API gets the
+    client's body forwarded (`endpoint.forward`); any other upstream is a 400 naming it.
+    """
     config = state.config
     if config.keys and authenticate(config.keys, request.headers) is None:
         raise Problem(401, "authentication_error", "missing or unknown API key")
     body, size = await read_body(request, config.limits.max_request_bytes)
     model = body.get("model")
     try:
-        translated = translate(body, config.resolve_alias(model if isinstance(model, str) else ""))
+        translated = endpoint.translate(
+            body, config.resolve_alias(model if isinstance(model, str) else "")
+        )
     except (MessagesRequestError, ResponsesRequestError) as exc:
         raise Problem(400, "invalid_request_error", str(exc)) from None
     chat = translated.body
@@ -109,22 +151,51 @@ async def _open(
     upstream = config.upstream(rule.upstream)
     record.model, record.upstream, record.mode = str(chat["model"]), upstream.name, rule.mode
     record.stream = bool(chat.get("stream"))
-    record.diagnostics.update(d.code for d in translated.diagnostics)
     if config.log_content:
         record.content = {"request": body}
     if size > rule.limits.max_request_bytes:
         limit = rule.limits.max_request_bytes
         raise Problem(413, "request_too_large", f"request body is larger than {limit} bytes")
+    if upstream.api == endpoint.native_api:
+        pipeline = endpoint.forward(request, state, record, body, translated, rule, upstream)
+    elif upstream.api == "chat":
+        pipeline = _translated_pipeline(request, state, record, chat, rule, upstream)
+    else:
+        raise Problem(
+            400,
+            "invalid_request_error",
+            f"model {record.model!r} is served by upstream {upstream.name!r}, which speaks the "
+            f"{upstream.api} API; {endpoint.path} is served by chat or {endpoint.native_api} "
+            "upstreams",
+        )
+    record.diagnostics.update(d.code for d in translated.diagnostics)
+    source = await open_upstream(pipeline, record, pipeline.history)
+    return pipeline, source, translated, body
+
+
+def _translated_pipeline(
+    request: Request,
+    state: ServerState,
+    record: RequestRecord,
+    chat: dict[str, Any],
+    rule: ModelRule,
+    upstream: Upstream,
+) -> ChatPipeline:
     tools = parse_tools(chat)
     history = _without_result_flags(guarded_history(rule, chat["messages"], tools, record))
     chat["messages"] = _without_result_flags(chat["messages"])
+    headers = upstream_headers(
+        upstream, _client_authorization(request), forwards_client_authorization(state.config.keys)
+    )
+    return ChatPipeline(state, record, chat, rule, upstream, tools, history, headers)
+
+
+def _client_authorization(request: Request) -> str | None:
+    """The client's credentials as a bearer token (Anthropic clients send `x-api-key`)."""
     authorization = request.headers.get("authorization")
     if authorization is None and request.headers.get("x-api-key"):
         authorization = f"Bearer {request.headers['x-api-key']}"
-    headers = upstream_headers(upstream, authorization, forwards_client_authorization(config.keys))
-    pipeline = ChatPipeline(state, record, chat, rule, upstream, tools, history, headers)
-    source = await open_upstream(pipeline, record, history)
-    return pipeline, source, translated, body
+    return authorization
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,8 +341,37 @@ def _translate_messages(body: dict[str, Any], upstream_model: str) -> ChatReques
     return translate_request(body, upstream_model=upstream_model or None)
 
 
+def _forward_messages(
+    request: Request,
+    state: ServerState,
+    record: RequestRecord,
+    body: dict[str, Any],
+    translated: ChatRequest,
+    rule: ModelRule,
+    upstream: Upstream,
+) -> ChatPipeline:
+    """The pipeline over an Anthropic upstream: the client's body, its history guarded."""
+    try:
+        tools = declared_tools(body)
+    except ToolmendError as exc:
+        raise Problem(400, "invalid_request_error", f"invalid tools: {exc}") from None
+    turns = [turn for turn in body["messages"] if isinstance(turn, dict)]
+    history = without_unsigned_thinking(guarded_history(rule, turns, tools, record), translated)
+    model = state.config.resolve_alias(str(body["model"]))
+    headers = anthropic_headers(
+        upstream.api_key, request.headers, forwards_client_authorization(state.config.keys)
+    )
+    api = AnthropicUpstream(body, history, model, upstream.name)
+    return ForwardingPipeline(
+        state, record, translated.body, rule, upstream, tools, history, headers, api
+    )
+
+
+_MESSAGES = _Endpoint("/v1/messages", "anthropic", _translate_messages, _forward_messages)
+
+
 async def _serve_messages(request: Request, state: ServerState, record: RequestRecord) -> Response:
-    pipeline, source, translated, body = await _open(request, state, record, _translate_messages)
+    pipeline, source, translated, body = await _open(request, state, record, _MESSAGES)
     model = str(body["model"])
     input_tokens = _input_tokens(request, translated.body)
     if pipeline.stream:
@@ -321,11 +421,11 @@ async def count_tokens_endpoint(request: Request) -> Response:
 # -- /v1/responses -----------------------------------------------------------------------------
 
 
-def tokenizer_for(state: Any, model: str) -> Tokenizer | None:
-    """The real tokenizer configured for `model` (`TOOLMEND_TOKENIZERS`), else None."""
+def tokenizer_for(state: Any, config: ServerConfig, model: str) -> Tokenizer | None:
+    """The real tokenizer configured for `model` (`[frontends] tokenizers`), else None."""
     table: TokenizerTable | None = getattr(state, "tokenizers", None)
     if table is None:
-        table = state.tokenizers = TokenizerTable.from_environment()
+        table = state.tokenizers = TokenizerTable(config.tokenizers)
     return table.for_model(model)
 
 
@@ -333,23 +433,53 @@ def _input_tokens(request: Request, chat: dict[str, Any]) -> int:
     state: ServerState = request.app.state.toolmend
     model = state.config.resolve_alias(str(chat.get("model", "")))
     try:
-        tokenizer = tokenizer_for(request.app.state, model)
+        tokenizer = tokenizer_for(request.app.state, state.config, model)
     except TokenizerError as exc:
         raise Problem(500, "server_error", str(exc)) from None
     return count_chat_tokens(chat, tokenizer)
 
 
-def response_store(state: Any) -> ResponseStore:
-    """This worker's response store, opened on first use from `TOOLMEND_RESPONSE_STORE`."""
+def response_store(state: Any, config: ServerConfig) -> ResponseStore:
+    """This worker's response store, opened on first use from `[frontends] response_store`."""
     store: ResponseStore | None = getattr(state, "response_store", None)
     if store is None:
-        url = os.environ.get(STORE_ENV) or f"sqlite://{DEFAULT_STORE.expanduser()}"
+        url = config.response_store or f"sqlite://{DEFAULT_STORE.expanduser()}"
         store = state.response_store = open_store(url)
     return store
 
 
+def _forward_responses(
+    request: Request,
+    state: ServerState,
+    record: RequestRecord,
+    body: dict[str, Any],
+    translated: ChatRequest,
+    rule: ModelRule,
+    upstream: Upstream,
+) -> ChatPipeline:
+    """The pipeline over a Responses upstream: the whole conversation, its results guarded."""
+    assert isinstance(translated, ResponsesChatRequest)
+    chat = translated.body
+    tools = [  # under the client's names, which the upstream sees
+        {**tool, "function": {**function, "name": translated.names.to_client(function["name"])}}
+        for tool in chat.get("tools") or ()
+        if isinstance(function := tool["function"], dict)
+    ]
+    declared = parse_tools({"tools": tools}) if tools else None
+    guarded = guarded_history(rule, chat["messages"], declared, record)
+    items = guided_items(translated.items, chat["messages"], guarded)
+    history = _without_result_flags(guarded)
+    model = state.config.resolve_alias(str(body["model"]))
+    headers = upstream_headers(
+        upstream, _client_authorization(request), forwards_client_authorization(state.config.keys)
+    )
+    api = ResponsesUpstream(body, items, len(history), model, upstream.name)
+    return ForwardingPipeline(state, record, chat, rule, upstream, declared, history, headers, api)
+
+
 async def _serve_responses(request: Request, state: ServerState, record: RequestRecord) -> Response:
-    store = response_store(request.app.state)
+    config = state.config
+    store = response_store(request.app.state, config)
 
     def translate(body: dict[str, Any], upstream_model: str) -> ChatRequest:
         previous: list[dict[str, Any]] = []
@@ -359,11 +489,15 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
             if found is None:
                 raise ResponsesRequestError(f"previous response {previous_id!r} was not found")
             previous = found
+        if config.upstream(config.rule_for(str(body.get("model"))).upstream).api == "responses":
+            # The upstream runs hosted tools itself: a forced one is its business, not a 400.
+            body = {k: v for k, v in body.items() if k != "tool_choice"}
         return translate_responses(
             body, previous_items=previous, upstream_model=upstream_model or None
         )
 
-    pipeline, source, translated, body = await _open(request, state, record, translate)
+    endpoint = _Endpoint("/v1/responses", "responses", translate, _forward_responses)
+    pipeline, source, translated, body = await _open(request, state, record, endpoint)
     assert isinstance(translated, ResponsesChatRequest)
     model = str(body["model"])
     input_tokens = _input_tokens(request, translated.body)

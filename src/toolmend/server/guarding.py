@@ -3,15 +3,14 @@
 This module owns two uses of `toolmend.guard_history`, the one guard engine: `guard_request`
 rewrites a request's history (failing tool results become WHAT/WHY/NEXT guidance, repeats meet
 the loop breaker) and counts the guidance the latest results carry; `CallGate` decides whether a
-call the model just made may go to the agent, by replaying the history with that call appended,
-so a blocked preflight (a `cwd` object, a duplicate) and an unusable call get exactly the
-guidance the agent would get on its next request. It keeps no state between requests and never
-parses model output.
+call the model just made may go to the agent, by replaying the history with that call appended
+(`toolmend.guard.answers`, whose answers the in-process adapters give too), so a blocked
+preflight (a `cwd` object, a duplicate) and an unusable call get exactly the guidance the agent
+would get on its next request. It keeps no state between requests and never parses model output.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolmend.guard import guard_history
-from toolmend.guard.history import GUIDANCE_PREFIX
+from toolmend.guard.answers import blocking_guidance, rejected_guidance
 from toolmend.guard.patterns import Category
 from toolmend.model import Tool, ToolCall
 
@@ -99,16 +98,12 @@ class CallGate:
         problem = None if call.executable else (call.error or "the tool call is incomplete")
         if not self._guard:
             return Verdict(True) if problem is None else Verdict(False, problem)
-        replay = [
-            *self._history,
-            {"role": "assistant", "content": None, "tool_calls": [openai_call(call)]},
-            {"role": "tool", "tool_call_id": call.id, "content": problem or ""},
-        ]
-        result = guard_history(replay, self._tools)[-1].get("content")
-        text = result if isinstance(result, str) else ""
-        if problem is None and not text.startswith(GUIDANCE_PREFIX):
-            return Verdict(True)  # no guidance, or only a protocol note beside a good call
-        return Verdict(False, text or problem or "")
+        entry = openai_call(call)
+        if problem is None:
+            blocked = blocking_guidance(self._history, entry, self._tools)
+            return Verdict(True) if blocked is None else Verdict(False, blocked)
+        stated = None if call.incomplete else problem  # a cut-off call is answered as one
+        return Verdict(False, rejected_guidance(self._history, entry, self._tools, stated))
 
 
 def unknown_tool_call(call_id: str, name: str) -> ToolCall:
@@ -116,16 +111,3 @@ def unknown_tool_call(call_id: str, name: str) -> ToolCall:
     return ToolCall(
         id=call_id, name=name, arguments={}, incomplete=True, error=f"unknown tool: {name}"
     )
-
-
-def arguments_of(call: Mapping[str, Any]) -> dict[str, Any]:
-    """The arguments of an OpenAI `tool_calls` entry as a dict (an unreadable string: empty)."""
-    function = call.get("function")
-    raw = function.get("arguments") if isinstance(function, Mapping) else None
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    try:
-        value = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

@@ -21,8 +21,9 @@ from toolmend.recovery.diagnostics import (
     NATIVE_NAME_RESOLVED,
     RecoveryDiagnostic,
 )
+from toolmend.recovery.textmode import arguments_of
 from toolmend.server.answer import ChunkWriter, Outcome, flag_rejected, repair_kind
-from toolmend.server.guarding import CallGate, arguments_of
+from toolmend.server.guarding import CallGate
 
 #: The repair kind a disguised native tool name mapped back to its tool is counted under.
 NAME_ALIAS_REPAIR = "name_alias"
@@ -160,6 +161,8 @@ def _carries_something(choice: object) -> bool:
     if type(delta) is dict and len(delta) == 1 and "content" in delta and len(choice) <= 4:
         return bool(delta["content"])  # the common chunk: a text delta, nothing else
     if choice.get("finish_reason") is not None or choice.get("logprobs"):
+        return True
+    if choice.get("stop_reason"):  # vLLM's matched stop string, beside the finish held back
         return True
     if not isinstance(delta, Mapping):
         return delta is not None

@@ -1,10 +1,10 @@
-"""Text mode: tool calling for models without usable native tool calls.
+"""Text mode's answer side: tool calling for models without usable native tool calls.
 
-This module owns both directions of one text protocol: `text_request` removes the request's
-`tools`, writes them into the system message with the protocol's `render_tools`, re-encodes past
-calls and results with `render_call` / `render_result` and turns `tool_choice` into an
-instruction; `TextAnswer` runs the protocol's streaming parser over the answer's content and
-hands each call to the gate, then to the client as real `tool_calls`. It never opens a
+This module owns `TextAnswer`, which runs the protocol's streaming parser over the answer's
+content and hands each call to the gate, then to the client as real `tool_calls`. The request
+side (`text_request`: tools into the system message with `render_tools`, past calls and results
+re-encoded with `render_call` / `render_result`, `tool_choice` as an instruction) is
+`toolmend.recovery.textmode`, shared with the adapters' text-protocol modes. It never opens a
 connection and never re-asks the upstream (the pipeline does, from the outcome).
 """
 
@@ -14,100 +14,13 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from toolmend.events import Diagnostic, TextDelta, ToolCallEnd
-from toolmend.guard.history import _text_of as message_text
 from toolmend.model import CallIdFactory, Tool, ToolCall
 from toolmend.protocols import get_protocol
 from toolmend.server.answer import ChunkWriter, Outcome
-from toolmend.server.guarding import CallGate, arguments_of, unknown_tool_call
+from toolmend.server.guarding import CallGate, unknown_tool_call
 
-#: Request keys that only make sense to a server doing native tool calling.
-NATIVE_TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls", "functions", "function_call")
 #: Chunk delta keys passed on as they are (reasoning is never scanned for calls).
 REASONING_KEYS = ("reasoning_content", "reasoning")
-
-
-class RequestError(ValueError):
-    """The client's request cannot be served as asked; the message says why (HTTP 400)."""
-
-
-def required_tool(tool_choice: object, tools: Sequence[Tool]) -> tuple[bool, str | None]:
-    """(whether a call is required, the one tool it must be) from an OpenAI `tool_choice`."""
-    if tool_choice in (None, "auto", "none"):
-        return False, None
-    if tool_choice == "required":
-        return True, None
-    if isinstance(tool_choice, Mapping):
-        function = tool_choice.get("function")
-        name = function.get("name") if isinstance(function, Mapping) else None
-        if isinstance(name, str) and any(t.name == name for t in tools):
-            return True, name
-        raise RequestError(f"tool_choice names a tool that is not in tools: {name!r}")
-    raise RequestError(
-        f"tool_choice must be none, auto, required or a function, got {tool_choice!r}"
-    )
-
-
-def tool_choice_instruction(tool_choice: object, tools: Sequence[Tool]) -> str:
-    required, name = required_tool(tool_choice, tools)
-    if name is not None:
-        return f"\n\nIn this answer you must call the function `{name}`."
-    if required:
-        return "\n\nIn this answer you must call at least one of the functions."
-    return ""
-
-
-def _with_prompt(messages: list[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
-    for i, message in enumerate(messages):
-        if message.get("role") in ("system", "developer"):
-            text = message_text(message.get("content"))
-            messages[i] = {**message, "content": f"{text}\n\n{prompt}" if text else prompt}
-            return messages
-    return [{"role": "system", "content": prompt}, *messages]
-
-
-def text_request(
-    body: Mapping[str, Any],
-    messages: Sequence[Mapping[str, Any]],
-    tools: Sequence[Tool] | None,
-    protocol_id: str,
-) -> dict[str, Any]:
-    """The upstream body for text mode: no native tool fields, tools and history as text."""
-    proto = get_protocol(protocol_id)
-    tool_choice = body.get("tool_choice")
-    names: dict[str, str] = {}
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        role = message.get("role")
-        if role == "assistant" and message.get("tool_calls"):
-            parts = [message_text(message.get("content"))]
-            for call in message["tool_calls"]:
-                if not isinstance(call, Mapping):
-                    continue
-                function = call.get("function")
-                function = function if isinstance(function, Mapping) else {}
-                name = str(function.get("name") or "")
-                call_id = str(call.get("id") or "")
-                names[call_id] = name
-                parts.append(proto.render_call(ToolCall(call_id, name, arguments_of(call))))
-            out.append({"role": "assistant", "content": "\n".join(p for p in parts if p)})
-        elif role == "tool":
-            call_id = str(message.get("tool_call_id") or "")
-            name = names.get(call_id) or str(message.get("name") or "")
-            result = proto.render_result(call_id, name, message_text(message.get("content")))
-            if out and out[-1].get("role") == "user" and out[-1].get("_tool_results"):
-                out[-1]["content"] += "\n" + result
-            else:
-                out.append({"role": "user", "content": result, "_tool_results": True})
-        else:
-            out.append(dict(message))
-    for message in out:
-        message.pop("_tool_results", None)
-    if tools and tool_choice != "none":
-        prompt = proto.render_tools(list(tools)) + tool_choice_instruction(tool_choice, tools)
-        out = _with_prompt(out, prompt)
-    upstream = {k: v for k, v in body.items() if k not in NATIVE_TOOL_KEYS}
-    upstream["messages"] = out
-    return upstream
 
 
 class TextAnswer:

@@ -1,4 +1,5 @@
-"""The upstream client: one pooled `aiohttp.ClientSession` per worker, OpenAI chat calls.
+"""The upstream client: one pooled `aiohttp.ClientSession` per worker, OpenAI chat calls and
+the event streams of the other APIs an upstream may speak.
 
 This module owns talking to the configured model servers: the pooled session, the request
 headers (the client's `Authorization` forwarded only when no key of our own is in play), the
@@ -173,6 +174,18 @@ class UpstreamClient:
         response = await self._open(upstream, "/chat/completions", body, headers, limits)
         return UpstreamStream(upstream, response)
 
+    async def open_events(
+        self,
+        upstream: Upstream,
+        path: str,
+        body: Mapping[str, Any],
+        headers: dict[str, str],
+        limits: Limits,
+    ) -> UpstreamStream:
+        """Start a stream of another API at `path` (read with `UpstreamStream.events`)."""
+        response = await self._open(upstream, path, body, headers, limits)
+        return UpstreamStream(upstream, response)
+
 
 class UpstreamStream:
     """The chunks of one streaming answer. Closing it (or cancelling) drops the connection."""
@@ -223,6 +236,29 @@ class UpstreamStream:
         except SSEError as exc:
             raise UpstreamError(
                 exc.kind, f"upstream {name!r} sent a broken stream: {exc}"
+            ) from None
+        finally:
+            await self.aclose()
+
+    async def events(self) -> AsyncIterator[dict[str, Any]]:
+        """Each event's JSON object in order, until the body ends.
+
+        For the APIs whose stream ends with an event of their own (Anthropic's `message_stop`,
+        Responses' `response.completed`): the caller decides whether the end came too early.
+        """
+        decoder = SSEDecoder()
+        try:
+            while True:
+                raw = await read_body_part(self.upstream, self._response.content.readany())
+                for payload in decoder.feed(raw) if raw else decoder.finish():
+                    yield parse_chunk(payload)
+                if decoder.error is not None:
+                    raise decoder.error
+                if not raw:
+                    return
+        except SSEError as exc:
+            raise UpstreamError(
+                exc.kind, f"upstream {self.upstream.name!r} sent a broken stream: {exc}"
             ) from None
         finally:
             await self.aclose()

@@ -9,7 +9,10 @@ a call opens only once its name is known, with any arguments that came before it
 delta that opens a block is never lost; ids are kept when valid and unseen in the
 conversation, else minted; names are mapped back to the client's. A whole `chat.completion`
 is read as the one chunk `server.answer.completion_as_chunk` makes of it, so the non-streaming
-path is the streaming path fed once.
+path is the streaming path fed once. A block or item that a native upstream of the client's own
+API sent and chat cannot carry (a signed thinking block, a reasoning item with its encrypted
+content, a hosted tool's call) rides in the delta under `NATIVE_ITEM_FIELD`, whole, and comes
+out as a `native` piece for the front-end to write as it came.
 
 This module never writes any front-end's wire format.
 """
@@ -24,6 +27,10 @@ from typing import Any, Literal
 from toolmend.events import Diagnostic
 from toolmend.server.frontends.ids import UniqueIds
 from toolmend.server.frontends.toolnames import BLANK_NAME, ToolNameMap
+
+#: The delta field a native upstream's own block or item travels in through the chat pipeline
+#: (recovery copies deltas with their fields; no chat server sends it).
+NATIVE_ITEM_FIELD = "toolmend_native_item"
 
 
 @dataclass(slots=True)
@@ -40,11 +47,13 @@ class ToolCallState:
 
 @dataclass(slots=True, frozen=True)
 class Piece:
-    """One step of the answer: reasoning or text, a call opening, or a call's argument text."""
+    """One step of the answer: reasoning or text, a call opening, a call's argument text, or a
+    native upstream's block or item (`item`) passed on as it came."""
 
-    kind: Literal["reasoning", "text", "call_open", "call_arguments"]
+    kind: Literal["reasoning", "text", "call_open", "call_arguments", "native"]
     text: str = ""
     call: ToolCallState | None = None
+    item: dict[str, Any] | None = None
 
 
 class ChatStreamReader:
@@ -99,6 +108,9 @@ class ChatStreamReader:
         content = delta.get("content")
         if content and type(content) is str:
             pieces.append(Piece("text", content))
+        native = delta.get(NATIVE_ITEM_FIELD)
+        if native is not None and type(native) is dict:
+            pieces.append(Piece("native", item=native))
         calls = delta.get("tool_calls")
         if calls and type(calls) is list:
             for entry in calls:

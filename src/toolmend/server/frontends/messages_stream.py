@@ -11,7 +11,9 @@ after the upstream's last chunk (its usage chunk comes after the finish reason) 
 `message_delta` with the stop reason and final usage, and `message_stop`. The stop reason is
 `tool_use` whenever a call was emitted, whatever the upstream's `finish_reason`; cached prompt
 tokens are reported apart from `input_tokens`. Thinking blocks carry an empty signature: the
-answer came from a model that does not sign, and no signature is ever invented.
+answer came from a model that does not sign, and no signature is ever invented. Blocks of a
+native Anthropic upstream that chat cannot carry (signed thinking, redacted thinking, server
+tools and their results) are written as they came, with the upstream's own signature.
 
 `assemble_message` folds the events into the non-streaming `message`, so both paths share one
 translation. This module does no I/O and never reads the request.
@@ -39,6 +41,10 @@ from toolmend.server.frontends.messages import PROTOCOL, TOOL_USE_ID_PREFIX
 from toolmend.server.frontends.tokens import estimate_text_tokens
 
 _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
+#: Stop reasons of a native Anthropic upstream that no chat finish reason stands for.
+NATIVE_STOP_REASONS = frozenset({"pause_turn", "refusal", "model_context_window_exceeded"})
+#: The usage field a native Anthropic upstream's cache writes travel in (chat has none).
+CACHE_CREATION_FIELD = "cache_creation_input_tokens"
 #: What a tool-call argument that is not a JSON object becomes in a non-streamed `input`,
 #: so the agent's schema check names the problem instead of reporting missing fields of `{}`.
 INVALID_ARGUMENTS_KEY = "_invalid_json_arguments"
@@ -117,6 +123,8 @@ class MessagesStream:
         match = self._reader.stop_match
         if reason == "stop" and match is not None and match in self._stops:
             return "stop_sequence", match
+        if reason in NATIVE_STOP_REASONS:
+            return reason, None
         return _STOP_REASONS.get(reason or "stop", "end_turn"), None
 
     def _usage(self) -> dict[str, Any]:
@@ -127,16 +135,20 @@ class MessagesStream:
                 "output_tokens": math.ceil(self._output_estimate),
             }
         cached = cached_tokens(usage)
+        written = usage.get(CACHE_CREATION_FIELD)
+        written = written if isinstance(written, int) else 0
         prompt = usage.get("prompt_tokens")
         completion = usage.get("completion_tokens")
         out: dict[str, Any] = {
-            "input_tokens": max(0, prompt - cached)
+            "input_tokens": max(0, prompt - cached - written)
             if isinstance(prompt, int)
             else self._input_tokens,
             "output_tokens": completion if isinstance(completion, int) else 0,
         }
         if cached:
             out["cache_read_input_tokens"] = cached
+        if written:
+            out[CACHE_CREATION_FIELD] = written
         return out
 
     def _write(self, piece: Piece, events: list[Event]) -> None:
@@ -154,6 +166,10 @@ class MessagesStream:
         elif piece.kind == "call_open":
             assert piece.call is not None
             self._ensure_open("tool_use", piece.call.index, events, piece)
+            return
+        elif piece.kind == "native":
+            assert piece.item is not None
+            self._native_block(piece.item, events)
             return
         else:
             assert piece.call is not None
@@ -181,6 +197,31 @@ class MessagesStream:
         events.append(
             {"type": "content_block_start", "index": self._block_index, "content_block": block}
         )
+
+    def _native_block(self, block: dict[str, Any], events: list[Event]) -> None:
+        """A native upstream's block, as the API streams it: a thinking block's text and its
+        signature as deltas (the upstream's own signature, verbatim), a server tool's input as
+        one `input_json_delta`, any other block whole in its `content_block_start`."""
+        self._close(events)
+        self._block_index += 1
+        index = self._block_index
+        kind = block.get("type")
+        deltas: list[dict[str, Any]] = []
+        start = dict(block)
+        if kind == "thinking":
+            start.update(thinking="", signature="")
+            deltas.append({"type": "thinking_delta", "thinking": str(block.get("thinking", ""))})
+            if block.get("signature"):
+                deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        elif kind == "server_tool_use" or kind == "mcp_tool_use":
+            start["input"] = {}
+            deltas.append(
+                {"type": "input_json_delta", "partial_json": json.dumps(block.get("input") or {})}
+            )
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        for delta in deltas:
+            events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        events.append({"type": "content_block_stop", "index": index})
 
     def _close(self, events: list[Event]) -> None:
         if self._open_kind == "tool_use" and self._open_state is not None:
@@ -233,11 +274,13 @@ def assemble_message(events: Iterable[Event]) -> dict[str, Any]:
                 block["text"] += delta["text"]
             elif delta["type"] == "thinking_delta":
                 block["thinking"] += delta["thinking"]
+            elif delta["type"] == "signature_delta":
+                block["signature"] = delta["signature"]
             elif delta["type"] == "input_json_delta":
                 partial.setdefault(event["index"], []).append(delta["partial_json"])
         elif kind == "content_block_stop":
             block = message["content"][event["index"]]
-            if block["type"] == "tool_use":
+            if block["type"] in ("tool_use", "server_tool_use", "mcp_tool_use"):
                 text = "".join(partial.pop(event["index"], []))
                 block["input"] = json.loads(text) if text else {}
         elif kind == "message_delta":

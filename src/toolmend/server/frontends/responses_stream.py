@@ -10,7 +10,9 @@ given when it is added and closed before the next one opens: a `reasoning` item
 in one), a `custom_tool_call` item (`response.custom_tool_call_input.delta` / `.done`) or a
 `local_shell_call` item, each ending with `response.output_item.done`; last
 `response.completed` (or `response.incomplete` when the upstream stopped at its token limit)
-with every item and the usage, after the upstream's usage chunk. Every event carries a
+with every item and the usage, after the upstream's usage chunk. An item of a native Responses
+upstream that chat cannot carry (a reasoning item with its encrypted content, a hosted tool's
+call, a freeform call) is added and done whole, as it came. Every event carries a
 `sequence_number`. A failure ends with `response.failed` after closing the items.
 
 The items of the answer are kept (`output`), so the caller can store the conversation for a
@@ -200,6 +202,17 @@ class ResponsesStream:
         elif piece.kind == "call_open":
             assert piece.call is not None
             self._open_tool(piece.call, events)
+        elif piece.kind == "native":
+            assert piece.item is not None
+            self._close(events)
+            item = _public(piece.item)
+            index = len(self.output)
+            self.output.append(item)
+            added = self._event("response.output_item.added", output_index=index, item=item)
+            events += [
+                added,
+                self._event("response.output_item.done", output_index=index, item=item),
+            ]
         else:
             assert piece.call is not None
             if self._open_call is not piece.call:

@@ -7,8 +7,8 @@ be honest before the upstream has said anything. With a tokenizer configured for
 estimate is used: one token per four ASCII characters, one per other character (CJK text runs
 near one token per character), `MESSAGE_OVERHEAD` per message and `IMAGE_TOKENS` per image.
 The count covers the messages, the tools' JSON and nothing else. `TokenizerTable` maps model
-globs to Hugging Face `tokenizer.json` files (`TOOLMEND_TOKENIZERS`, a JSON object), loaded
-with the `tokenizers` package on first use. This module never calls an upstream.
+globs to Hugging Face `tokenizer.json` files (the configuration's `[frontends] tokenizers`),
+loaded with the `tokenizers` package on first use. This module never calls an upstream.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import math
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -25,8 +24,6 @@ MESSAGE_OVERHEAD = 4
 #: Anthropic's own figure for an image at its largest size (about 1.15 megapixels).
 IMAGE_TOKENS = 1600
 ASCII_CHARS_PER_TOKEN = 4
-#: `{"<model glob>": "/path/to/tokenizer.json", ...}`: the real tokenizers to count with.
-TOKENIZERS_ENV = "TOOLMEND_TOKENIZERS"
 
 
 class TokenizerError(RuntimeError):
@@ -91,17 +88,6 @@ class TokenizerTable:
     def __init__(self, files: Mapping[str, str]) -> None:
         self._files = dict(files)
         self._loaded: dict[str, Tokenizer] = {}
-
-    @classmethod
-    def from_environment(cls) -> TokenizerTable:
-        raw = os.environ.get(TOKENIZERS_ENV)
-        try:
-            files = json.loads(raw) if raw else {}
-        except ValueError as exc:
-            raise TokenizerError(f"{TOKENIZERS_ENV} is not a JSON object: {exc}") from None
-        if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
-            raise TokenizerError(f"{TOKENIZERS_ENV} must map model globs to tokenizer files")
-        return cls(files)
 
     def for_model(self, model: str) -> Tokenizer | None:
         """The tokenizer configured for `model` (first matching glob), or None: the estimate."""

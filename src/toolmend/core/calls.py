@@ -1,0 +1,307 @@
+"""The call lifecycle: the `BlockContext` a reader talks to, and the truncation rule R1–R4.
+
+`Block` owns what happens to calls once a reader has found them: name resolution, call ids and
+indices, the schema gate, argument deltas (`ArgumentStream`), conservation accounting (every
+input character ends up as text, inside a call, or in a diagnostic's `stripped_length`), and
+at the end of the stream the rule
+
+    A call cut off by the end of the stream is completed iff R1 its opening marker is complete,
+    R2 its name resolves, R3 its body is complete except for a missing closing marker (or a
+    proper prefix of it) and trailing whitespace, and R4 its arguments validate. A call with a
+    resolving name that is not recoverable ends `incomplete` with an error and best-effort
+    arguments; a nameless fragment is dropped with a metadata-only diagnostic. The raw
+    truncated fragment never appears as text or in a diagnostic.
+
+It never scans text or buffers input: the state machine (`core/engine.py`) does, and tells the
+block where the current buffer starts (`base`) and reads back how the reader left it (`outcome`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from toolmend.core.argstream import ArgumentStream
+from toolmend.core.fastpath import ValueRun, ValueText
+from toolmend.core.reader import CUT_OFF, BlockContext, BlockReader, ProtocolSyntax
+from toolmend.events import Diagnostic, Event, ToolCallEnd, ToolCallStart
+from toolmend.jsontext import MAX_NESTING, nesting_exceeds, normalize_value
+from toolmend.model import CallIdFactory, Tool, ToolCall, canonical_json
+from toolmend.names import ToolResolver
+from toolmend.schema_gate import Policy, SchemaGate
+
+#: How a reader left its block after a step (`Block.outcome`).
+OPEN, ENDED, REVERTED = 0, 1, 2
+
+
+class Block(BlockContext):
+    """The parser's call lifecycle, one per parser, reused for every block it reads."""
+
+    def __init__(
+        self,
+        syntax: ProtocolSyntax,
+        resolver: ToolResolver,
+        out: list[Event],
+        *,
+        policy: Policy | None,
+        keep_failed_markup: bool,
+        ids: CallIdFactory,
+    ) -> None:
+        self.resolver = resolver
+        self.keep_failed_markup = keep_failed_markup
+        self._out = out  # the parser's event list
+        self._ids = ids
+        self.chosen_policy = policy
+        self._gates: dict[tuple[str, Policy], SchemaGate] = {}
+        self.read_as(syntax)
+        #: Absolute input offset of the current buffer's first character (set by the parser).
+        self.base = 0
+        #: Absolute offset up to which input is accounted for (conservation).
+        self.attributed = 0
+        self.outcome = OPEN
+        self._failure: tuple[str, str, dict[str, Any]] | None = None
+        #: What a `revert` gives back: the consumed text, and whether it is scanned again.
+        self.reverted: tuple[str, bool] = ("", False)
+        self.char_before_marker = ""
+        #: The fast path's state while a string value streams (`stream_value`), else None.
+        self.run: ValueRun | None = None
+        self._call: ToolCall | None = None
+        self._call_index = -1
+        self._pending_end: tuple[ToolCall, int, int] | None = None  # call, index, end offset
+        self._next_index = 0
+        self._current_tool: Tool | None = None
+        self.args = ArgumentStream(SchemaGate(None), out, "", -1, incremental=False)
+
+    def read_as(self, syntax: ProtocolSyntax) -> None:
+        self.protocol_id = syntax.id
+        self.policy = self.chosen_policy or syntax.default_policy
+        self.incremental_arguments = syntax.incremental_arguments
+
+    # ------------------------------------------------------------ BlockContext: for readers
+
+    @property
+    def current_tool(self) -> Tool | None:
+        return self._current_tool
+
+    def gate_for(self, tool_name: str) -> SchemaGate:
+        key = (tool_name, self.policy)
+        gate = self._gates.get(key)
+        if gate is None:
+            tool = self.resolver.resolve(tool_name)
+            gate = self._gates[key] = SchemaGate(
+                None if self.resolver.accepts_any else tool, self.policy
+            )
+        return gate
+
+    def begin_call(self, name: str) -> bool:
+        tool = self.resolver.resolve(name)
+        if tool is None:
+            code = "ambiguous_tool" if self.resolver.is_ambiguous(name) else "unknown_tool"
+            self.diagnostic(
+                code,
+                f"tool name {name[:64]!r} does not resolve to "
+                + ("exactly one declared tool" if code == "ambiguous_tool" else "a declared tool"),
+                name=name[:64],
+            )
+            return False
+        self._flush_pending_end()
+        index = self._next_index
+        self._next_index += 1
+        self._call = ToolCall(id=self._ids.next_id(), name=tool.name)
+        self._call_index = index
+        self._current_tool = tool
+        gate = self.gate_for(tool.name)
+        self.args = ArgumentStream(
+            gate, self._out, self._call.id, index, incremental=self.incremental_arguments
+        )
+        self._out.append(ToolCallStart(self._call.id, tool.name, index))
+        return True
+
+    def end_call(
+        self,
+        arguments: dict[str, Any] | None,
+        *,
+        at: int | None = None,
+        error: str | None = None,
+        repairs: Sequence[str] = (),
+    ) -> None:
+        call = self._call
+        assert call is not None, "end_call() without begin_call()"
+        if arguments is not None and nesting_exceeds(arguments):
+            arguments = {}
+            error = f"the arguments are nested more than {MAX_NESTING} levels deep"
+        args = arguments if arguments is not None else {}
+        if error is None:
+            # The gate normalises lone surrogates itself and records it (`surrogate:KEY`).
+            result = self.gate_for(call.name).check(args)
+            call = ToolCall(
+                call.id,
+                call.name,
+                result.arguments,
+                incomplete=result.error is not None,
+                error=result.error,
+                repairs=[*repairs, *result.repairs],
+            )
+        else:
+            call = ToolCall(
+                call.id,
+                call.name,
+                normalize_value(args),
+                incomplete=True,
+                error=error,
+                repairs=list(repairs),
+            )
+        if not self.args.finish(canonical_json(call.arguments)):
+            self.diagnostic(
+                "argument_stream_diverged",
+                "streamed argument deltas are not a prefix of the final arguments; "
+                "use the arguments of the end event",
+                call_id=call.id,
+            )
+        stop = -1 if at is None else self.base + at
+        self._pending_end = (call, self._call_index, stop)
+        self._call = None
+        self._current_tool = None
+
+    def end_block(self) -> None:
+        self.outcome = ENDED
+
+    def revert(self, consumed: str, *, rescan: bool) -> None:
+        assert self._pending_end is None, "revert() after a call of the block has ended"
+        self.outcome = REVERTED
+        self.reverted = (consumed, rescan)
+
+    def fail_block(self, raw: str, code: str, message: str, **metadata: Any) -> None:
+        self._flush_pending_end()
+        if self.keep_failed_markup:
+            self.diagnostic(code, message, **metadata)
+            self.revert(raw, rescan=False)
+            return
+        self._failure = (code, message, metadata)
+        self.outcome = ENDED
+
+    def diagnostic(self, code: str, message: str, **metadata: Any) -> None:
+        self._out.append(Diagnostic(code, message, self.protocol_id, metadata))
+
+    def stream_value(
+        self,
+        text: ValueText,
+        *,
+        raw: Sequence[list[str]] = (),
+        decoded: Sequence[list[str]] = (),
+    ) -> ValueRun:
+        self.run = run = ValueRun.of(text, tuple(raw), tuple(decoded))
+        return run
+
+    def stop_value(self) -> None:
+        self.run = None
+
+    # ------------------------------------------------------------------- for the parser
+
+    @property
+    def in_call(self) -> bool:
+        return self._call is not None
+
+    def open(self, start: int) -> None:
+        """A block's marker begins at absolute offset `start`."""
+        self.attributed = start
+        self.outcome = OPEN
+        self._failure = None
+
+    def close(self, stop: int) -> None:
+        """The block ended (`end_block`/`fail_block`) at absolute offset `stop`: account for it."""
+        failure = self._failure
+        if failure is not None:
+            code, message, metadata = failure
+            self._out.append(
+                Diagnostic(code, message, self.protocol_id, metadata, stop - self.attributed)
+            )
+            self.attributed = stop
+        elif self._pending_end is not None:
+            self._flush_pending_end(stop)
+        elif stop > self.attributed:
+            self._out.append(
+                Diagnostic(
+                    "markup_stripped",
+                    "protocol markup without a call was removed from the text",
+                    self.protocol_id,
+                    {},
+                    stop - self.attributed,
+                )
+            )
+            self.attributed = stop
+        self.leave()
+
+    def leave(self) -> None:
+        """The block is over (ended, reverted or overflowed): nothing of it streams any more."""
+        self.run = None
+        self.char_before_marker = "\n"
+        self._call = None
+        self._current_tool = None
+
+    def _flush_pending_end(self, block_end: int | None = None) -> None:
+        """Send the pending `ToolCallEnd`, accounting input up to its end (or the block's)."""
+        if self._pending_end is None:
+            return
+        call, index, stop = self._pending_end
+        self._pending_end = None
+        if block_end is not None:
+            stop = block_end
+        assert stop >= 0, "end_call() without `at` in a block that holds more calls"
+        self._out.append(ToolCallEnd(call, index, stop - self.attributed))
+        self.attributed = stop
+
+    def overflow(self, reader: BlockReader, at: int, limit: int) -> None:
+        """The block outgrew the fragment cap at absolute offset `at`: end it incomplete."""
+        self.run = None
+        verdict = reader.at_eof()
+        if self._call is not None:
+            self.end_call(
+                verdict.arguments,
+                error=f"the call exceeded {limit} characters and was cut off",
+            )
+        self.diagnostic("fragment_overflow", "a call fragment exceeded the size cap", limit=limit)
+        if self._pending_end is not None:
+            self._flush_pending_end(at)
+        self._current_tool = None
+
+    def settle_at_eof(self, reader: BlockReader, end: int) -> None:
+        """Apply R1–R4 to the block the stream ended in, whose input ends at offset `end`."""
+        verdict = reader.at_eof()
+        ended_call_stop = self._pending_end[2] if self._pending_end is not None else -1
+        # A header cut off after its name (R1 fails); a call before it in the block ends at its
+        # own end (`begin_call` sends it).
+        cut_header = self._call is None and verdict.name is not None
+        if (
+            cut_header
+            and (self._pending_end is None or ended_call_stop >= 0)
+            and self.begin_call(verdict.name or "")
+        ):
+            verdict.recoverable = False
+            if verdict.reason == CUT_OFF:
+                verdict.reason = "the call was cut off inside its opening marker"
+        if self._call is not None:
+            if verdict.recoverable:
+                self.end_call(verdict.arguments)
+            else:
+                self.end_call(verdict.arguments, error=verdict.reason)
+            self.close(end)
+            return
+        if self._pending_end is not None:
+            if verdict.recoverable or ended_call_stop < 0:
+                self.close(end)
+                return
+            # Cut off after the block's last call, before another call's name was readable.
+            self._flush_pending_end()
+        retained = end - self.attributed
+        self._out.append(
+            Diagnostic(
+                "truncated_fragment_dropped",
+                "the stream ended inside call markup with no readable tool name",
+                self.protocol_id,
+                {"protocol": self.protocol_id, "retained_length": retained},
+                retained,
+            )
+        )
+        self.attributed = end
+        self.leave()

@@ -1,0 +1,169 @@
+"""Value text to typed value: what `42`, `true`, `null` or `[1, 2]` written as text stand for.
+
+Formats that write parameter values as text (invoke XML, Qwen3-Coder, morph-xml, Kimi XTML)
+and the schema gate's string coercions all ask one question: read as JSON type K, what is this
+text? This module answers it once:
+
+* `read_as(text, kind)`: the reading of one JSON kind. `null`, `true`/`false` in any letter case,
+  decimal numbers (an integer also when written with a zero fraction, `1.0`, as JSON Schema
+  counts it), arrays and objects as JSON or else as a Python literal (`{'a': (1, 2)}`), strings
+  as they are. With `strict`, only strict JSON of that kind (a format whose wire names the type
+  and rejects anything else).
+* `typed_value(text, types)`: the value of a text whose parameter declares `types` (the
+  first kind that reads it, in the order null, boolean, integer, number, array/object), or the
+  text itself; without types (or `strict`), a JSON value that is not a string, or the text.
+* `container_from_text`: the array/object reading, with the bounded repairs the gate may apply.
+
+It never looks at a schema (callers pass the declared types, `schema_gate.declared_types`),
+never validates and never records repairs: the schema gate decides what a value means.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import json_repair
+
+from toolmend.jsontext import (
+    MAX_REPAIR_INPUT,
+    literal_as_json_data,
+    loads_json_data,
+    number_from_text,
+    repair_unicode_escapes,
+)
+
+__all__ = ["NOT_READ", "container_from_text", "read_as", "strict_json_as", "typed_value"]
+
+
+class _NotRead:
+    """The answer for a text that is not a value of the asked kind."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_READ"
+
+
+NOT_READ: Final = _NotRead()
+
+_WS = " \t\r\n"
+_STRING = frozenset(("string",))
+#: The first characters of a JSON value other than a string.
+_JSON_START = frozenset("-0123456789tfn[{")
+
+
+def read_as(text: str, kind: str) -> Any:
+    """`text` read as a value of the JSON type `kind`, or `NOT_READ` (see the module doc)."""
+    word = text.strip(_WS)
+    if kind == "string":
+        return text
+    if kind == "null":
+        return None if word.lower() == "null" else NOT_READ
+    if kind == "boolean":
+        lowered = word.lower()
+        return lowered == "true" if lowered in ("true", "false") else NOT_READ
+    if kind in ("integer", "number"):
+        number = number_from_text(word)
+        if number is None:
+            return NOT_READ
+        if kind == "number" or isinstance(number, int):
+            return number
+        return int(number) if number.is_integer() else NOT_READ
+    if kind in ("array", "object"):
+        found = container_from_text(word)
+        if found is None or not isinstance(found[0], list if kind == "array" else dict):
+            return NOT_READ
+        return found[0]
+    return NOT_READ
+
+
+def strict_json_as(text: str, kind: str) -> tuple[Any, str | None]:
+    """`text` as strict JSON of `kind` (`number` takes integers too): (value, None), or
+    (None, why not) when it is not valid JSON or not of that kind."""
+    try:
+        value = loads_json_data(text.strip(_WS))
+    except ValueError:
+        return None, f"is not valid JSON for type {kind}"
+    if kind in ("number", "integer"):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        ok = ok and (kind == "number" or isinstance(value, int))
+    elif kind == "boolean":
+        ok = isinstance(value, bool)
+    elif kind == "object":
+        ok = isinstance(value, dict)
+    elif kind == "array":
+        ok = isinstance(value, list)
+    elif kind == "string":
+        ok = isinstance(value, str)
+    else:
+        ok = value is None
+    return (value, None) if ok else (None, f"is not a JSON {kind}")
+
+
+def container_from_text(text: str, *, repair: bool = False) -> tuple[Any, str] | None:
+    """A JSON array/object written as text: (value, "parse-json" or "parse-literal"), or None.
+
+    JSON first, then a Python literal. With `repair` (the gate's lenient policy), also JSON with
+    its broken `\\u` escapes made literal, and json-repair on bounded input. Only containers
+    count: text that reads as a scalar is None.
+    """
+    t = text.strip()
+    if not t or t[0] not in "[{(":
+        return None
+    for candidate in (t, repair_unicode_escapes(t)) if repair else (t,):
+        try:
+            value = json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, (dict, list)):
+            return value, "parse-json"
+    try:
+        value = literal_as_json_data(t)
+    except ValueError:
+        value = None
+    if isinstance(value, (dict, list)):
+        return value, "parse-literal"
+    if repair and len(t) <= MAX_REPAIR_INPUT and t[0] != "(":
+        try:
+            value = json_repair.loads(t)
+        except Exception:  # json-repair is best effort; its failure is just "no parse"
+            value = None
+        if isinstance(value, (dict, list)):
+            return value, "parse-json"
+    return None
+
+
+def typed_value(text: str, types: frozenset[str] | None, *, strict: bool = False) -> Any:
+    """The value of `text` for a parameter declaring `types` (None: no declared type).
+
+    With types: null (when "null" is declared or the types cannot hold a string), then
+    boolean, integer, number, array/object; the text itself when none of them reads it. A
+    declared string keeps the text as written, even `null`. Without types: a JSON number,
+    boolean, null, array or object is read; anything else (a JSON string literal too) stays the
+    text as written. With `strict` (a format whose non-string values are JSON: the invoke
+    family), only that last reading, whatever the types.
+    """
+    if types is None or strict:
+        return _json_non_string(text)
+    if types == _STRING:
+        return text
+    if ("null" in types or "string" not in types) and read_as(text, "null") is None:
+        return None
+    for kind in ("boolean", "integer", "number", "array", "object"):
+        if kind in types:
+            value = read_as(text, kind)
+            if value is not NOT_READ:
+                return value
+    return text
+
+
+def _json_non_string(text: str) -> Any:
+    word = text.strip(_WS)
+    if not word or word[0] not in _JSON_START:
+        return text
+    try:
+        value = loads_json_data(word)
+    except ValueError:
+        return text
+    return text if isinstance(value, str) else value

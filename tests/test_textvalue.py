@@ -1,0 +1,106 @@
+"""The one reading of value text (`toolmend.textvalue`), as each former copy of it read text:
+Qwen3-Coder's parameters, morph-xml's scalar tags, the invoke family's JSON values, Kimi
+XTML's typed arguments and the schema gate's string coercions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolmend.textvalue import NOT_READ, container_from_text, read_as, strict_json_as, typed_value
+
+INT_OR_NULL = frozenset(("integer", "null"))
+
+
+@pytest.mark.parametrize(
+    ("text", "types", "value"),
+    [
+        ("null", frozenset(("string",)), "null"),  # a declared string keeps its text
+        ("NULL", INT_OR_NULL, None),
+        (" 42 ", INT_OR_NULL, 42),
+        ("True", frozenset(("boolean",)), True),
+        ("1.5", frozenset(("number",)), 1.5),
+        ("1.0", frozenset(("integer",)), 1),  # an integer, as JSON Schema counts it
+        ("[1, 2]", frozenset(("array",)), [1, 2]),
+        ("{'a': (1, 2)}", frozenset(("object",)), {"a": [1, 2]}),  # the Python-literal fallback
+        ("{'a': 1}", frozenset(("array",)), "{'a': 1}"),  # an object is no array
+        ("seven", frozenset(("integer",)), "seven"),
+        ("null", frozenset(("integer",)), None),  # the types cannot hold a string
+        ("null", frozenset(("integer", "string")), "null"),
+    ],
+)
+def test_declared_types_read_the_text_as_qwen3_coder_did(text: str, types: Any, value: Any) -> None:
+    assert typed_value(text, types) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("42", 42),
+        ("[1]", [1]),
+        ('{"a": 1}', {"a": 1}),
+        ('"x"', '"x"'),
+        ("hello", "hello"),
+        ("", ""),
+    ],
+)
+def test_without_types_only_a_json_value_that_is_not_a_string_is_read(
+    text: str, value: Any
+) -> None:
+    assert typed_value(text, None) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [(" TRUE ", " TRUE "), ("true", True), ("[1]", [1]), ('"x"', '"x"'), ("{'a': 1}", "{'a': 1}")],
+)
+def test_strict_reading_takes_json_spellings_only_as_the_invoke_family_did(
+    text: str, value: Any
+) -> None:
+    assert typed_value(text, frozenset(("boolean", "array", "object")), strict=True) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "error"),
+    [
+        ("{'k': 1}", "object", "is not valid JSON for type object"),
+        ("[1]", "object", "is not a JSON object"),
+        ("true", "number", "is not a JSON number"),
+        ("1e999", "number", "is not valid JSON for type number"),
+        ("", "null", "is not valid JSON for type null"),
+    ],
+)
+def test_a_wire_named_type_takes_strict_json_of_it_as_kimi_xtml_did(
+    text: str, kind: str, error: str
+) -> None:
+    assert strict_json_as(text, kind) == (None, error)
+
+
+def test_a_wire_named_type_reads_its_json() -> None:
+    assert strict_json_as(" 12 ", "number") == (12, None)
+    assert strict_json_as("null", "null") == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("FALSE", "boolean", False),
+        ("yes", "boolean", NOT_READ),
+        ("1e3", "number", 1000.0),
+        ("1.5", "integer", NOT_READ),
+        ("NaN", "number", NOT_READ),
+        ("x", "string", "x"),
+        ("[1", "array", NOT_READ),
+    ],
+)
+def test_one_kind_reads_as_the_gate_coerced_strings(text: str, kind: str, value: Any) -> None:
+    assert read_as(text, kind) == value
+
+
+def test_containers_are_repaired_only_when_asked() -> None:
+    broken = '{"a": "\\u12"}'
+    assert container_from_text(broken) is None
+    assert container_from_text(broken, repair=True) == ({"a": "\\u12"}, "parse-json")
+    assert container_from_text("{'a': 1}") == ({"a": 1}, "parse-literal")
+    assert container_from_text("42") is None  # only containers count
