@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from toolmend.core.engine import BlockContext, BlockReader
+from toolmend.core.reader import BlockContext, BlockReader
 from toolmend.model import ToolCall
 from toolmend.names import ToolResolver
 from toolmend.protocols.json_values import CallValuesProtocol, CallValuesReader

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from toolmend.core.engine import BlockContext, BlockReader
+from toolmend.core.reader import BlockContext, BlockReader
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, declare_tools

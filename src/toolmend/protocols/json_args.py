@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, partial_marker_start
 from toolmend.protocols.json_calls import JsonCallFormat, JsonCallsReader
 
@@ -256,12 +256,12 @@ class HeaderJsonReader(BlockReader):
 
     def _end_block(self, buf: str, at: int) -> int:
         if self.calls:
-            self.ctx.end_block(at)
+            self.ctx.end_block()
         elif self.unknown:
             self.ctx.revert("".join(self.consumed), rescan=False)  # no call of a given tool
         else:
             self.ctx.fail_block(
-                at, "".join(self.consumed), "malformed_call", "a call block held no usable call"
+                "".join(self.consumed), "malformed_call", "a call block held no usable call"
             )
         return at
 

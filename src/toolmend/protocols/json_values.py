@@ -24,7 +24,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from toolmend.core.engine import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall
@@ -234,11 +234,11 @@ class CallValuesReader(JsonCallsReader):
         for obj in deferred or ():
             self._finish_object(obj, [], at=at)
         if self.calls_ended:
-            self.ctx.end_block(at)
+            self.ctx.end_block()
         elif self.bare:
             self._revert(at)  # JSON that holds no call is text
         else:
-            self._end_block(at)
+            self._end_block()
         return at
 
     def at_eof(self) -> EofVerdict:

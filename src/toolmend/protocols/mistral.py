@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from toolmend.core.engine import BlockContext, BlockReader
+from toolmend.core.reader import BlockContext, BlockReader
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, declare_tools

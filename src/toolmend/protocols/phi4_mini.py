@@ -8,7 +8,7 @@ reading and rendering are `json_values`'.
 
 from __future__ import annotations
 
-from toolmend.core.engine import BlockContext, BlockReader
+from toolmend.core.reader import BlockContext, BlockReader
 from toolmend.protocols.json_values import CallValuesProtocol, CallValuesReader
 
 MARKER = "functools["
