@@ -54,8 +54,8 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     # JSON in delimiters and special-token families (formats-a)
     "mistral": "mistral",
     "mistral_v11": "mistral",
-    "deepseek_v3": "deepseek-v3",
-    "deepseek_v31": "deepseek-v3.1",
+    "deepseek_v3": "deepseek",
+    "deepseek_v31": "deepseek",
     "harmony": "harmony",
     "json_bare": "json",
     "json_list": "json",
@@ -110,6 +110,20 @@ def case_text(case: dict[str, Any]) -> str:
     return delimiters[0] + text + delimiters[1] if delimiters else text
 
 
+def case_tools(case: dict[str, Any]) -> Any:
+    """The case's tools without the `null` members upstream's Go structs write for an empty
+    field (`"required": null`): they mean "not given", and JSON Schema has no null keywords."""
+
+    def without_nulls(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: without_nulls(v) for k, v in value.items() if v is not None}
+        if isinstance(value, list):
+            return [without_nulls(v) for v in value]
+        return value
+
+    return without_nulls(case.get("tools"))
+
+
 def executable_calls(text: str, protocol: str, tools: Any) -> list[dict[str, Any]]:
     result = toolmend.parse(text, protocol, tools)
     return [{"name": c.name, "arguments": c.arguments} for c in result.tool_calls if c.executable]
@@ -162,7 +176,7 @@ def outcome(case: dict[str, Any], mode: str) -> Outcome:
     protocols = named_protocols(case) if mode == "named" else ["auto"]
     if protocols is None:
         return Outcome(False, NOT_IMPLEMENTED)
-    text, tools = case_text(case), case.get("tools")
+    text, tools = case_text(case), case_tools(case)
     for protocol in protocols:
         try:
             got = executable_calls(text, protocol, tools)

@@ -30,6 +30,18 @@ _MODULES: dict[str, str] = {
     "pythonic": "toolmend.protocols.pythonic:PYTHONIC",
     "calling-tool": "toolmend.protocols.pythonic:CALLING_TOOL",
     "minimax-m2": "toolmend.protocols.minimax_m2",
+    # Model-native formats: JSON arguments in delimiters, special-token sections, bare JSON.
+    "mistral": "toolmend.protocols.mistral",
+    "deepseek": "toolmend.protocols.deepseek",
+    "kimi-k2": "toolmend.protocols.kimi_k2",
+    "llama3-json": "toolmend.protocols.llama3_json",
+    "json": "toolmend.protocols.bare_json",
+    "granite": "toolmend.protocols.granite",
+    "cohere": "toolmend.protocols.cohere",
+    "minimax-m1": "toolmend.protocols.tool_calls_tag",
+    "internlm2": "toolmend.protocols.internlm2",
+    "phi4-mini": "toolmend.protocols.phi4_mini",
+    "longcat": "toolmend.protocols.longcat",
 }
 _loaded: dict[str, TextProtocol] = {}
 

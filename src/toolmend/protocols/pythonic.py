@@ -43,7 +43,6 @@ from toolmend.protocols.base import (
     Claim,
     TextProtocol,
     carried_raw,
-    claim_unless_first_char,
     declare_tools,
 )
 
@@ -285,8 +284,14 @@ class PythonicProtocol(TextProtocol):
         return (self.format.closer,) if self.format.closer else ("]",)
 
     def claims(self, marker: str, body: str) -> Claim:
+        first = body.lstrip(" \t\r\n")[:1]
+        if not first:
+            return Claim.MAYBE
+        if marker.endswith("["):
+            # A list of calls opens with a name (`[get_weather(`); `[{` is a JSON list of calls.
+            return Claim.MINE if first.isidentifier() else Claim.NOT_MINE
         # `<function_calls>` also wraps invokes (`<function_calls><invoke ...>`).
-        return claim_unless_first_char(body, "<")
+        return Claim.NOT_MINE if first == "<" else Claim.MINE
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return PythonicReader(self.format, ctx)

@@ -1,0 +1,297 @@
+"""Call objects that end where their JSON ends: blocks with no closer of their own, and bare JSON.
+
+    [TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]        Mistral < v11
+    <|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}; {…}   Llama 3.x
+    <|tool_call|>[{…}]   functools[{…}]   {"name": "get_weather", "arguments": {…}} (bare)
+
+The family reader (`json_calls.JsonCallsReader`) reads each JSON value; `CallValuesReader` adds
+what such blocks need: one or more values separated by blanks, `,` or `;`; the block ends at
+its closer if the format has one, else at the first text that is not another value (that text
+stays visible); the key spellings models use (`CALL_FORMAT`: `name`/`function`/`tool`/
+`tool_name`, `arguments`/`parameters`/`args`/`input`, the OpenAI `{"type": "function",
+"function": {…}}` shape).
+
+False-positive guard for bare JSON (`bare`): the value must look like a call from its start
+(`{"` or `[{`) and its first key (else it is text, read no further), its name must resolve
+against the given tools, and with `tools=None` it is a call only when it stands alone as the
+whole output (its calls wait for the end of the stream to say so).
+Never: scans visible text (the engine does), knows any one format's markers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.textscan import is_proper_prefix, skip_blanks
+from toolmend.jsontext import decode_json_object
+from toolmend.model import Tool, ToolCall
+from toolmend.names import ToolResolver
+from toolmend.protocols.base import TextProtocol, declare_tools
+from toolmend.protocols.json_calls import (
+    ARGUMENT_KEYS,
+    METADATA_KEYS,
+    JsonCallFormat,
+    JsonCallsReader,
+)
+from toolmend.schema_gate import Policy
+
+#: Keys models write a call's tool name under.
+CALL_NAME_KEYS = ("name", "function", "tool", "tool_name")
+#: Cohere's Command-A numbers its calls.
+CALL_METADATA_KEYS = METADATA_KEYS | {"tool_call_id"}
+#: What a call object's first key may be: anything else is not a call (the bare guard).
+CALL_KEYS = frozenset((*CALL_NAME_KEYS, *ARGUMENT_KEYS, *CALL_METADATA_KEYS))
+
+
+def call_format(
+    closers: tuple[str, ...] = (), reopeners: tuple[str, ...] = (), block: str = "a call block"
+) -> JsonCallFormat:
+    """The `JsonCallFormat` of a format of call objects, with every key spelling models use."""
+    return JsonCallFormat(
+        closers=closers,
+        reopeners=reopeners,
+        block=block,
+        name_keys=CALL_NAME_KEYS,
+        metadata_keys=CALL_METADATA_KEYS,
+    )
+
+
+class CallValuesReader(JsonCallsReader):
+    """Reads a block of JSON call values that ends where they end (see the module).
+
+    `prime` is the end of the opening marker that is already JSON (a bare `{` or `[`, Phi-4's
+    `functools[`): it is read first. `separators` may stand between values besides blanks.
+    """
+
+    def __init__(
+        self,
+        ctx: BlockContext,
+        fmt: JsonCallFormat,
+        marker: str,
+        *,
+        bare: bool = False,
+        prime: str = "",
+        separators: str = ",;",
+    ) -> None:
+        super().__init__(ctx, fmt, marker)
+        self.bare = bare
+        self.separators = separators
+        self.in_value = False
+        self.values = 0
+        self.keys_seen = 0
+        #: Inside a `[` list of call objects: its brackets are the block's own syntax, each
+        #: object in it a value of its own (read, streamed and ended as it closes).
+        self.in_list = False
+        #: With tools=None a bare block is a call only if it is the whole output: its call
+        #: objects wait here until the end of the stream says so.
+        self.deferred: list[dict[str, Any]] | None = None
+        if bare and ctx.resolver.accepts_any:
+            self.deferred = []
+            self.not_a_call = ctx.char_before_marker != ""
+        self.guarded = not bare  # the bare guard has looked at the value's start
+        if prime == "[":
+            self.in_list = True
+            self.values = 1
+        elif prime and not self.not_a_call:
+            self.in_value = True
+            self.scan(prime, 0, len(prime), False)
+        self.skip = len(self.consumed)  # the marker (and prime): not re-emitted by a revert
+
+    # --------------------------------------------------------------------- JsonScan hooks
+
+    def _refuse(self) -> None:
+        """Not a call: a bare block is text from here on, read no further."""
+        if self.bare and self.calls_ended == 0 and not self.begun:
+            self.not_a_call = True
+            self.decided = True
+
+    def _new_object(self) -> None:
+        super()._new_object()
+        self.keys_seen = 0
+
+    def on_open(self, char: str) -> None:
+        if self.depth == 1:
+            self.values += 1
+            if char == "[":
+                self._refuse()  # a list in a list
+        elif self.depth == 2 and not self.keys_seen:
+            self._refuse()  # a container where a key belongs
+        super().on_open(char)
+
+    def on_key(self, key: str) -> None:
+        if self.depth == 1:
+            self.keys_seen += 1
+            if self.keys_seen == 1 and key not in CALL_KEYS:
+                self._refuse()
+        super().on_key(key)
+
+    def on_scalar(self, raw: str) -> None:
+        if self.depth == 1:
+            self._refuse()  # a bare word where a key belongs
+        super().on_scalar(raw)
+
+    def _begin(self) -> None:
+        if self.deferred is None:
+            super()._begin()
+
+    def _end_object(self) -> None:
+        if self.deferred is not None:
+            raw = "".join(self.consumed[self.obj_start :])
+            decoded = decode_json_object(raw, allow_repair=self.ctx.policy is Policy.LENIENT)
+            items = list(decoded.objects) if decoded.error is None else []
+            if not items or not all(map(_names_a_tool, items)):
+                self._refuse()
+            else:
+                self.deferred += items
+            self._new_object()
+        else:
+            super()._end_object()
+        self.decided = True  # the value is whole: separators, a closer or text follow
+
+    def _finish_object(self, obj: dict[str, Any], repairs: list[str], *, at: int) -> None:
+        function = obj.get("function")
+        if isinstance(function, dict) and "name" not in obj:
+            # The OpenAI wire shape {"type": "function", "function": {"name": …, …}}.
+            obj = {k: v for k, v in obj.items() if k not in ("function", "type")} | function
+        super()._finish_object(obj, repairs, at=at)
+
+    # -------------------------------------------------------------------- BlockReader
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if not self.guarded and not self.not_a_call:
+            # The guard: a call's JSON goes on with a key (`{"`) or an object (`[{`).
+            i = skip_blanks(buf, pos, end)
+            if i == end and not final and i - pos <= MAX_TAG_LENGTH:
+                return pos
+            if i == end or buf[i] != ("{" if self.in_list else '"'):
+                return self._revert(pos, rescan=True)
+            self.guarded = True
+        while True:
+            if self.not_a_call:
+                return self._revert(pos)
+            if self.in_value:
+                new, stop = self.read(buf, pos, end, final)
+                if self.not_a_call:
+                    return self._revert(new)
+                if self.decided:
+                    self.decided = self.in_value = False  # the value closed at `new`
+                elif stop is not None:
+                    self.settle(new)  # a closer inside unfinished JSON
+                    self.in_value = False
+                else:
+                    return new
+                pos = new
+                continue
+            new, done = self._between(buf, pos, end, final)
+            if done or (new == pos and not self.in_value):
+                return new
+            pos = new
+
+    def _between(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        """Between values: blanks and separators, then a value, a closer, or the block's end."""
+        i = skip_blanks(buf, pos, end)
+        if i < end and buf[i] in self.separators and self.values:
+            self.consumed.append(buf[pos : i + 1])
+            return i + 1, False
+        for closer in self.format.closers:
+            if buf.startswith(closer, i, end):
+                self.consumed.append(buf[pos : i + len(closer)])
+                return self._end(i + len(closer)), True
+        if any(buf.startswith(m, i, end) for m in self.format.reopeners):
+            return self._end(pos), True
+        markers = (*self.format.closers, *self.format.reopeners)
+        undecided = i == end or is_proper_prefix(buf[i:end], markers)
+        if undecided and not final and i - pos <= MAX_TAG_LENGTH:
+            return pos, False  # what follows may still be a closer (`[` of `[/TOOL_CALLS]`)
+        if i < end and buf[i] == "[" and not self.in_list:
+            self.consumed.append(buf[pos : i + 1])
+            self.in_list = True
+            self.values += 1
+            return i + 1, False
+        if i < end and buf[i] == "]" and self.in_list:
+            self.consumed.append(buf[pos : i + 1])
+            self.in_list = False
+            return i + 1, False
+        if i < end and buf[i] == "{":
+            self.consumed.append(buf[pos:i])
+            self.in_value = True
+            return i, False
+        if self.objects_seen == 0:
+            return self._revert(pos, rescan=True), True  # the marker opens no call: text
+        if self.deferred is not None and not (final and i == end):
+            return self._revert(pos), True  # text follows: the JSON was not the whole output
+        return self._end(pos), True
+
+    def _revert(self, at: int, *, rescan: bool = False) -> int:
+        self.ctx.revert("".join(self.consumed[self.skip :]), rescan=rescan)
+        return at
+
+    def _end(self, at: int) -> int:
+        deferred, self.deferred = self.deferred, None
+        for obj in deferred or ():
+            self._finish_object(obj, [], at=at)
+        if self.calls_ended:
+            self.ctx.end_block()
+        elif self.bare:
+            self._revert(at)  # JSON that holds no call is text
+        else:
+            self._end_block()
+        return at
+
+    def at_eof(self) -> EofVerdict:
+        if self.in_value:
+            return super().at_eof()
+        return EofVerdict(recoverable=True)
+
+
+def _names_a_tool(value: Any) -> bool:
+    """A call object with a string name (a call shape, before any tool is known)."""
+    if not isinstance(value, dict):
+        return False
+    function = value.get("function")
+    inner = function if isinstance(function, dict) else value
+    return any(isinstance(inner.get(k), str) for k in CALL_NAME_KEYS)
+
+
+class CallValuesProtocol(TextProtocol):
+    """A format whose calls are JSON call objects after its opening marker, in a list.
+
+    A format module sets `opener`, `format` (its closers and reopeners) and, for rendering,
+    `closer` (written after the list), `arguments_key` and `wrap_result`.
+    """
+
+    opener: str = ""
+    format: JsonCallFormat = call_format()
+    #: Written after a rendered list of calls (the format's closer, if it has one).
+    closer: str = ""
+    arguments_key: str = "arguments"
+    name_key: str = "name"
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (self.opener,)
+
+    def closing_markers(self) -> Sequence[str]:
+        return (*self.format.closers, *self.format.reopeners)
+
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        return CallValuesReader(ctx, self.format, marker)
+
+    def call_object(self, call: ToolCall) -> dict[str, Any]:
+        return {self.name_key: call.name, self.arguments_key: call.arguments}
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        example = json.dumps({self.name_key: "<function-name>", self.arguments_key: {}})
+        then = f", then {self.closer}" if self.closer else ""
+        return (
+            declare_tools(tools)
+            + f"To call functions, write {self.opener} and then a JSON list of calls, each "
+            f"with its name and its arguments object{then}:\n"
+            f"{self.opener}[{example}]{self.closer}"
+        )
+
+    def render_call(self, call: ToolCall) -> str:
+        body = json.dumps([self.call_object(call)], ensure_ascii=False)
+        return f"{self.opener}{body}{self.closer}"

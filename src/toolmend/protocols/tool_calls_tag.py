@@ -1,0 +1,36 @@
+"""`<tool_calls>…</tool_calls>` holding JSON calls: Jamba, Hunyuan (a list) and MiniMax M1 (one
+call object a line).
+
+    <tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>
+    <tool_calls>
+    {"name": "get_weather", "arguments": {"city": "Paris"}}
+    {"name": "get_time", "arguments": {}}
+    </tool_calls>
+
+Owns the tags and the result envelope; reading and rendering are `json_values`'.
+"""
+
+from __future__ import annotations
+
+from toolmend.protocols.json_values import CallValuesProtocol, call_format
+
+OPEN = "<tool_calls>"
+CLOSE = "</tool_calls>"
+
+
+class ToolCallsTagProtocol(CallValuesProtocol):
+    id = "minimax-m1"
+    aliases = ("jamba", "hunyuan", "hunyuan-a13b", "minimax_m1")
+    summary = (
+        'Jamba, Hunyuan, MiniMax M1: <tool_calls>[{"name": ..., "arguments": {...}}]</tool_calls>'
+    )
+    opener = OPEN
+    closer = CLOSE
+    format = call_format(closers=(CLOSE,), reopeners=(OPEN,), block="a <tool_calls> block")
+    result_closers = ("</tool_response>",)
+
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
+        return f"<tool_response>\n{content}\n</tool_response>"
+
+
+PROTOCOL = ToolCallsTagProtocol()

@@ -1,0 +1,136 @@
+"""Formats of JSON call objects (`toolmend.protocols.json_values`): Llama 3.x JSON, bare JSON,
+Granite, Cohere Command-A, `<tool_calls>` (Jamba, Hunyuan, MiniMax M1), InternLM2, Phi-4-mini
+and LongCat; and the bare-JSON false-positive guard.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import toolmend
+from support import check_all_invariants
+from tool_fixtures import WEATHER
+
+CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+PARIS = [("get_weather", {"city": "Paris"})]
+
+
+def calls(text: str, protocol: str, tools: Any = WEATHER) -> list[tuple[str, dict[str, Any]]]:
+    result = toolmend.parse(text, protocol, tools)
+    return [(c.name, c.arguments) for c in result.tool_calls if c.executable]
+
+
+# ------------------------------------------------------------------------- the bare JSON guard
+
+
+@pytest.mark.parametrize("protocol", ["json", "llama3-json", "auto"])
+def test_bare_json_that_is_the_whole_output_is_a_call_even_without_tools(protocol: str) -> None:
+    assert calls(CALL, protocol, None) == PARIS
+    assert calls(f"[{CALL}]\n", protocol, None) == PARIS
+
+
+@pytest.mark.parametrize("protocol", ["json", "auto"])
+def test_bare_json_in_prose_without_tools_stays_text(protocol: str) -> None:
+    text = f"For example {CALL} is how a call looks."
+    result = toolmend.parse(text, protocol, None)
+    assert (result.text, result.tool_calls) == (text, [])
+
+
+def test_bare_json_in_prose_is_a_call_when_its_name_resolves_against_the_tools() -> None:
+    result = toolmend.parse(f"Let me check. {CALL} Done.", "json", WEATHER)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == PARIS
+    assert result.text == "Let me check.  Done."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"value": 42, "summary": "computed"}',
+        '{"name": "rm_rf", "arguments": {}}',
+        "Use {braces} and [brackets] [1, 2] freely: {x: 1}",
+        '["a", "b"]',
+    ],
+)
+def test_json_that_is_not_a_call_of_a_given_tool_stays_text(text: str) -> None:
+    for chunk_size in (None, 1):
+        result = toolmend.parse(text, "auto", WEATHER, chunk_size=chunk_size)
+        assert (result.text, result.tool_calls) == (text, [])
+
+
+def test_a_json_call_in_a_code_fence_is_never_read() -> None:
+    text = f"```json\n{CALL}\n```"
+    assert calls(text, "auto") == []
+
+
+def test_the_openai_wire_shape_and_double_encoded_arguments_are_read() -> None:
+    text = '{"type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}'
+    assert calls(text, "json") == PARIS
+
+
+@pytest.mark.parametrize(
+    "keys", [("function", "args"), ("tool", "input"), ("tool_name", "parameters")]
+)
+def test_the_key_spellings_models_use_are_read(keys: tuple[str, str]) -> None:
+    text = f'{{"{keys[0]}": "get_weather", "{keys[1]}": {{"city": "Paris"}}}}'
+    assert calls(text, "json") == PARIS
+
+
+# ------------------------------------------------------------------------------ the formats
+
+
+def test_llama_calls_after_the_python_tag_are_separated_by_semicolons() -> None:
+    text = '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}; {"name": "get_weather", "parameters": {"city": "Oslo"}}<|eom_id|>'
+    assert calls(text, "llama3-json") == [*PARIS, ("get_weather", {"city": "Oslo"})]
+    check_all_invariants("llama3-json", text, WEATHER)
+
+
+def test_granite_writes_a_list_after_its_marker_and_text_may_follow() -> None:
+    result = toolmend.parse(f"<|tool_call|>[{CALL}] and more", "granite", WEATHER)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == PARIS
+    assert result.text == " and more"
+
+
+def test_cohere_action_list_keeps_a_broken_sibling_apart() -> None:
+    text = (
+        '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": '
+        '{"days": 15:30}}, {"tool_call_id": "1", "tool_name": "get_weather", "parameters": '
+        '{"city": "Oslo"}}]<|END_ACTION|>'
+    )
+    assert calls(text, "cohere") == [("get_weather", {"city": "Oslo"})]
+
+
+def test_minimax_m1_writes_one_call_object_a_line_in_tool_calls_tags() -> None:
+    text = f'<tool_calls>\n{CALL}\n{{"name": "get_weather", "arguments": {{"city": "Oslo"}}}}\n</tool_calls>'
+    assert calls(text, "minimax-m1") == [*PARIS, ("get_weather", {"city": "Oslo"})]
+    assert calls(f"<tool_calls>[{CALL}]</tool_calls>", "jamba") == PARIS
+
+
+def test_phi4_mini_functools_list_is_read_but_the_word_alone_is_text() -> None:
+    assert calls(f"functools[{CALL}]", "phi4-mini") == PARIS
+    result = toolmend.parse("import functools[x]", "phi4-mini", WEATHER)
+    assert (result.text, result.tool_calls) == ("import functools[x]", [])
+
+
+def test_internlm2_action_holds_one_call_object() -> None:
+    text = '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Paris"}}<|action_end|>'
+    assert calls(text, "internlm2") == PARIS
+
+
+def test_a_call_list_cut_off_inside_an_object_ends_the_call_incomplete() -> None:
+    result = toolmend.parse(
+        '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Pa', "granite", WEATHER
+    )
+    assert [c.incomplete for c in result.tool_calls] == [True]
+
+
+@pytest.mark.parametrize(
+    "protocol",
+    ["llama3-json", "json", "granite", "cohere", "minimax-m1", "internlm2", "phi4-mini", "longcat"],
+)
+def test_a_rendered_call_reads_back_whole_and_streamed(protocol: str) -> None:
+    call = toolmend.ToolCall(id="c1", name="get_weather", arguments={"city": 'Pa"ris</x>'})
+    text = toolmend.get_protocol(protocol).render_call(call)
+    assert calls(text, protocol) == [("get_weather", {"city": 'Pa"ris</x>'})]
+    check_all_invariants(protocol, text, WEATHER)
