@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 #: A run keeps at most this much unread input waiting (its `pending` rest) instead of calling
 #: the reader, so a long run of it cannot make each feed copy a growing buffer.
@@ -70,26 +70,28 @@ class ValueText:
     trailing: str = ""
     hold: str = ""
 
-    @cached_property
-    def plain(self) -> re.Pattern[str]:
+    #: The compiled patterns (see the module docstring), built when the declaration is: a
+    #: format declares its values at import, so no parse pays for compiling them.
+    plain: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    pending: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    verbatim: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
         e = self.escapes
-        return plain_text_pattern(
+        plain = plain_text_pattern(
             (*self.stops, *e.starts), held=self.held, allowed=e.complete, hold=self.hold
         )
-
-    @cached_property
-    def pending(self) -> re.Pattern[str]:
-        return pending_pattern(
+        pending = pending_pattern(
             self.stops,
             held="".join(sorted(set(self.held + self.trailing + self.hold))),
-            extra=self.escapes.unfinished,
+            extra=e.unfinished,
         )
-
-    @cached_property
-    def verbatim(self) -> re.Pattern[str]:
-        return verbatim_pattern(
-            self.stops, exclude=self.escapes.start_chars, held=self.held, hold=self.hold
+        verbatim = verbatim_pattern(
+            self.stops, exclude=e.start_chars, held=self.held, hold=self.hold
         )
+        object.__setattr__(self, "plain", plain)
+        object.__setattr__(self, "pending", pending)
+        object.__setattr__(self, "verbatim", verbatim)
 
 
 @dataclass(slots=True)
