@@ -14,8 +14,9 @@ from toolmend.events import ToolCallStart
 from toolmend.model import ToolCall
 
 #: Formats whose calls the other format writes identically, so `auto` may name either: bare
-#: invokes (anthropic-xml, antml) and GLM's tags with or without newlines (glm47, glm45).
-SAME_MARKUP = {"anthropic-xml": ("antml",), "glm47": ("glm45",)}
+#: invokes (anthropic-xml, antml), GLM's tags with or without newlines (glm47, glm45) and a bare
+#: JSON call object (json, llama3-json).
+SAME_MARKUP = {"anthropic-xml": ("antml",), "glm47": ("glm45",), "json": ("llama3-json",)}
 
 CALL = ToolCall(id="call_1", name="get_weather", arguments={"city": "Oslo", "days": 3})
 
