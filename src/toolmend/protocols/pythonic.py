@@ -445,11 +445,7 @@ class PythonicReader(BlockReader):
 _STRING_TEXT = {q: ValueText((q,), Escapes(("\\",), "(?!)")) for q in "\"'"}
 
 
-def _protocol(fmt: PythonicFormat) -> PythonicProtocol:
-    return PythonicProtocol(fmt)
-
-
-LFM2 = _protocol(
+LFM2 = PythonicProtocol(
     PythonicFormat(
         id="lfm2",
         summary="LFM2 pythonic calls: <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>",
@@ -460,7 +456,7 @@ LFM2 = _protocol(
         render_close="<|tool_call_end|>",
     )
 )
-OLMO3 = _protocol(
+OLMO3 = PythonicProtocol(
     PythonicFormat(
         id="olmo3",
         summary="OLMo 3 pythonic calls, one per line: <function_calls>f(a=1)</function_calls>",
@@ -471,7 +467,7 @@ OLMO3 = _protocol(
         render_close="</function_calls>",
     )
 )
-PYTHONIC = _protocol(
+PYTHONIC = PythonicProtocol(
     PythonicFormat(
         id="pythonic",
         summary="bare pythonic call lists (Llama 3.2/4): [get_weather(city='Paris'), f(x=1)]",
@@ -481,7 +477,7 @@ PYTHONIC = _protocol(
         aliases=("llama4-pythonic",),
     )
 )
-CALLING_TOOL = _protocol(
+CALLING_TOOL = PythonicProtocol(
     PythonicFormat(
         id="calling-tool",
         summary='leaked agent lines: [Calling tool: get_weather({"city": "Tokyo"})]',
