@@ -36,7 +36,7 @@ from typing import Any
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
+from toolmend.core.textscan import find_closer, partial_marker_start, skip_blanks
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -58,7 +58,6 @@ ARG_KEY, ARG_KEY_END = "<arg_key>", "</arg_key>"
 ARG_VALUE, ARG_VALUE_END = "<arg_value>", "</arg_value>"
 
 _TAG = re.compile("</?arg_(?:key|value)>")
-_BLOCK_END = re.compile(f"{re.escape(CLOSE)}|{re.escape(OPEN)}")
 _BLOCK_END_MARKERS = (CLOSE, OPEN)
 #: The body as the fast path may take it: text in which no block end can begin.
 _BODY_TEXT = ValueText(_BLOCK_END_MARKERS)
@@ -306,20 +305,19 @@ class GlmReader(BlockReader):
         return self._body(buf, cut, end, final) if cut < end else cut
 
     def _body(self, buf: str, pos: int, end: int, final: bool) -> int:
-        m = _BLOCK_END.search(buf, pos, end)
-        if m is None:
-            cut = end if final else partial_marker_start(buf, pos, end, _BLOCK_END_MARKERS, "<")
-            if cut > pos:
-                self.pieces.append(buf[pos:cut])
-            return cut
-        self.pieces.append(buf[pos : m.start()])
+        at, tag = find_closer(buf, pos, end, _BLOCK_END_MARKERS, final=final)
+        if not tag:
+            if at > pos:
+                self.pieces.append(buf[pos:at])
+            return at
+        self.pieces.append(buf[pos:at])
         self.ctx.stop_value()
         body = read_body("".join(self.pieces), self.ctx.current_tool, self.ctx.policy)
-        if m.group() == CLOSE:
-            stop = m.end()
+        if tag == CLOSE:
+            stop = at + len(CLOSE)
             self.ctx.end_call(body.arguments, at=stop, error=body.error, repairs=body.repairs)
         else:
-            stop = m.start()  # the next call is a block of its own
+            stop = at  # the next call is a block of its own
             self.ctx.end_call(body.arguments, at=stop, error=NOT_CLOSED_BEFORE_NEXT)
         self.state = _DONE
         self.ctx.end_block()
@@ -331,9 +329,7 @@ class GlmReader(BlockReader):
         if self.state != _BODY:
             return EofVerdict(recoverable=False)
         text = "".join(self.pieces)
-        cut = text.rfind("<")
-        if cut >= 0 and is_proper_prefix(text[cut:], (CLOSE,)):
-            text = text[:cut]  # a closer cut off by the end of the stream
+        text = text[: partial_marker_start(text, 0, len(text), (CLOSE,))]  # a cut-off closer
         body = read_body(text, self.ctx.current_tool, self.ctx.policy)
         if body.error is not None:
             return EofVerdict(False, body.arguments, reason=body.error)

@@ -51,7 +51,7 @@ from typing import Any
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
+from toolmend.core.textscan import find_closer, is_proper_prefix, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char
@@ -494,19 +494,13 @@ class InvokeReader(BlockReader):
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
         close = self.param_close
-        at = buf.find(close, pos, end)
-        if at != -1:
+        stop, closed = find_closer(buf, pos, end, (close,))
+        if closed:
             self.ctx.stop_value()
-            self._value_piece(buf[pos:at])
+            self._value_piece(buf[pos:stop])
             self._close_value()
             self.state = _BODY
-            return at + len(close), True
-        stop = end
-        # A proper prefix of the closer holds one "<", its first character: only the last "<"
-        # near the end can start one.
-        lt = buf.rfind("<", max(pos, end - len(close) + 1), end)
-        if lt != -1 and close.startswith(buf[lt:end]):
-            stop = lt
+            return stop + len(close), True
         if not final:
             amp = buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
             if amp != -1 and ";" not in buf[amp:stop]:
@@ -545,11 +539,9 @@ class InvokeReader(BlockReader):
 
     def _skip(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """A malformed invoke: discard up to its closer, then end the call incomplete."""
-        at = buf.find(self.invoke_close, pos, end)
-        if at == -1:
-            if final:
-                return end, False
-            return partial_marker_start(buf, pos, end, (self.invoke_close,), "<"), False
+        at, closed = find_closer(buf, pos, end, (self.invoke_close,), final=final)
+        if not closed:
+            return at, False
         return self._end_invoke(at + len(self.invoke_close)), True
 
     def _reason(self) -> str | None:

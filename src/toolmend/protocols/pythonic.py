@@ -35,7 +35,7 @@ from typing import Any
 
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.textscan import find_closer
 from toolmend.jsontext import MAX_NESTING
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -363,11 +363,10 @@ class PythonicReader(BlockReader):
     def _read(self, buf: str, pos: int, end: int, final: bool) -> int:
         closer = self.fmt.closer
         if closer is not None:
-            k = buf.find(closer, pos, end)
-            if k < 0:
-                cut = end if final else partial_marker_start(buf, pos, end, (closer,), closer[0])
-                self.pieces.append(buf[pos:cut])
-                return cut
+            k, closed = find_closer(buf, pos, end, (closer,), final=final)
+            if not closed:
+                self.pieces.append(buf[pos:k])
+                return k
             source = "".join(self.pieces) + buf[pos:k]
             self.pieces.append(buf[pos : k + len(closer)])
             return self._close(source, k + len(closer), end, final)
