@@ -37,7 +37,6 @@ from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import find_closer, partial_marker_start, skip_blanks
-from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import (
@@ -48,7 +47,7 @@ from toolmend.protocols.base import (
     declare_tools,
 )
 from toolmend.protocols.hermes import hermes_reader
-from toolmend.protocols.json_calls import JsonCallsReader
+from toolmend.protocols.json_calls import JsonCallsReader, arguments_from_text
 from toolmend.schema_gate import Policy, declared_types
 from toolmend.textvalue import typed_value
 
@@ -174,14 +173,14 @@ class BodyVerdict:
     open_at_end: bool = False
 
 
-def read_body(rest: str, tool: Tool | None, policy: Policy) -> BodyVerdict:
+def read_body(rest: str, ctx: BlockContext) -> BodyVerdict:
     """The arguments of a block body after its name: key/value pairs or one JSON object."""
-    lenient = policy is Policy.LENIENT
+    tool, lenient = ctx.current_tool, ctx.policy is Policy.LENIENT
     if rest.lstrip().startswith("{"):
-        decoded = decode_json_object(rest, allow_repair=lenient)
-        if decoded.error is None and len(decoded.objects) == 1:
-            return BodyVerdict(decoded.objects[0], ["json-arguments", *decoded.repairs], None)
-        return BodyVerdict({}, [], decoded.error or "the call holds several JSON objects")
+        read = arguments_from_text(rest, ctx, repairs=["json-arguments"])
+        if read.error is None:
+            return BodyVerdict(read.arguments, read.repairs, None)
+        return BodyVerdict({}, [], read.error)
     pairs = read_pairs(rest)
     repairs = list(pairs.repairs)
     error = pairs.error
@@ -312,7 +311,7 @@ class GlmReader(BlockReader):
             return at
         self.pieces.append(buf[pos:at])
         self.ctx.stop_value()
-        body = read_body("".join(self.pieces), self.ctx.current_tool, self.ctx.policy)
+        body = read_body("".join(self.pieces), self.ctx)
         if tag == CLOSE:
             stop = at + len(CLOSE)
             self.ctx.end_call(body.arguments, at=stop, error=body.error, repairs=body.repairs)
@@ -330,7 +329,7 @@ class GlmReader(BlockReader):
             return EofVerdict(recoverable=False)
         text = "".join(self.pieces)
         text = text[: partial_marker_start(text, 0, len(text), (CLOSE,))]  # a cut-off closer
-        body = read_body(text, self.ctx.current_tool, self.ctx.policy)
+        body = read_body(text, self.ctx)
         if body.error is not None:
             return EofVerdict(False, body.arguments, reason=body.error)
         # A value or key still open may be cut in the middle: only a body complete but for its

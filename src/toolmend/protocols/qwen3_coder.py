@@ -38,7 +38,7 @@ from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, carried_raw, claim_by_first_char
 from toolmend.protocols.hermes import hermes_reader
-from toolmend.protocols.json_calls import JsonCallsReader
+from toolmend.protocols.json_calls import JsonCallsReader, arguments_from_text
 from toolmend.schema_gate import Policy, declared_types
 from toolmend.textvalue import typed_value
 
@@ -457,14 +457,12 @@ class Qwen3CoderReader(BlockReader):
                 self.tail = "".join(self.json_pieces)
             return at
         self.json_pieces.append(buf[pos:at])
-        decoded = decode_json_object(
-            "".join(self.json_pieces), allow_repair=self.ctx.policy is Policy.LENIENT
-        )
-        if decoded.error is None and len(decoded.objects) == 1:
-            self.done = decoded.objects[0]
-            self.repairs += ["json-arguments", *decoded.repairs]
+        read = arguments_from_text("".join(self.json_pieces), self.ctx, repairs=["json-arguments"])
+        if read.error is None:
+            self.done = read.arguments
+            self.repairs += read.repairs
         elif self.error is None:
-            self.error = decoded.error or "the call holds several JSON objects"
+            self.error = read.error
         stop = at + len(closer)
         self._end_call(stop)
         if closer == CLOSE:
