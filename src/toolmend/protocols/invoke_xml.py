@@ -44,13 +44,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import find_closer, is_proper_prefix, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -74,7 +74,6 @@ MAX_INTERSTITIAL_WHITESPACE = 127
 #: of what has arrived is held back until its `;` or another character decides it.
 MAX_ENTITY_LENGTH = 10
 
-_WS = " \t\r\n"
 _ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 #: `_ENTITY` without its groups, for the plain-value pattern: groups double a match's cost.
@@ -217,6 +216,10 @@ class InvokeProtocol(TextProtocol):
             markers.append(MISSING_ANGLE_MARKER)
         return markers
 
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        # The missing-angle form counts only at the start of the text or after a blank.
+        return {MISSING_ANGLE_MARKER: "word"} if self.format.missing_angle else {}
+
     def closing_markers(self) -> Sequence[str]:
         return ("</invoke>", f"</{PREFIX}invoke>")
 
@@ -350,8 +353,6 @@ class InvokeReader(BlockReader):
         self.missing_angle = marker == MISSING_ANGLE_MARKER
         self.wrap_close = f"</{marker[1:]}" if self.wrapped else ""
         self.prefix = PREFIX if marker.startswith((f"<{PREFIX}", PREFIX)) else ""
-        # The missing-angle form counts only at the start of the text or after whitespace.
-        self.off_boundary = self.missing_angle and ctx.char_before_marker not in ("", *_WS)
         self.state = _OPENING
         self.calls_ended = 0
         self.eof_name: str | None = None
@@ -410,9 +411,6 @@ class InvokeReader(BlockReader):
     # ----------------------------------------------------------------------------- stepping
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
-        if self.off_boundary:
-            self.ctx.revert("", rescan=True)
-            return pos
         while True:
             state = self.state
             if state == _VALUE:
