@@ -3,11 +3,13 @@
 This module owns the structural reading of an error before any wording is matched: JSON error
 bodies (`{"error": {...}}`, `{"status": "error", ...}`, OpenAI/vLLM `{"object": "error"}`), MCP
 results (`{"content": [...], "isError": true}`), XML-like tags (`<tool_use_error>`, `<error>`,
-`<error_details>`, `<exception>`, `<returncode>`), agent prefixes ("Error executing tool X:",
-"Invalid input for tool X:", "MCP error -32602:", ...), validation lists (zod issues, pydantic
-error lists and their text form, AJV and LangChain lines) and HTTP status or exit codes. The
-result is an `Envelope`: the inner messages (innermost first) and what the structure said (tool,
-server, field, status, exit code, machine error types, validation issues, available tools).
+`<error_details>`, `<exception>`, `<returncode>`, `<output>`), agent prefixes ("Error executing
+tool X:", "Invalid input for tool X:", "MCP error -32602:", ...), the command-result formats
+around shell output (Roo Code, gemini-cli, Codex, Claude Code, mini-swe-agent), validation lists
+(zod issues, pydantic error lists and their text form, AJV and LangChain lines) and HTTP status or
+exit codes. The result is an `Envelope`: the inner messages (innermost first) and what the
+structure said (tool, server, field, status, exit code, machine error types, validation issues,
+available tools).
 
 It never classifies (that is `classify`) and never raises: text it cannot take apart is one
 message. Every walk is bounded (depth, items, decoded size, candidates), so hostile nesting or a
@@ -111,6 +113,14 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*InputValidationError: " + _TOOL + r" failed due to the following issues?:\s*",
         r"^\s*Unable to apply diff to file: [^\n]*\n\s*",
         r"^\s*File: [^\n]*\nError:\s*",
+        # command-result formats around a shell tool's output: Roo Code's sentence, gemini-cli's
+        # and Qwen Code's `Command:`/`Directory:`/`Output:` fields, an exit-status header line
+        # (Codex `Exit code: N` + `Wall time:`, Claude Code `Error: Exit code N`)
+        r"^\s*Command executed in terminal.{0,400}?\nOutput:\n",
+        r"^\s*(?:Command: [^\n]*\n)?(?:Directory: [^\n]*\n)?Output: ",
+        r"^\s*(?:Error: )?(?:Exit code|Process exited with code)[: ]\s*-?\d+\s*\n"
+        r"(?:(?:Wall time|Duration|Total output lines|Original token count)[^\n]*\n){0,4}"
+        r"(?:Output:\s*\n)?",
         r"^\s*(?:AI_)?(?:Tool|Model|Agent)?\w*Error:\s*(?=\S)",
         r"^\s*(?:Error|ERROR|error)\s*:\s*",
         r"^\s*\[ERROR\]\s*",
@@ -126,8 +136,8 @@ _SUFFIXES = re.compile(
 )
 
 _TAG = re.compile(
-    r"<(?P<tag>tool_use_error|error|error_details|exception|bash_metadata)>\s*(?P<body>.*?)\s*"
-    r"</(?P=tag)>",
+    r"<(?P<tag>tool_use_error|error|error_details|exception|bash_metadata|output)>"
+    r"\s*(?P<body>.*?)\s*</(?P=tag)>",
     re.DOTALL,
 )
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
