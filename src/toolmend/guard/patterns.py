@@ -562,7 +562,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PARAM_INVALID_VALUE,
         variant="generic",
         priority=48,
-        text=w.PARAM_VALUE + w.VALUE_BOUNDS,
+        text=w.PARAM_VALUE + w.VALUE_BOUNDS + w.VALUE_ORDER + w.EMPTY_VALUE,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",

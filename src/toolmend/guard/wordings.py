@@ -155,7 +155,13 @@ STUCK = words(
 )
 
 #: An agent that stopped at its step limit.
-STEP_LIMIT = words("mini-swe-agent", r"\bLimits exceeded\b[^\n]{0,40}\bsteps\b")
+STEP_LIMIT = words(
+    "mini-swe-agent smolagents openai-agents langgraph",
+    r"\bLimits exceeded\b[^\n]{0,40}\bsteps\b",
+    r"\b(?:step|turn|iteration|recursion) (?:limit|budget) (?:of \d+ )?(?:exceeded|reached|hit)\b",
+    r"\b(?:exceeded|reached|hit) (?:the |its )?(?:max(?:imum)? )?(?:number of )?(?:steps|turns"
+    r"|iterations)(?: limit)?\b",
+)
 #: A framework gave up after its own retry budget (output validation, tool retries).
 RETRIES_EXHAUSTED = words(
     "pydantic-ai",
@@ -196,10 +202,11 @@ TOO_LARGE = words(
     r"(?:context|model))",
 )
 
-#: "exceeds the size limit of N bytes": a named limit rather than a number.
+#: "exceeds the size limit of N bytes", "(exceeds 2000 line limit)": a size named as a limit.
 OVER_NAMED_LIMIT = words(
-    "gemini-cli",
-    r"exceeds? (?:the |a )?(?:\w+ ){0,2}(?:size|length|token|byte|character|output) limit\b",
+    "gemini-cli goose",
+    r"exceeds? (?:the |a |its )?(?:[\w.]+ ){0,3}(?:size|length|token|byte|character|output|line"
+    r"|file|content|response|payload)s? limit\b",
 )
 
 RATE = words(
@@ -240,7 +247,10 @@ MCP_CLIENT_DOWN = words(
     r"\bClient is not connected, must connect\b",
 )
 #: An SDK's MCP server manager that could not connect a server.
-MCP_CONNECT_FAILED = words("openai-agents", r"\b(?:failed|unable) to connect MCP server\b")
+MCP_CONNECT_FAILED = words(
+    "openai-agents gemini-cli continue",
+    r"\b(?:failed|unable) to connect (?:to )?(?:the )?MCP server\b",
+)
 #: A server that offers no tools at all (an MCP client calling tools/call on it).
 MCP_NO_TOOLS = words("mcp-typescript-sdk", r"\bServer does not (?:support|advertise) tools\b")
 
@@ -283,7 +293,8 @@ NO_TOOL_CALL = words(
 )
 
 ONE_TOOL = words(
-    "cline roo-code",
+    "cline roo-code continue",
+    r"\b(?:cannot|can't|may not|must not) be (?:called|used|run) in parallel\b",
     r"(?:only one tool may be used|a tool has already been used) (?:per|in this) message",
     r"Only one tool (?:call )?(?:may|can) be used at a time",
 )
@@ -341,8 +352,10 @@ SCALAR_PARSE = words("ollama", r"\binvalid (?:int|integer|float|bool|boolean|num
 
 #: "No URL provided.": a whole message saying that one value was not given.
 NOTHING_GIVEN = words(
-    "gemini-cli",
+    "gemini-cli mcp-servers openai-agents",
     r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)\.?$",
+    r"^(?:Error: )?At least one (?:of )?[^\n]{1,80}? (?:must|should|has to) be (?:provided|given"
+    r"|specified|supplied)\b",
 )
 
 PARAM_TYPE = words(
@@ -401,12 +414,24 @@ PARAM_VALUE = words(
     r"(?:range|bounds)\b",
 )
 
-#: Bounds on a value or a list: how many items, which value may not exceed which.
+#: Bounds on a list: how many items it may have.
 VALUE_BOUNDS = words(
     "gemini-cli",
     r"\bmust (?:have|contain|include) (?:at (?:least|most)|no more than|fewer than|between) [\w-]+",
-    r"\b(?:cannot|can't|must not|may not|should not) be (?:greater|less|larger|smaller|more"
-    r"|bigger|later|earlier) than\b",
+)
+#: One value compared with another: "start_line cannot be greater than end_line" (gemini-cli),
+#: "Start line 50 must be less than end line 20" (goose), "endLine must be greater than or equal
+#: to startLine" (Continue).
+VALUE_ORDER = words(
+    "gemini-cli goose continue",
+    r"\b(?:cannot|can't|must not|may not|should not|must|should) be (?:greater|less|larger|smaller"
+    r"|more|bigger|later|earlier|after|before)(?: than)?(?: or equal to)? \S",
+)
+#: A value that may not be empty: "cannot be empty" (gemini-cli), "must be non-empty"
+#: (gemini-cli), "at least one non-empty" (pydantic-ai).
+EMPTY_VALUE = words(
+    "gemini-cli pydantic-ai",
+    r"\bmust be (?:a )?non-?empty\b|\bmust not be blank\b",
 )
 
 # --- files and edits ------------------------------------------------------------------------
@@ -425,7 +450,9 @@ FILE_WRONG_KIND = words(
 #: cp without -r on a directory.
 DIRECTORY_OMITTED = words("coreutils", r"\bomitting directory\b")
 #: A whole message naming a path of the wrong kind (the MCP CLI's "Not a file: PATH").
-NOT_A_KIND = words("mcp-python-sdk", r"^Not a (?:file|directory): \S")
+NOT_A_KIND = words(
+    "mcp-python-sdk cline gemini-cli", r"^(?:(?:Search )?Path is )?[Nn]ot a (?:file|directory): \S"
+)
 
 FILE_MISSING = words(
     "os roo-code cline claude-code gemini-cli continue opencode mcp-servers aider goose",
@@ -463,7 +490,11 @@ FILE_EXISTS = words(
 )
 
 #: A quoted path (it has a slash) that already exists: git worktree and friends.
-PATH_EXISTS = words("git", r"(?:^|: )'[^'\n]*/[^'\n]*' already exists")
+PATH_EXISTS = words(
+    "git continue",
+    r"(?:^|: )'[^'\n]*/[^'\n]*' already exists",
+    r"(?:^|[\s:])[`'\"]?(?:\.{0,2}/)?[\w.\-]+(?:/[\w.\-]+)+[`'\"]? already exists\b",
+)
 
 DIFF_STALE = words(
     "claude-code opencode qwen-code",
@@ -655,7 +686,7 @@ NETWORK_DAEMONS = words(
 )
 
 #: A client that names the service it could not reach ("Failed to connect to LM Studio.").
-NETWORK_SERVICE = words("lmstudio", r"\b(?:failed|unable) to connect to\b")
+NETWORK_SERVICE = words("lmstudio curl git", r"\b(?:failed|unable) to connect to\b")
 
 COMMAND = words(
     "os claude-code continue gemini-cli mini-swe-agent mcp-servers aider goose cline codex"
