@@ -6,10 +6,10 @@ results (`{"content": [...], "isError": true}`), XML-like tags (`<tool_use_error
 `<error_details>`, `<exception>`, `<returncode>`, `<output>`), agent prefixes ("Error executing
 tool X:", "Invalid input for tool X:", "MCP error -32602:", ...), the command-result formats
 around shell output (Roo Code, gemini-cli, Codex, Claude Code, mini-swe-agent), validation lists
-(zod issues, pydantic error lists and their text form, AJV and LangChain lines) and HTTP status or
-exit codes. The result is an `Envelope`: the inner messages (innermost first) and what the
-structure said (tool, server, field, status, exit code, machine error types, validation issues,
-available tools).
+(zod issues, pydantic error lists and their text forms, AJV, jsonschema and LangChain lines) and
+HTTP status or exit codes. The result is an `Envelope`: the inner messages (innermost first) and
+what the structure said (tool, server, field, status, exit code, machine error types, validation
+issues, available tools).
 
 It never classifies (that is `classify`) and never raises: text it cannot take apart is one
 message. Every walk is bounded (depth, items, decoded size, candidates), so hostile nesting or a
@@ -178,6 +178,24 @@ _AJV_TYPE = re.compile(
     r"params/(?P<loc>[A-Za-z_][\w.\-]{0,63}) must be (?P<kind>(?:equal to one of|[a-z]+))"
 )
 
+#: The MCP TypeScript SDK's flattened zod issues: "Invalid arguments for tool X: Required at path;
+#: Expected number, received string at limit".
+_ZOD_AT_LINE = re.compile(
+    r"(?:^|[:;]\s*)(?P<msg>Required|Expected [^;:\n]{1,80}?|Invalid [^;:\n]{1,80}?"
+    r"|(?:Number|String|Array) must [^;:\n]{1,80}?|Too (?:big|small)[^;:\n]{0,80}?)"
+    r" at (?P<loc>[A-Za-z_][\w.\-]{0,63})(?=\s*(?:;|$))",
+    re.MULTILINE,
+)
+#: jsonschema's ValidationError text: "Failed validating 'minimum' in schema[...]" names the
+#: keyword that failed, "On instance['limit']" the field.
+_JSONSCHEMA_KEYWORD = re.compile(r"^Failed validating '(?P<keyword>\w+)' in (?:meta)?schema", re.M)
+_JSONSCHEMA_INSTANCE = re.compile(
+    r"^On instance\[['\"](?P<loc>[A-Za-z_][\w.\-]{0,63})['\"]\]", re.M
+)
+_JSONSCHEMA_REQUIRED = re.compile(
+    r"^'(?P<loc>[A-Za-z_][\w.\-]{0,63})' is a required property", re.M
+)
+
 _PYDANTIC_TYPE_ERRORS = frozenset(
     {"int_parsing", "float_parsing", "bool_parsing", "decimal_parsing", "int_from_float"}
 )
@@ -238,11 +256,37 @@ def _text_issues(text: str) -> list[Issue]:
     issues = [
         Issue(m["loc"], _pydantic_kind("", m["msg"]), m["msg"]) for m in _COLON_LINE.finditer(text)
     ]
+    issues += _zod_at_issues(text) + _jsonschema_issues(text)
     issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
     for m in _AJV_TYPE.finditer(text):
         kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
         issues.append(Issue(m["loc"], kind))
     return issues
+
+
+def _zod_at_issues(text: str) -> list[Issue]:
+    issues: list[Issue] = []
+    for m in _ZOD_AT_LINE.finditer(text):
+        message = m["msg"]
+        kind: IssueKind = "value"
+        if message == "Required" or message.endswith("received undefined"):
+            kind = "missing"
+        elif message.startswith("Expected ") and re.match(r"Expected " + _JSON_TYPES, message):
+            kind = "type"
+        issues.append(Issue(m["loc"], kind, message))
+    return issues
+
+
+def _jsonschema_issues(text: str) -> list[Issue]:
+    keyword = _JSONSCHEMA_KEYWORD.search(text)
+    if keyword is None:
+        return []
+    if keyword["keyword"] == "required":
+        required = _JSONSCHEMA_REQUIRED.search(text)
+        return [Issue(required["loc"] if required else None, "missing")]
+    instance = _JSONSCHEMA_INSTANCE.search(text)
+    kind: IssueKind = "type" if keyword["keyword"] == "type" else "value"
+    return [Issue(instance["loc"] if instance else None, kind)]
 
 
 # --- the walk -------------------------------------------------------------------------------

@@ -536,7 +536,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_NOT_FOUND,
         variant="generic",
         priority=50,
-        text=w.FILE_MISSING + w.FILE_MISSING_PROGRAMS,
+        text=w.FILE_MISSING + w.FILE_MISSING_PROGRAMS + w.NOTHING_NAMED,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -562,7 +562,12 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PARAM_INVALID_VALUE,
         variant="generic",
         priority=48,
-        text=w.PARAM_VALUE + w.VALUE_BOUNDS + w.VALUE_ORDER + w.EMPTY_VALUE,
+        text=w.PARAM_VALUE
+        + w.SCHEMA_VALIDATOR
+        + w.BAD_URL
+        + w.VALUE_BOUNDS
+        + w.VALUE_ORDER
+        + w.EMPTY_VALUE,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",

@@ -414,6 +414,28 @@ PARAM_VALUE = words(
     r"(?:range|bounds)\b",
 )
 
+#: JSON Schema validators' own messages when the keyword that failed is not shown: jsonschema
+#: ("0 is less than the minimum of 1", "'turbo' is not one of ['fast', 'safe']", "Additional
+#: properties are not allowed") and AJV ("must be >= 1", "must NOT have additional properties").
+SCHEMA_VALIDATOR = words(
+    "jsonschema gemini-cli",
+    r"\bis (?:less|greater) than (?:or equal to )?the (?:minimum|maximum) of\b"
+    r"|\bis not one of \[|\bis too (?:long|short)\b|\bdoes not match '|\bis not a '[\w-]+'$",
+    r"Additional properties are not allowed|must NOT have (?:additional|more|fewer) "
+    r"|must be (?:[<>]=?|equal to one of the allowed values)",
+)
+#: A URL that does not parse or has a scheme the tool does not fetch (urllib's "unknown url type",
+#: Cline's and gemini-cli's "Invalid URL", "Only http and https are supported").
+BAD_URL = words(
+    "mcp-python-sdk cline gemini-cli",
+    r"\bunknown url type\b|\b(?:invalid|malformed|bad) URL\b|\bnot a valid URL\b",
+)
+#: A named item the tool has none of ("no note named todo").
+NOTHING_NAMED = words(
+    "mcp-python-sdk",
+    r"\bno (?:file|note|resource|document|page|template)s? (?:named|called)\b",
+)
+
 #: Bounds on a list: how many items it may have.
 VALUE_BOUNDS = words(
     "gemini-cli",
@@ -608,7 +630,7 @@ POLICY_DENIED = words(
     r"denied by policy|execution blocked|not in the allow ?list|prevents you from using",
     r"\bwrite-protected\b",
     r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
-    r"\b(?:is|are) not allowed\b",
+    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b",
     r"Forbidden (?:access|call|function)",
     r"\baccess_denied\b|Access denied\b",
     r"sandbox denied",
