@@ -180,3 +180,28 @@ def test_a_jsonschema_error_is_read_by_the_keyword_that_failed() -> None:
     assert (bound.category.name, bound.param) == ("PARAM_INVALID_VALUE", "limit")
     # "not allowed" here is the schema's word for an unknown key, not a permission refusal
     assert classify_error(JSONSCHEMA_EXTRA).category.name == "PARAM_INVALID_VALUE"
+
+
+def test_a_status_that_names_a_refusal_wins_over_a_wording_that_only_says_it_failed() -> None:
+    # captured here from urllib against a loopback http.server answering 403 and 401
+    for text in (
+        "urllib.error.HTTPError: HTTP Error 403: Forbidden",
+        "urllib.error.HTTPError: HTTP Error 401: Unauthorized",
+    ):
+        assert classify_error(text).category.name == "PERMISSION_DENIED"
+    assert classify_error("urllib.error.HTTPError: HTTP Error 404: Not Found").category.name == (
+        "NETWORK_ERROR"
+    )
+
+
+def test_exit_code_124_is_gnu_timeouts_and_reads_as_a_timeout() -> None:
+    text = "Error: Exit code 124\nmake: *** [Makefile:3: test] Terminated"
+    assert classify_error(text).category.name == "TIMEOUT"
+
+
+def test_httpxs_status_error_carries_its_status() -> None:
+    text = (
+        "httpx.HTTPStatusError: Client error '429 Too Many Requests' for url "
+        "'http://127.0.0.1:8000/v1/chat/completions'"
+    )
+    assert unwrap(text).status == 429

@@ -149,7 +149,7 @@ _EXIT = re.compile(
 _STATUS = re.compile(
     r"(?:HTTP/\d(?:\.\d)? |HTTP (?:error )?|status code:? |\(Status: |received status "
     r"|Request failed with status code |Error code: |API Error: |\"code\":\s*"
-    r"|awaiting response\.\.\. |(?-i:ERROR )(?=\d{3}: ))([45]\d\d)\b",
+    r"|awaiting response\.\.\. |(?-i:ERROR )(?=\d{3}: )|(?:Client|Server) error ')([45]\d\d)\b",
     re.IGNORECASE,
 )
 _AVAILABLE = re.compile(

@@ -662,6 +662,9 @@ TIMEOUT = words(
     r"\bdeadline exceeded\b",
 )
 
+#: GNU timeout telling the signal it sent when the time ran out (`timeout --verbose`).
+TIMEOUT_SIGNAL = words("coreutils", r"^timeout: sending signal \w+ to command\b")
+
 #: Limits that stopped a run, in other words than "timed out": a killed process, an aborted
 #: fetch, an interpreter's operation or loop budget.
 EXECUTION_LIMITS = words(
