@@ -581,8 +581,8 @@ PATTERNS: tuple[Pattern, ...] = (
         id="EI/COMMAND_FAILED/002",
         category=Category.COMMAND_FAILED,
         variant="missing_dependency",
-        priority=46,
-        text=w.MISSING_DEPENDENCY + w.MISSING_PROGRAM + w.INSTALL_HINT,
+        priority=51,  # above FILE_NOT_FOUND: a missing program is also "No such file"
+        text=w.MISSING_DEPENDENCY + w.MISSING_PROGRAM + w.MISSING_PROGRAM_EXEC + w.INSTALL_HINT,
         what="The command of this {tool} call failed: a program, module or package it needs is "
         "not installed.",
         why="The environment lacks that dependency (or the project's virtual environment or "
@@ -629,7 +629,12 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.COMMAND_FAILED,
         variant="generic",
         priority=42,
-        text=w.COMMAND + w.RUNTIME_FAILURE + w.TOOLCHAIN_FAILURE + w.PROGRAM_USAGE + w.GIT_REFUSALS,
+        text=w.COMMAND
+        + w.RUNTIME_FAILURE
+        + w.TOOLCHAIN_FAILURE
+        + w.PROGRAM_USAGE
+        + w.PROGRAM_BAD_OPTION
+        + w.GIT_REFUSALS,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

@@ -813,10 +813,16 @@ TOOLCHAIN_FAILURE = words(
 #: option`, `cp: 'a' and 'a' are the same file`) and awk's and sed's script diagnostics.
 PROGRAM_USAGE = words(
     "coreutils",
-    r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing) (?:option|number|argument"
-    r"|operand|mode)\b|\bare the same file\b",
+    r"\bare the same file\b",
     # awk's and sed's script diagnostics: the program, then the position in its script
     r"^[a-z][\w.+\-]{0,30}: (?:-e expression #\d+, char \d+|line \d+): ",
+)
+#: A program refusing an option or operand in its own prefix (`head: invalid number of lines`,
+#: `ls: unrecognized option`, git's `fatal: unrecognized argument`).
+PROGRAM_BAD_OPTION = words(
+    "coreutils git",
+    r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing|illegal) (?:option|number"
+    r"|argument|operand|mode)\b",
 )
 #: git's refusals in its own words.
 GIT_REFUSALS = words("git", r"\bnot something we can merge\b")
@@ -842,6 +848,17 @@ MISSING_DEPENDENCY = words(
 MISSING_PROGRAM = words(
     "mcp-python-sdk bash",
     r"^(?:(?:ba|da|z)?sh: \d+: )?(?-i:[a-z][\w.+\-]*):? not found\b",  # a command, lower case
+)
+#: A program that a runner, an exec call or a subprocess tried to start and did not find: the
+#: runner names it and the OS says ENOENT (`xargs: tool: No such file or directory`, Python's
+#: `[Errno 2] No such file or directory: 'docker'` with a bare name, Node's `spawn tsc ENOENT`).
+MISSING_PROGRAM_EXEC = words(
+    "coreutils mini-swe-agent",
+    r"^(?:xargs|env|nohup|nice|timeout|sudo|exec|time|strace): [`'‘\"]?[\w.+\-]+[`'’\"]?: No such "
+    r"file or directory$",
+    r"\b(?:execut\w*|exec|spawn\w*|running|start\w*)\b[^\n]{0,60}?\[Errno 2\] No such file or "
+    r"directory: '[\w.+\-]+'",
+    r"\bspawn [\w.+\-]+ ENOENT\b",
 )
 #: A missing dependency named with how to install it.
 INSTALL_HINT = words(
