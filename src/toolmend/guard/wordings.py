@@ -538,9 +538,11 @@ DIFF_IDENTICAL = words(
 
 #: The file already has what the edit asks for (an LLM-checked edit found nothing to do).
 DIFF_ALREADY_DONE = words(
-    "gemini-cli",
+    "gemini-cli", r"\balready (?:meets|satisfies) the (?:specified|requested|desired)"
+) + words(
+    # gemini-cli's LLM-checked edit and Roo Code's "No changes needed for 'src/x.ts'"
+    "gemini-cli roo-code",
     r"\bNo changes (?:are )?(?:required|needed|necessary)\b",
-    r"\balready (?:meets|satisfies) the (?:specified|requested|desired)",
 )
 
 DIFF_AMBIGUOUS = words(
