@@ -31,6 +31,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolmend.core.jsonscan import decode_string_piece
 from toolmend.core.keyrules import TRAILING_COMMA, TRAILING_COMMA_ERROR, duplicate_key_error
 from toolmend.core.textscan import closers, find_closer, skip_blanks
 
@@ -361,9 +362,8 @@ class GemmaArgScan:
                 self._end_string(text, streamed=False)
                 self.mode = _AFTER_SINGLE
             else:
-                try:
-                    value = json.loads('"' + text + '"', strict=False)
-                except ValueError:
+                value = decode_string_piece(text)  # JSON's string decoding, as `JsonScan`'s
+                if value is None:
                     self._break("a quoted string holds an invalid escape")
                     value = text
                 self._end_string(value, streamed=False)
