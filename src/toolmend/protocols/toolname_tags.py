@@ -2,9 +2,9 @@
 
 This module owns what the morph-xml and yaml-xml formats share: the opening markers (built from
 the declared tool names only, so with `tools=None` or no tools nothing can open a call), the
-opening tag (`<name>`, `<name/>`, `<name >`, `<name />`), the search for the exact closer
-`</name>` that holds back only a partial closer, and the deferred start of a call. A format
-subclass reads the body between the tags. It never decides what the body means.
+opening tag (`<name>`, `<name/>`, `<name >`, `<name />`), the closer `</name>` (found with
+`textscan.find_closer`, which holds back only a partial one), and the deferred start of a
+call. A format subclass reads the body between the tags. It never decides what the body means.
 
 A call is begun (`ToolCallStart`) only once its body shows it is one (the format decides, see
 `ToolTagReader.body_step`), so a tool name mentioned in prose as `<search>` can still revert to
