@@ -110,6 +110,53 @@ def _eventful(markers: tuple[str, ...], mask_code: bool) -> re.Pattern[str]:
     return re.compile("|".join(sorted(alternatives, key=len, reverse=True)) or "(?!)")
 
 
+#: What a scanner derives from its marker set alone: the markers longest first, the longest
+#: length, their first characters, the cut-off markers, each marker's longer extensions, the
+#: search pattern and the `takes_whole` pattern. See `_scanner_tables`.
+_Tables = tuple[
+    tuple[str, ...],
+    int,
+    str,
+    tuple[str, ...],
+    dict[str, tuple[str, ...]],
+    re.Pattern[str],
+    re.Pattern[str],
+]
+
+
+@functools.lru_cache(maxsize=256)
+def _scanner_tables(
+    markers: tuple[str, ...], mask_code: bool, cut_markers: tuple[str, ...] | None
+) -> _Tables:
+    """The tables of a scanner over `markers`, built once per marker set and shared (read only).
+
+    Cached like `_marker_prefixes`: every streamed answer starts a parser, and under `auto`
+    (some 70 markers, tool-name tags among them) the extensions table alone is quadratic in
+    the marker count, about 0.3 ms a parser, paid before the answer's first chunk.
+    """
+    if any(not m for m in markers):
+        raise ValueError("a TextScanner's markers must be non-empty strings")
+    # No markers is allowed (e.g. a format whose markers are tool names, with no tools):
+    # then nothing opens a block and the scanner only keeps the code mask.
+    # Longest first, so a marker that is a prefix of another never shadows it.
+    ordered = tuple(sorted(set(markers), key=len, reverse=True))
+    longest = len(ordered[0]) if ordered else 0
+    first_chars = "".join(sorted({m[0] for m in ordered}))
+    # The markers a cut-off prefix of counts as markup (`cut_marker`); default: all.
+    cut = ordered if cut_markers is None else cut_markers
+    # For a marker that begins a longer one: the longer ones (to wait for at a boundary).
+    longer = {m: tuple(o for o in ordered if len(o) > len(m) and o.startswith(m)) for m in ordered}
+    alternatives = [re.escape(m) for m in ordered]
+    if mask_code:
+        # "``*", not "`+": when every alternative begins with a literal character, `re`
+        # skips ahead by that character set, 3-4x faster over prose than trying each
+        # alternative at each position.
+        alternatives += ["``*", "\n"]
+    search = re.compile("|".join(alternatives) or "(?!)")
+    # The last: where a marker, a code span or a line could begin (`takes_whole`).
+    return ordered, longest, first_chars, cut, longer, search, _eventful(ordered, mask_code)
+
+
 _SPACES = re.compile(r" {0,3}")
 #: A run of one fence or code character, by character (matched from where counting resumes).
 _RUNS = {"`": re.compile("`*"), "~": re.compile("~*")}
@@ -164,30 +211,18 @@ class TextScanner:
         mask_code: bool = True,
         cut_markers: Sequence[str] | None = None,
     ) -> None:
-        if any(not m for m in markers):
-            raise ValueError("a TextScanner's markers must be non-empty strings")
-        # No markers is allowed (e.g. a format whose markers are tool names, with no tools):
-        # then nothing opens a block and the scanner only keeps the code mask.
-        # Longest first, so a marker that is a prefix of another never shadows it.
-        self._markers = tuple(sorted(set(markers), key=len, reverse=True))
-        self._longest = len(self._markers[0]) if self._markers else 0
-        self._first_chars = "".join(sorted({m[0] for m in self._markers}))
-        #: The markers a cut-off prefix of counts as markup (`cut_marker`); default: all.
-        self._cut_markers = self._markers if cut_markers is None else tuple(cut_markers)
-        #: For a marker that begins a longer one: the longer ones (to wait for at a boundary).
-        self._longer = {
-            m: tuple(o for o in self._markers if len(o) > len(m) and o.startswith(m))
-            for m in self._markers
-        }
-        alternatives = [re.escape(m) for m in self._markers]
-        if mask_code:
-            # "``*", not "`+": when every alternative begins with a literal character, `re`
-            # skips ahead by that character set, 3-4x faster over prose than trying each
-            # alternative at each position.
-            alternatives += ["``*", "\n"]
-        self._search = re.compile("|".join(alternatives) or "(?!)")
-        #: Where a marker, a code span or a line could begin (`takes_whole`).
-        self._eventful = _eventful(self._markers, mask_code)
+        tables = _scanner_tables(
+            tuple(markers), mask_code, None if cut_markers is None else tuple(cut_markers)
+        )
+        (
+            self._markers,
+            self._longest,
+            self._first_chars,
+            self._cut_markers,
+            self._longer,
+            self._search,
+            self._eventful,
+        ) = tables
         self._mask_code = mask_code
         self._mode = _NORMAL
         self._line_start = True

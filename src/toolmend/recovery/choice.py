@@ -111,14 +111,17 @@ class ChoiceRecovery:
                 runs = []
                 self._absorb(read, runs, cut=None)  # type: ignore[arg-type]
         if "tool_calls" in delta:
+            drained = self._leg.drain() if self._leg is not None else []
+            if drained:  # text batched before these calls: a call it closes comes first
+                runs = _runs_of(new_delta) if runs is None else runs
+                self._absorb(drained, runs, cut=None)
             self._take_native(delta["tool_calls"])
             del new_delta["tool_calls"]
         finish = choice.get("finish_reason")
         if finish is None and runs is None:
             return [out]
         if runs is None:
-            visible = new_delta.get("content")
-            runs = [Run(False, [visible])] if visible and type(visible) is str else []
+            runs = _runs_of(new_delta)
         if finish is not None:
             calls, rejected, executable = self._terminal(Terminal.FINISH, runs)
             out["finish_reason"] = rewrite_finish(finish, executable)
@@ -371,6 +374,12 @@ class ChoiceRecovery:
         elif had_content:
             delta["content"] = ""
         return segments
+
+
+def _runs_of(delta: Mapping[str, Any]) -> list[Run]:
+    """The visible text already in `delta` as the first run."""
+    visible = delta.get("content")
+    return [Run(False, [visible])] if visible and type(visible) is str else []
 
 
 def _run_delta(run: Run, delta: dict[str, Any]) -> dict[str, Any]:
