@@ -94,12 +94,13 @@ class ChoiceRecovery:
 
     # ---------------------------------------------------------------------------- streaming
 
-    def take(self, choice: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """The output choices for one input choice: split-off segments, then its copy."""
+    def take(self, choice: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
+        """The output choices for one input choice: split-off segments, then its copy (the
+        copy alone, not in a list, when that is all: the once-per-chunk case)."""
         delta = choice.get("delta")
         out = dict(choice)
         if type(delta) is not dict and not isinstance(delta, Mapping):
-            return [out]
+            return out
         new_delta = out["delta"] = dict(delta)
         runs: list[Run] | None = None
         content = delta.get("content")
@@ -119,7 +120,7 @@ class ChoiceRecovery:
             del new_delta["tool_calls"]
         finish = choice.get("finish_reason")
         if finish is None and runs is None:
-            return [out]
+            return out
         if runs is None:
             runs = _runs_of(new_delta)
         if finish is not None:
