@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import find_closer, is_proper_prefix
 from toolmend.protocols.json_calls import JsonCallFormat, JsonCallsReader
 
 #: Blanks only: what most formats allow between the arguments object and the call's closer.
@@ -114,10 +114,8 @@ class HeaderJsonReader(BlockReader):
         self.calls = 0  # calls begun in this block
         self.unknown = 0  # calls of tools that do not resolve, read past
         self.delegate: BlockReader | None = None
-        self._header_stop = re.compile(
-            "|".join(["\\{", *(re.escape(s) for s in syntax.stops)]), re.UNICODE
-        )
-        self._first_chars = "".join({s[0] for s in syntax.stops})
+        #: What ends a call's header: the `{` of its arguments, or a stop.
+        self._header_ends = ("{", *syntax.stops)
 
     # ----------------------------------------------------------------------- BlockReader
 
@@ -179,21 +177,19 @@ class HeaderJsonReader(BlockReader):
             if kind:
                 self.delegate = self.syntax.objects_reader(self.ctx, self.marker)
                 return pos, False
-        m = self._header_stop.search(buf, pos, end)
-        stop_at = end if m is None else m.start()
-        if m is None and not final:
-            stop_at = partial_marker_start(buf, pos, end, self.syntax.stops, self._first_chars)
+        stop_at, ender = find_closer(buf, pos, end, self._header_ends, final=final)
+        stop_at = self._header_limit(buf, pos, stop_at)
         self.header.append(buf[pos:stop_at])
         self.header_length += stop_at - pos
         self._take(buf, pos, stop_at)
         header = "".join(self.header)
         if self.header_length > MAX_TAG_LENGTH or not self._viable(header):
             return self._not_a_header(buf, stop_at)
-        if m is None:
+        if not ender:
             if final and self.calls == 0 and self.syntax.parse_header(header) is None:
                 return self._not_a_header(buf, stop_at)
             return stop_at, False
-        if m.group() != "{":
+        if ender != "{":
             return self._not_a_header(buf, stop_at)
         name = self.syntax.parse_header(header)
         if name is None:
@@ -207,6 +203,15 @@ class HeaderJsonReader(BlockReader):
         self.body = arguments_reader(self.ctx, self.format, self.marker, header, live=live)
         self.state = _BODY
         return stop_at, False
+
+    def _header_limit(self, buf: str, pos: int, stop_at: int) -> int:
+        """`stop_at`, or just past the first character that makes the header too long or no
+        longer viable: a bad header swallows the same text however much of it had arrived."""
+        stop_at = min(stop_at, pos + MAX_TAG_LENGTH + 1 - self.header_length)
+        head = "".join(self.header)
+        if self._viable(head + buf[pos:stop_at]):
+            return stop_at
+        return next(k for k in range(pos + 1, stop_at + 1) if not self._viable(head + buf[pos:k]))
 
     def _viable(self, header: str) -> bool:
         viable = self.syntax.header_viable
@@ -279,12 +284,14 @@ def expect_marker(
     found is None while more input may still decide (bounded: after `MAX_TAG_LENGTH`
     characters of filler it is decided), False when something else follows.
     """
-    m = filler.match(buf, pos, end)
+    m = filler.match(buf, pos, min(end, pos + MAX_TAG_LENGTH + 1))
     at = m.end() if m is not None else pos
+    if at - pos > MAX_TAG_LENGTH:
+        return False, pos, ""  # decided at the bound, whatever follows and however split
     for marker in markers:
         if buf.startswith(marker, at, end):
             return True, at, marker
-    if final or at - pos > MAX_TAG_LENGTH:
+    if final:
         return False, pos, ""
     if at == end or is_proper_prefix(buf[at:end], markers):
         return None, pos, ""

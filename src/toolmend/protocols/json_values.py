@@ -21,10 +21,10 @@ Never: scans visible text (the engine does), knows any one format's markers.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall
@@ -59,6 +59,17 @@ def call_format(
     )
 
 
+def _bounded_blanks(buf: str, pos: int, end: int) -> tuple[int, int]:
+    """The end of the blanks at `pos`, and the end of what may be looked at after them.
+
+    A reader waits for what follows a run of blanks only while the run is within
+    `MAX_TAG_LENGTH`; a longer run must decide the same way whether the character after it has
+    arrived (one piece) or not (one character at a time), so past the bound nothing is seen.
+    """
+    i = skip_blanks(buf, pos, min(end, pos + MAX_TAG_LENGTH + 1))
+    return i, (i if i - pos > MAX_TAG_LENGTH else end)
+
+
 class CallValuesReader(JsonCallsReader):
     """Reads a block of JSON call values that ends where they end (see the module).
 
@@ -89,8 +100,7 @@ class CallValuesReader(JsonCallsReader):
         #: objects wait here until the end of the stream says so.
         self.deferred: list[dict[str, Any]] | None = None
         if bare and ctx.resolver.accepts_any:
-            self.deferred = []
-            self.not_a_call = ctx.char_before_marker != ""
+            self.deferred = []  # (it opened at the output's start: `CallValuesProtocol.anchors`)
         self.guarded = not bare  # the bare guard has looked at the value's start
         if prime == "[":
             self.in_list = True
@@ -163,7 +173,7 @@ class CallValuesReader(JsonCallsReader):
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         if not self.guarded and not self.not_a_call:
             # The guard: a call's JSON goes on with a key (`{"`) or an object (`[{`).
-            i = skip_blanks(buf, pos, end)
+            i, end = _bounded_blanks(buf, pos, end)
             if i == end and not final and i - pos <= MAX_TAG_LENGTH:
                 return pos
             if i == end or buf[i] != ("{" if self.in_list else '"'):
@@ -192,7 +202,7 @@ class CallValuesReader(JsonCallsReader):
 
     def _between(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Between values: blanks and separators, then a value, a closer, or the block's end."""
-        i = skip_blanks(buf, pos, end)
+        i, end = _bounded_blanks(buf, pos, end)
         if i < end and buf[i] in self.separators and self.values:
             self.consumed.append(buf[pos : i + 1])
             return i + 1, False
@@ -264,6 +274,10 @@ class CallValuesProtocol(TextProtocol):
     """
 
     opener: str = ""
+    #: The first characters of a bare call value (`{`, `[`), for a format that reads one
+    #: without a marker: with `tools=None` such a call is the whole output, so they open a
+    #: block only at its start.
+    bare_markers: tuple[str, ...] = ()
     format: JsonCallFormat = call_format()
     #: Written after a rendered list of calls (the format's closer, if it has one).
     closer: str = ""
@@ -272,6 +286,10 @@ class CallValuesProtocol(TextProtocol):
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (self.opener,)
+
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        start: Anchor = "output"
+        return dict.fromkeys(self.bare_markers, start) if resolver.accepts_any else {}
 
     def closing_markers(self) -> Sequence[str]:
         return (*self.format.closers, *self.format.reopeners)
