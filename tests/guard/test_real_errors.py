@@ -34,6 +34,9 @@ SUCCESSES = [r for r in ROWS if r["kind"] == "success"]
 #: was written): right, total. A floor for later changes, not the goal, and not to be re-scored
 #: as blind once wordings have been written from its misses.
 BLIND_FIRST_SCORING = (102, 146)
+#: The same split after its misses were read and their families widened (guard4): a floor for
+#: regressions, not a blind figure.
+BLIND_AFTER_READING = 135
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -108,7 +111,7 @@ def test_the_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_fail
     right = sum(classifier.classify(r["text"]).category == r["category"] for r in errors)
     print(f"\nblind: {right}/{len(errors)} = {right / len(errors):.1%}")
     assert len(errors) == BLIND_FIRST_SCORING[1]
-    assert right >= BLIND_FIRST_SCORING[0]
+    assert right >= max(BLIND_FIRST_SCORING[0], BLIND_AFTER_READING)
     successes = [r for r in BLIND if r["kind"] == "success"]
     assert len(successes) >= 30
     assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
