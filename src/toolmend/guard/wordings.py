@@ -424,10 +424,9 @@ SCHEMA_VALIDATOR = words(
     r"Additional properties are not allowed|must NOT have (?:additional|more|fewer) "
     r"|must be (?:[<>]=?|equal to one of the allowed values)",
 )
-#: A URL that does not parse or has a scheme the tool does not fetch (urllib's "unknown url type",
-#: Cline's and gemini-cli's "Invalid URL", "Only http and https are supported").
+#: A URL that does not parse (urllib's "unknown url type", Cline's "Invalid URL: ...").
 BAD_URL = words(
-    "mcp-python-sdk cline gemini-cli",
+    "mcp-python-sdk cline",
     r"\bunknown url type\b|\b(?:invalid|malformed|bad) URL\b|\bnot a valid URL\b",
 )
 #: A named item the tool has none of ("no note named todo").

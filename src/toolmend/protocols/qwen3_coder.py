@@ -32,7 +32,7 @@ from typing import Any
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import closers, find_closer, is_proper_prefix, partial_marker_start
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -54,12 +54,12 @@ PARAMETER_END = "</parameter>"
 #: HTML, so a value cut just there may be unfinished and must not be executed.
 MIN_PARTIAL_CLOSER = 4
 
-_VALUE_END_MARKERS = (PARAMETER_END, FUNCTION_END, PARAMETER)
+_VALUE_END_MARKERS = closers(PARAMETER_END, FUNCTION_END, PARAMETER)
 #: A value is raw text up to a closer, for the fast path; a final newline is held back (it may
 #: be the template's, trimmed before the closer).
 _VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
-_BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
-_JSON_BODY_ENDS = (FUNCTION_END, CLOSE)
+_BODY_MARKERS = closers(PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
+_JSON_BODY_ENDS = closers(FUNCTION_END, CLOSE)
 _NOT_SPACE = re.compile(r"\S")
 _STRING = frozenset(("string",))
 
