@@ -16,7 +16,7 @@ from toolmend.server.answer import ChunkWriter, completion_as_chunk, fold_chunks
 from toolmend.server.demo.scripted import Answer, completion, stream_chunks
 from toolmend.server.guarding import CallGate
 from toolmend.server.native_mode import NativeAnswer
-from toolmend.server.sse import SSEDecoder
+from toolmend.server.sse import MAX_EVENT_BYTES, SSEDecoder
 from toolmend.server.text_mode import TextAnswer
 
 from .servers import TOOLS
@@ -52,6 +52,16 @@ def test_the_sse_decoder_reads_the_same_events_however_the_bytes_are_split(
     got += decoder.finish()
     assert got == expected == [b'{"a": 1}', b'{"b":\n2}', b"[DONE]"]
     assert decoder.error is None
+
+
+def test_an_event_over_the_size_limit_across_its_lines_ends_the_stream_after_the_good_ones() -> (
+    None
+):
+    line = b"data: " + b"x" * (MAX_EVENT_BYTES // 3) + b"\n"
+    decoder = SSEDecoder()
+    got = decoder.feed(b'data: {"a": 1}\n\n' + line * 2 + b"\n" + line * 4 + b"\n")
+    assert got == [b'{"a": 1}', b"\n".join([b"x" * (MAX_EVENT_BYTES // 3)] * 2)]
+    assert decoder.error is not None and "longer than" in str(decoder.error)
 
 
 def chunks_of(pieces: list[str]) -> list[dict[str, Any]]:

@@ -98,10 +98,10 @@ class ChoiceRecovery:
         """The output choices for one input choice: split-off segments, then its copy (the
         copy alone, not in a list, when that is all: the once-per-chunk case)."""
         delta = choice.get("delta")
-        out = dict(choice)
+        out = {**choice}  # faster than dict(), the same for any Mapping
         if type(delta) is not dict and not isinstance(delta, Mapping):
             return out
-        new_delta = out["delta"] = dict(delta)
+        new_delta = out["delta"] = {**delta}
         runs: list[Run] | None = None
         content = delta.get("content")
         if content and type(content) is str:

@@ -125,7 +125,7 @@ class StreamRecovery:
             index = choice.get("index") if type(choice) is dict else None
             state = self._choices.get(index) if type(index) is int else None
             taken = state.take(choice) if state is not None else self._take(0, choice)
-            last = dict(chunk)
+            last = {**chunk}
             if "usage" in last:
                 last["usage"] = copy_json(last["usage"])
             if isinstance(taken, dict):

@@ -122,10 +122,10 @@ class TextLeg:
             self._batched = 0
         # The common case, once per chunk and parser: only visible text or a call's progress,
         # the text one parser leaves going on to the next.
-        for i, stage in enumerate(self._stages):
+        for stage in self._stages:
             if stage.in_think:
                 out: list[Piece] = []
-                self._run(i, text, out)
+                self._run(self._stages.index(stage), text, out)
                 return out
             events = stage.parser.feed(text)
             text = ""
@@ -133,16 +133,17 @@ class TextLeg:
                 kind = type(event)
                 if kind is TextDelta:
                     text += event.text  # type: ignore[union-attr]
-                    if stage.in_call:
-                        self._in_call_of(stage, False)
                 elif kind is ToolCallStart:
                     self._call_started(stage, event)  # type: ignore[arg-type]
                 elif kind is not ToolCallDelta:
                     out = []
-                    self._route(i, events, out)  # replays the events above: the same state
+                    # Replays the events above (to the same state) and routes them all.
+                    self._route(self._stages.index(stage), events, out)
                     return out
             if not text:
                 break
+            if stage.in_call and type(events[-1]) is TextDelta:
+                self._in_call_of(stage, False)  # text after a call's start: it gave way
         return text
 
     def drain(self) -> list[Piece]:

@@ -33,11 +33,12 @@ class SSEDecoder:
     `error` holds the reason (the caller delivers those payloads, then fails).
     """
 
-    __slots__ = ("_data", "_pending", "error")
+    __slots__ = ("_data", "_pending", "_size", "error")
 
     def __init__(self) -> None:
         self._pending = b""
         self._data: list[bytes] = []
+        self._size = 0  # bytes in `_data`
         self.error: SSEError | None = None
 
     def feed(self, raw: bytes) -> list[bytes]:
@@ -70,6 +71,7 @@ class SSEDecoder:
             if self._data:
                 out.append(self._data[0] if len(self._data) == 1 else b"\n".join(self._data))
                 self._data = []
+                self._size = 0
             return
         if line.startswith(b":"):
             return  # a comment (keep-alive)
@@ -78,10 +80,11 @@ class SSEDecoder:
             value = value[1:]
         if name == b"data":
             self._data.append(value)  # UTF-8 is checked when the JSON is read
+            self._size += len(value)
+            if self._size > MAX_EVENT_BYTES:
+                raise SSEError(f"an event is longer than {MAX_EVENT_BYTES} bytes")
         elif name not in {b"event", b"id", b"retry"}:
             raise SSEError(f"not an SSE line (field {name[:20]!r})")
-        if sum(len(d) for d in self._data) > MAX_EVENT_BYTES:
-            raise SSEError(f"an event is longer than {MAX_EVENT_BYTES} bytes")
 
 
 def parse_chunk(payload: bytes) -> dict[str, Any]:

@@ -187,6 +187,14 @@ class UpstreamClient:
         return UpstreamStream(upstream, response)
 
 
+def _finishes(chunk: Mapping[str, Any]) -> bool:
+    """Whether a chunk carries a choice's finish_reason (the answer itself is complete)."""
+    for choice in chunk.get("choices") or ():
+        if isinstance(choice, dict) and choice.get("finish_reason"):
+            return True
+    return False
+
+
 class UpstreamStream:
     """The chunks of one streaming answer. Closing it (or cancelling) drops the connection."""
 
@@ -220,10 +228,8 @@ class UpstreamStream:
                             f"upstream {name!r} reported an error mid-stream",
                             body=json.dumps(chunk).encode()[:MAX_ERROR_BODY],
                         )
-                    finished = finished or any(
-                        isinstance(c, dict) and c.get("finish_reason")
-                        for c in chunk.get("choices") or ()
-                    )
+                    if not finished:
+                        finished = _finishes(chunk)
                     yield chunk
                 if decoder.error is not None and not done:
                     raise decoder.error
