@@ -99,17 +99,55 @@ def _v31_body_claim(body: str) -> Claim:
     return Claim.MINE if first in "{[" else Claim.NOT_MINE
 
 
-class FunctionaryV31Protocol(TextProtocol):
+class FunctionaryProtocol(TextProtocol):
+    """One Functionary version: the markers that open its calls, the markers that are markup
+    only (removed), its header syntax, and how it writes a call and a result."""
+
+    syntax: HeaderJsonSyntax
+    call_markers: tuple[str, ...]
+    #: Markers of text (a recipient of text, an end token): removed, recorded as markup.
+    markup_markers: tuple[str, ...] = ()
+    closers: tuple[str, ...]
+    #: A call as the version writes it, with `{name}` and `{arguments}` (JSON).
+    call_shape: str
+    #: What the tools prompt says before showing `call_shape`.
+    instruction: str
+    #: The turn a result is fed back in, with `{name}` and `{content}`.
+    result_shape: str
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (*self.call_markers, *self.markup_markers)
+
+    def closing_markers(self) -> Sequence[str]:
+        return self.closers
+
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        if marker in self.markup_markers:
+            return MarkupOnlyReader(ctx)
+        return HeaderJsonReader(self.syntax, marker, ctx)
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        shape = self.call_shape.format(name="<function-name>", arguments="{<arguments as JSON>}")
+        return f"{declare_tools(tools)}{self.instruction}:\n{shape}"
+
+    def render_call(self, call: ToolCall) -> str:
+        return self.call_shape.format(name=call.name, arguments=canonical_json(call.arguments))
+
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
+        return self.result_shape.format(name=name, content=content)
+
+
+class FunctionaryV31Protocol(FunctionaryProtocol):
     id = "functionary-v3.1"
     aliases = ("functionary_v3.1", "functionary-llama-3.1", "functionary-v3-llama3.1")
     summary = 'Functionary v3.1: <function=NAME>{"city": "Paris"}</function>'
     result_closers = (TURN_END, HEADER_START)
-
-    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (FUNCTION, TOOL_CALL)
-
-    def closing_markers(self) -> Sequence[str]:
-        return (FUNCTION_END, TOOL_CALL_END)
+    syntax = V31
+    call_markers = (FUNCTION, TOOL_CALL)
+    closers = (FUNCTION_END, TOOL_CALL_END)
+    call_shape = FUNCTION + "{name}>{arguments}" + FUNCTION_END
+    instruction = "To call a function, write its name and its arguments as one JSON object"
+    result_shape = HEADER_START + "ipython<|end_header_id|>\n\n{content}" + TURN_END
 
     def claims(self, marker: str, body: str) -> Claim:
         if marker == FUNCTION:
@@ -121,90 +159,40 @@ class FunctionaryV31Protocol(TextProtocol):
             return Claim.NOT_MINE
         return _v31_body_claim(rest[len(FUNCTION) :])
 
-    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        return HeaderJsonReader(V31, marker, ctx)
 
-    def render_tools(self, tools: Sequence[Tool]) -> str:
-        return (
-            declare_tools(tools)
-            + "To call a function, write its name and its arguments as one JSON object:\n"
-            f"{FUNCTION}<function-name>>{{<arguments as JSON>}}{FUNCTION_END}"
-        )
-
-    def render_call(self, call: ToolCall) -> str:
-        return f"{FUNCTION}{call.name}>{canonical_json(call.arguments)}{FUNCTION_END}"
-
-    def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"{HEADER_START}ipython<|end_header_id|>\n\n{content}{TURN_END}"
-
-
-class FunctionaryV3Protocol(TextProtocol):
+class FunctionaryV3Protocol(FunctionaryProtocol):
     id = "functionary-v3"
     aliases = ("functionary_v3", "functionary-v3.2", "functionary_v3.2")
     summary = 'Functionary v3/v3.2: >>>all\\nTEXT>>>NAME\\n{"city": "Paris"}'
     result_closers = (TURN_END, HEADER_START)
-
-    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (RECIPIENT, TEXT_RECIPIENT)
-
-    def closing_markers(self) -> Sequence[str]:
-        return (RECIPIENT,)
-
-    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        if marker == TEXT_RECIPIENT:
-            return MarkupOnlyReader(ctx)
-        return HeaderJsonReader(V3, marker, ctx)
-
-    def render_tools(self, tools: Sequence[Tool]) -> str:
-        return (
-            declare_tools(tools)
-            + "Begin every part of your answer with its recipient: >>>all and a line break for "
-            "text to the user, or >>> with a function's name and a line break, then its "
-            "arguments as one JSON object:\n"
-            f"{RECIPIENT}<function-name>\n{{<arguments as JSON>}}"
-        )
-
-    def render_call(self, call: ToolCall) -> str:
-        return f"{RECIPIENT}{call.name}\n{canonical_json(call.arguments)}"
-
-    def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"{HEADER_START}tool<|end_header_id|>\n\n{content}{TURN_END}"
+    syntax = V3
+    call_markers = (RECIPIENT,)
+    markup_markers = (TEXT_RECIPIENT,)
+    closers = (RECIPIENT,)
+    call_shape = RECIPIENT + "{name}\n{arguments}"
+    instruction = (
+        "Begin every part of your answer with its recipient: >>>all and a line break for text "
+        "to the user, or >>> with a function's name and a line break, then its arguments as "
+        "one JSON object"
+    )
+    result_shape = HEADER_START + "tool<|end_header_id|>\n\n{content}" + TURN_END
 
 
-class FunctionaryV2Protocol(TextProtocol):
+class FunctionaryV2Protocol(FunctionaryProtocol):
     id = "functionary-v2"
     aliases = ("functionary_v2",)
     summary = 'Functionary v2: <|from|>assistant\\n<|recipient|>NAME\\n<|content|>{"city": ...}'
     result_closers = (STOP, FROM)
-
-    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (FROM, V2_TEXT, STOP)
-
-    def closing_markers(self) -> Sequence[str]:
-        return (STOP, FROM)
-
-    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        if marker in (V2_TEXT, STOP):
-            return MarkupOnlyReader(ctx)  # a text message's header, or its end
-        return HeaderJsonReader(V2, marker, ctx)
-
-    def render_tools(self, tools: Sequence[Tool]) -> str:
-        return (
-            declare_tools(tools)
-            + "Write each message with its sender and recipient; to call a function, address "
-            "it and give its arguments as one JSON object:\n"
-            f"{FROM}assistant\n{V2_RECIPIENT}<function-name>\n{CONTENT}{{<arguments as JSON>}}"
-            f"{STOP}"
-        )
-
-    def render_call(self, call: ToolCall) -> str:
-        return (
-            f"{FROM}assistant\n{V2_RECIPIENT}{call.name}\n{CONTENT}"
-            f"{canonical_json(call.arguments)}{STOP}"
-        )
-
-    def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"{FROM}{name}\n{V2_RECIPIENT}all\n{CONTENT}{content}{STOP}"
+    syntax = V2
+    call_markers = (FROM,)
+    markup_markers = (V2_TEXT, STOP)  # a text message's header, and a message's end
+    closers = (STOP, FROM)
+    call_shape = f"{FROM}assistant\n{V2_RECIPIENT}{{name}}\n{CONTENT}{{arguments}}{STOP}"
+    instruction = (
+        "Write each message with its sender and recipient; to call a function, address it and "
+        "give its arguments as one JSON object"
+    )
+    result_shape = f"{FROM}{{name}}\n{V2_RECIPIENT}all\n{CONTENT}{{content}}{STOP}"
 
 
 V31_PROTOCOL = FunctionaryV31Protocol()
