@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolmend.core.keyrules import TRAILING_COMMA, TRAILING_COMMA_ERROR, duplicate_key_error
-from toolmend.core.textscan import partial_marker_start, skip_blanks
+from toolmend.core.textscan import find_closer, skip_blanks
 
 STRING_DELIMITER = '<|"|>'
 CALL_CLOSE = "<tool_call|>"
@@ -46,10 +46,9 @@ _JSON_LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|fa
 # for which values the schema-gated raw-string repair leaves alone).
 _LITERAL_START = frozenset("-0123456789tfn")
 _GEMMA_STOPS = (STRING_DELIMITER, *TERMINATORS)
-_LONGEST_STOP = max(len(m) for m in _GEMMA_STOPS)
-_GEMMA_SEARCH = re.compile("|".join(re.escape(m) for m in _GEMMA_STOPS))
-_QUOTED_SEARCH = re.compile(r'["\\]|' + "|".join(re.escape(m) for m in TERMINATORS))
-_SINGLE_SEARCH = re.compile(r"['\\]|" + "|".join(re.escape(m) for m in TERMINATORS))
+#: What ends plain text inside a JSON string or a single-quoted one.
+_QUOTED_STOPS = ('"', "\\", *TERMINATORS)
+_SINGLE_STOPS = ("'", "\\", *TERMINATORS)
 _BARE_SEARCH = re.compile(r"[,}\]<]")
 _KEY_SEARCH = re.compile(r"[:,{}\[\]\"<]")
 
@@ -304,54 +303,42 @@ class GemmaArgScan:
     def _gemma(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a `<|"|>` string: everything up to the next `<|"|>` is text."""
         while True:
-            m = _GEMMA_SEARCH.search(buf, pos, end)
-            stop = end if m is None else m.start()
-            if m is None and not final:
-                # Every stop marker has its only "<" first: only the last "<" can start a
-                # partial one, so the shared helper looks from there.
-                last = buf.rfind("<", max(pos, end - _LONGEST_STOP), end)
-                if last >= 0:
-                    stop = partial_marker_start(buf, last, end, _GEMMA_STOPS, "<")
+            stop, marker = find_closer(buf, pos, end, _GEMMA_STOPS, final=final)
             if stop > pos:
                 text = buf[pos:stop]
                 self.raw.append(text)
                 if self._streaming:
                     self.on_string_text(text)
                 pos = stop
-            if m is None:
+            if not marker:
                 return pos, True
-            marker = m.group()
             if marker == STRING_DELIMITER:
                 text = self.string_text()
                 self._take(marker)
                 self._end_string(text, streamed=True)
-                return m.end(), False
+                return stop + len(marker), False
             if self.ignored_close_at < 0:
                 self.ignored_close_at = self.raw_len
             if self._streaming:
                 self._streaming = False
                 self.on_string_terminator()
             self._take(marker)
-            pos = m.end()
+            pos = stop + len(marker)
 
     def _quoted(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, str | None, bool]:
         """Inside a JSON `"..."` string or a single-quoted value (escapes kept raw)."""
         single = self.mode == _SINGLE
-        search = _SINGLE_SEARCH if single else _QUOTED_SEARCH
+        stops = _SINGLE_STOPS if single else _QUOTED_STOPS
         while True:
-            m = search.search(buf, pos, end)
-            stop = end if m is None else m.start()
-            if m is None and not final:
-                stop = partial_marker_start(buf, pos, end, TERMINATORS, "<")
+            stop, tok = find_closer(buf, pos, end, stops, final=final)
             if stop > pos:
                 self.pieces.append(buf[pos:stop])
                 self._take(buf[pos:stop])
                 pos = stop
-            if m is None:
+            if not tok:
                 return pos, None, True
-            tok = m.group()
             if tok == "\\":
-                if m.end() >= end and not final:
+                if stop + 1 >= end and not final:
                     return pos, None, True
                 pair = buf[pos : min(pos + 2, end)]
                 self.pieces.append(pair)
@@ -365,7 +352,7 @@ class GemmaArgScan:
                     self.ignored_close_at = self.raw_len
                 self.pieces.append(tok)
                 self._take(tok)
-                pos = m.end()
+                pos = stop + len(tok)
                 continue
             self._take(tok)
             text = "".join(self.pieces)
@@ -380,7 +367,7 @@ class GemmaArgScan:
                     self._break("a quoted string holds an invalid escape")
                     value = text
                 self._end_string(value, streamed=False)
-            return m.end(), None, False
+            return stop + len(tok), None, False
 
     def _bare(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, str | None, bool]:
         """A bare key (up to `:`) or a bare value (up to `,`, `}` or `]`)."""

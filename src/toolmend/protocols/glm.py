@@ -36,8 +36,7 @@ from typing import Any
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
-from toolmend.jsontext import decode_json_object
+from toolmend.core.textscan import find_closer, partial_marker_start, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import (
@@ -48,7 +47,7 @@ from toolmend.protocols.base import (
     declare_tools,
 )
 from toolmend.protocols.hermes import hermes_reader
-from toolmend.protocols.json_calls import JsonCallsReader
+from toolmend.protocols.json_calls import JsonCallsReader, arguments_from_text
 from toolmend.schema_gate import Policy, declared_types
 from toolmend.textvalue import typed_value
 
@@ -58,7 +57,6 @@ ARG_KEY, ARG_KEY_END = "<arg_key>", "</arg_key>"
 ARG_VALUE, ARG_VALUE_END = "<arg_value>", "</arg_value>"
 
 _TAG = re.compile("</?arg_(?:key|value)>")
-_BLOCK_END = re.compile(f"{re.escape(CLOSE)}|{re.escape(OPEN)}")
 _BLOCK_END_MARKERS = (CLOSE, OPEN)
 #: The body as the fast path may take it: text in which no block end can begin.
 _BODY_TEXT = ValueText(_BLOCK_END_MARKERS)
@@ -175,14 +173,14 @@ class BodyVerdict:
     open_at_end: bool = False
 
 
-def read_body(rest: str, tool: Tool | None, policy: Policy) -> BodyVerdict:
+def read_body(rest: str, ctx: BlockContext) -> BodyVerdict:
     """The arguments of a block body after its name: key/value pairs or one JSON object."""
-    lenient = policy is Policy.LENIENT
+    tool, lenient = ctx.current_tool, ctx.policy is Policy.LENIENT
     if rest.lstrip().startswith("{"):
-        decoded = decode_json_object(rest, allow_repair=lenient)
-        if decoded.error is None and len(decoded.objects) == 1:
-            return BodyVerdict(decoded.objects[0], ["json-arguments", *decoded.repairs], None)
-        return BodyVerdict({}, [], decoded.error or "the call holds several JSON objects")
+        read = arguments_from_text(rest, ctx, repairs=["json-arguments"])
+        if read.error is None:
+            return BodyVerdict(read.arguments, read.repairs, None)
+        return BodyVerdict({}, [], read.error)
     pairs = read_pairs(rest)
     repairs = list(pairs.repairs)
     error = pairs.error
@@ -306,20 +304,19 @@ class GlmReader(BlockReader):
         return self._body(buf, cut, end, final) if cut < end else cut
 
     def _body(self, buf: str, pos: int, end: int, final: bool) -> int:
-        m = _BLOCK_END.search(buf, pos, end)
-        if m is None:
-            cut = end if final else partial_marker_start(buf, pos, end, _BLOCK_END_MARKERS, "<")
-            if cut > pos:
-                self.pieces.append(buf[pos:cut])
-            return cut
-        self.pieces.append(buf[pos : m.start()])
+        at, tag = find_closer(buf, pos, end, _BLOCK_END_MARKERS, final=final)
+        if not tag:
+            if at > pos:
+                self.pieces.append(buf[pos:at])
+            return at
+        self.pieces.append(buf[pos:at])
         self.ctx.stop_value()
-        body = read_body("".join(self.pieces), self.ctx.current_tool, self.ctx.policy)
-        if m.group() == CLOSE:
-            stop = m.end()
+        body = read_body("".join(self.pieces), self.ctx)
+        if tag == CLOSE:
+            stop = at + len(CLOSE)
             self.ctx.end_call(body.arguments, at=stop, error=body.error, repairs=body.repairs)
         else:
-            stop = m.start()  # the next call is a block of its own
+            stop = at  # the next call is a block of its own
             self.ctx.end_call(body.arguments, at=stop, error=NOT_CLOSED_BEFORE_NEXT)
         self.state = _DONE
         self.ctx.end_block()
@@ -331,10 +328,8 @@ class GlmReader(BlockReader):
         if self.state != _BODY:
             return EofVerdict(recoverable=False)
         text = "".join(self.pieces)
-        cut = text.rfind("<")
-        if cut >= 0 and is_proper_prefix(text[cut:], (CLOSE,)):
-            text = text[:cut]  # a closer cut off by the end of the stream
-        body = read_body(text, self.ctx.current_tool, self.ctx.policy)
+        text = text[: partial_marker_start(text, 0, len(text), (CLOSE,))]  # a cut-off closer
+        body = read_body(text, self.ctx)
         if body.error is not None:
             return EofVerdict(False, body.arguments, reason=body.error)
         # A value or key still open may be cut in the middle: only a body complete but for its

@@ -47,15 +47,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
+from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
+from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker_start, skip_blanks
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -79,7 +79,6 @@ MAX_INTERSTITIAL_WHITESPACE = 127
 #: of what has arrived is held back until its `;` or another character decides it.
 MAX_ENTITY_LENGTH = 10
 
-_WS = " \t\r\n"
 _ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 #: `_ENTITY` without its groups, for the plain-value pattern: groups double a match's cost.
@@ -248,6 +247,10 @@ class InvokeProtocol(TextProtocol):
             markers.append(MISSING_ANGLE_MARKER)
         return markers
 
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        # The missing-angle form counts only at the start of the text or after a blank.
+        return {MISSING_ANGLE_MARKER: "word"} if self.format.missing_angle else {}
+
     def closing_markers(self) -> Sequence[str]:
         return tuple(f"</{p}invoke>" for p in self.format.prefixes)
 
@@ -323,12 +326,6 @@ class InvokeProtocol(TextProtocol):
 # -------------------------------------------------------------------------------- the reader
 
 
-def _closer_prefix(text: str, closer: str) -> int:
-    """Where a proper prefix of `closer` ends `text` (its length when none does)."""
-    lt = text.rfind("<", max(0, len(text) - len(closer) + 1))
-    return lt if lt != -1 and closer.startswith(text[lt:]) else len(text)
-
-
 def _literal(buf: str, i: int, end: int, lit: str) -> int:
     """Does `buf[i:end]` start with `lit` (_OK), could it still (_NEED), or not (_BAD)?"""
     if buf.startswith(lit, i, end):
@@ -395,8 +392,6 @@ class InvokeReader(BlockReader):
         self.prefix = next(
             (p for p in fmt.prefixes if p and marker.startswith((f"<{p}", p))), fmt.prefixes[0]
         )
-        # The missing-angle form counts only at the start of the text or after whitespace.
-        self.off_boundary = self.missing_angle and ctx.char_before_marker not in ("", *_WS)
         self.state = _OPENING
         self.calls_ended = 0
         self.eof_name: str | None = None
@@ -459,9 +454,6 @@ class InvokeReader(BlockReader):
     # ----------------------------------------------------------------------------- stepping
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
-        if self.off_boundary:
-            self.ctx.revert("", rescan=True)
-            return pos
         while True:
             state = self.state
             if state == _VALUE:
@@ -551,19 +543,13 @@ class InvokeReader(BlockReader):
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
         close = self.param_close
-        at = buf.find(close, pos, end)
-        if at != -1:
+        stop, closed = find_closer(buf, pos, end, (close,))
+        if closed:
             self.ctx.stop_value()
-            self._value_piece(buf[pos:at])
+            self._value_piece(buf[pos:stop])
             self._close_value()
             self.state = _BODY
-            return at + len(close), True
-        stop = end
-        # A proper prefix of the closer holds one "<", its first character: only the last "<"
-        # near the end can start one.
-        lt = buf.rfind("<", max(pos, end - len(close) + 1), end)
-        if lt != -1 and close.startswith(buf[lt:end]):
-            stop = lt
+            return stop + len(close), True
         if not final:
             amp = buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
             if amp != -1 and ";" not in buf[amp:stop]:
@@ -606,12 +592,10 @@ class InvokeReader(BlockReader):
     def _json(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """`<invoke name="NAME">{"key": "value"}</invoke>`: the JSON, up to the invoke's closer."""
         close = self.invoke_close
-        at = buf.find(close, pos, end)
-        if at == -1:
-            stop = end if final else partial_marker_start(buf, pos, end, (close,), "<")
-            self.json_pieces.append(buf[pos:stop])
-            return stop, False
+        at, found = find_closer(buf, pos, end, (close,), final=final)
         self.json_pieces.append(buf[pos:at])
+        if not found:
+            return at, False
         decoded = decode_json_object(
             "".join(self.json_pieces), allow_repair=self.ctx.policy is Policy.LENIENT
         )
@@ -624,11 +608,9 @@ class InvokeReader(BlockReader):
 
     def _skip(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """A malformed invoke: discard up to its closer, then end the call incomplete."""
-        at = buf.find(self.invoke_close, pos, end)
-        if at == -1:
-            if final:
-                return end, False
-            return partial_marker_start(buf, pos, end, (self.invoke_close,), "<"), False
+        at, closed = find_closer(buf, pos, end, (self.invoke_close,), final=final)
+        if not closed:
+            return at, False
         return self._end_invoke(at + len(self.invoke_close)), True
 
     def _reason(self) -> str | None:
@@ -683,7 +665,7 @@ class InvokeReader(BlockReader):
             return EofVerdict(recoverable=True)
         if state == _JSON:
             text = "".join(self.json_pieces)
-            cut = _closer_prefix(text, self.invoke_close)
+            cut = partial_marker_start(text, 0, len(text), (self.invoke_close,))
             decoded = decode_json_object(text[:cut], allow_repair=False)
             if decoded.error is None and len(decoded.objects) == 1:
                 return EofVerdict(recoverable=True, arguments=decoded.objects[0])

@@ -33,13 +33,13 @@ from typing import Any
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker_start
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, carried_raw, claim_by_first_char
 from toolmend.protocols.hermes import hermes_reader
-from toolmend.protocols.json_calls import JsonCallsReader
+from toolmend.protocols.json_calls import JsonCallsReader, arguments_from_text
 from toolmend.schema_gate import Policy, declared_types
 from toolmend.textvalue import typed_value
 
@@ -55,9 +55,7 @@ PARAMETER_END = "</parameter>"
 #: HTML, so a value cut just there may be unfinished and must not be executed.
 MIN_PARTIAL_CLOSER = 4
 
-_VALUE_END = re.compile("|".join(map(re.escape, (PARAMETER_END, FUNCTION_END, PARAMETER))))
 _VALUE_END_MARKERS = (PARAMETER_END, FUNCTION_END, PARAMETER)
-_LONGEST_VALUE_END = max(map(len, _VALUE_END_MARKERS))
 #: A value is raw text up to a closer, for the fast path; a final newline is held back (it may
 #: be the template's, trimmed before the closer).
 _VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
@@ -66,22 +64,19 @@ _VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
 @dataclass(frozen=True)
 class Wrapper:
     """The tags a call block may be wrapped in (`<tool_call>`; Seed-OSS's `<seed:tool_call>`),
-    and the patterns the reader finds them with."""
+    and the markers the reader looks for because of them."""
 
     open: str
     close: str
+    #: What ends unexpected text between parameters.
     body_markers: tuple[str, ...] = field(init=False)
-    body_marker: re.Pattern[str] = field(init=False)
-    json_body_end: re.Pattern[str] = field(init=False)
+    #: What ends a JSON arguments body: the function's closer or the wrapper's.
     closers: tuple[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        markers = (PARAMETER, FUNCTION_END, self.close, FUNCTION, self.open)
-        set_ = object.__setattr__
-        set_(self, "body_markers", markers)
-        set_(self, "body_marker", re.compile("|".join(map(re.escape, markers))))
-        set_(self, "closers", (FUNCTION_END, self.close))
-        set_(self, "json_body_end", re.compile("|".join(map(re.escape, self.closers))))
+        body = (PARAMETER, FUNCTION_END, self.close, FUNCTION, self.open)
+        object.__setattr__(self, "body_markers", body)
+        object.__setattr__(self, "closers", (FUNCTION_END, self.close))
 
 
 TOOL_CALL = Wrapper(OPEN, CLOSE)
@@ -375,13 +370,7 @@ class Qwen3CoderReader(BlockReader):
         # Text between the tags: the parameters cannot be trusted to be what was meant.
         if self.error is None:
             self.error = "unexpected text between the parameters of the call"
-        found = self.wrapper.body_marker.search(buf, k + 1, end)
-        if found is not None:
-            return found.start()
-        cut = (
-            end if final else partial_marker_start(buf, k + 1, end, self.wrapper.body_markers, "<")
-        )
-        return cut
+        return find_closer(buf, k + 1, end, self.wrapper.body_markers, final=final)[0]
 
     def _param_header(self, buf: str, pos: int, end: int, final: bool) -> int:
         """`KEY>` of `<parameter=KEY>`."""
@@ -432,37 +421,33 @@ class Qwen3CoderReader(BlockReader):
                 pos += 1
             if self.streaming:
                 self.ctx.stream_value(_VALUE_TEXT, raw=(self.pieces,))
-        m = _VALUE_END.search(buf, pos, end)
-        if m is None:
+        k, marker = find_closer(buf, pos, end, _VALUE_END_MARKERS)
+        if not marker:
             if final:
                 self.tail = buf[pos:end]
                 return end
-            # Every closer starts with its only `<`: a partial one starts at the last `<`.
-            lt = buf.rfind("<", max(pos, end - _LONGEST_VALUE_END + 1), end)
-            cut = end if lt < 0 else partial_marker_start(buf, lt, end, _VALUE_END_MARKERS, "<")
+            cut = k
             if cut > pos and buf[cut - 1] == "\n":
                 cut -= 1  # maybe the template's final newline: decided by what follows
             if cut > pos:
                 self._release(buf[pos:cut])
             return cut
-        k = m.start()
         text = buf[pos:k]
         if text.endswith("\n"):
             text = text[:-1]
         self._release(text)
-        marker = m.group()
         if marker == PARAMETER_END:
             self._close_value()
             self.state = _BODY
-            return m.end()
+            return k + len(marker)
         self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
         self._close_value()
         if marker == PARAMETER:
             self.state = _PARAM_HEADER
-            return m.end()
-        self._end_call(m.end())
+            return k + len(marker)
+        self._end_call(k + len(marker))
         self.state = _AFTER
-        return m.end()
+        return k + len(marker)
 
     def _release(self, text: str) -> None:
         if text:
@@ -490,28 +475,26 @@ class Qwen3CoderReader(BlockReader):
 
     def _json_body(self, buf: str, pos: int, end: int, final: bool) -> int | None:
         """`<function=NAME>{...json arguments...}</function>` (a model mixing the formats)."""
-        m = self.wrapper.json_body_end.search(buf, pos, end)
-        if m is None:
-            cut = end if final else partial_marker_start(buf, pos, end, self.wrapper.closers, "<")
-            self.json_pieces.append(buf[pos:cut])
+        at, closer = find_closer(buf, pos, end, self.wrapper.closers, final=final)
+        if not closer:
+            self.json_pieces.append(buf[pos:at])
             if final:
                 self.tail = "".join(self.json_pieces)
-            return cut
-        self.json_pieces.append(buf[pos : m.start()])
-        decoded = decode_json_object(
-            "".join(self.json_pieces), allow_repair=self.ctx.policy is Policy.LENIENT
-        )
-        if decoded.error is None and len(decoded.objects) == 1:
-            self.done = decoded.objects[0]
-            self.repairs += ["json-arguments", *decoded.repairs]
+            return at
+        self.json_pieces.append(buf[pos:at])
+        read = arguments_from_text("".join(self.json_pieces), self.ctx, repairs=["json-arguments"])
+        if read.error is None:
+            self.done = read.arguments
+            self.repairs += read.repairs
         elif self.error is None:
-            self.error = decoded.error or "the call holds several JSON objects"
-        self._end_call(m.end())
-        if m.group() == self.wrapper.close:
-            self._finish_block(m.end())
+            self.error = read.error
+        stop = at + len(closer)
+        self._end_call(stop)
+        if closer == self.wrapper.close:
+            self._finish_block(stop)
             return None
         self.state = _AFTER
-        return m.end()
+        return stop
 
     def _after(self, buf: str, pos: int, end: int, final: bool) -> int | None:
         """After `</function>`: a `</tool_call>` that follows belongs to the block."""
@@ -556,9 +539,7 @@ class Qwen3CoderReader(BlockReader):
             return self._value_at_eof()
         if state == _JSON_BODY:
             text = self.tail
-            cut = text.rfind("<")
-            if cut >= 0 and _is_closer_rest(text[cut:], self.wrapper):
-                text = text[:cut]
+            text = text[: partial_marker_start(text, 0, len(text), self.wrapper.closers)]
             decoded = decode_json_object(text, allow_repair=False)
             if decoded.error is None and len(decoded.objects) == 1:
                 return self._verdict(True, decoded.objects[0])
@@ -575,8 +556,8 @@ class Qwen3CoderReader(BlockReader):
     def _value_at_eof(self) -> EofVerdict:
         tail = self.tail
         for marker in (PARAMETER_END, FUNCTION_END):
-            cut = _closer_prefix_start(tail, marker)
-            if cut is not None:
+            cut = partial_marker_start(tail, 0, len(tail), (marker,))
+            if len(tail) - cut >= MIN_PARTIAL_CLOSER:
                 if marker == FUNCTION_END:
                     self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
                 text = tail[:cut]
@@ -600,14 +581,6 @@ class Qwen3CoderReader(BlockReader):
 def _is_closer_rest(text: str, wrapper: Wrapper) -> bool:
     """Empty, or a proper prefix of a closer: a block complete but for its closing tags (R3)."""
     return not text or is_proper_prefix(text, wrapper.closers)
-
-
-def _closer_prefix_start(tail: str, marker: str) -> int | None:
-    """Where a proper prefix of `marker` at least `MIN_PARTIAL_CLOSER` long ends `tail`."""
-    for size in range(min(len(marker) - 1, len(tail)), MIN_PARTIAL_CLOSER - 1, -1):
-        if tail.endswith(marker[:size]):
-            return len(tail) - size
-    return None
 
 
 PROTOCOL = Qwen3CoderProtocol()
