@@ -3,6 +3,8 @@
 Each protocol renders the call itself (`render_call`), and the text is fed to its stream parser
 in 5-character deltas, with the tool's schema (full validation) and argument deltas on, as a
 server relaying a model's stream would. The same text is also parsed in one piece (batch).
+`auto` reads a mixed-format output: a small call in each of `AUTO_MIX`'s formats, then the
+large call.
 
 Goals (from the foundation issue): linear growth — 10x the input costs at most 11x the time —
 and a 50 KB call in 5-character deltas in at most 20 ms per protocol on this machine. Reference
@@ -63,6 +65,23 @@ TOOLS = [
 ]
 
 
+#: `auto` reads a mixed-format output: a small call in each of these formats, then the large
+#: call in the last one.
+AUTO_MIX = ("hermes", "harmony", "functionary-v3.1", "deepseek-v3.2", "kimi-k2", "qwen3-coder")
+
+
+def rendered(protocol: str, call: toolmend.ToolCall) -> tuple[str, int]:
+    """The output holding `call` as `protocol` writes it, and how many calls the output holds
+    (for `auto`: a mixed-format output, `AUTO_MIX`)."""
+    if protocol != "auto":
+        return toolmend.get_protocol(protocol).render_call(call), 1
+    small = toolmend.ToolCall(
+        id="s", name="write_file", arguments={"file_path": "a", "content": "b"}
+    )
+    mixed = "".join(toolmend.get_protocol(p).render_call(small) + "\n" for p in AUTO_MIX[:-1])
+    return mixed + toolmend.get_protocol(AUTO_MIX[-1]).render_call(call), len(AUTO_MIX)
+
+
 def content_of(kb: int) -> str:
     line = '    value = compute(alpha, beta) if alpha < beta else beta  # keep <tags> & "q"\n'
     text = line * (kb * 1024 // len(line) + 1)
@@ -96,10 +115,13 @@ def workloads(protocol: str) -> list[tuple[int, int, Callable[[], None], Callabl
             name="write_file",
             arguments={"file_path": "src/app.py", "content": content},
         )
-        text = "I will write the file now.\n" + proto.render_call(call) + "\nDone."
+        output, count = rendered(protocol, call)
+        text = "I will write the file now.\n" + output + "\nDone."
         deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
 
-        def streamed(deltas: list[str] = deltas, content: str = content) -> None:
+        def streamed(
+            deltas: list[str] = deltas, content: str = content, count: int = count
+        ) -> None:
             # Like a relaying server: each delta's events are handled and dropped; only the
             # end event is kept, to check the result.
             parser = proto.stream_parser(TOOLS, id_prefix="c")
@@ -109,12 +131,13 @@ def workloads(protocol: str) -> list[tuple[int, int, Callable[[], None], Callabl
                     if isinstance(event, ToolCallEnd):
                         ends.append(event)
             ends += [e for e in parser.finish() if isinstance(e, ToolCallEnd)]
-            assert len(ends) == 1 and ends[0].call.executable, protocol
-            assert ends[0].call.arguments["content"] == content, protocol
+            assert len(ends) == count and all(e.call.executable for e in ends), protocol
+            assert ends[-1].call.arguments["content"] == content, protocol
 
-        def batch(text: str = text) -> None:
+        def batch(text: str = text, count: int = count) -> None:
             result = toolmend.parse(text, protocol, TOOLS)
-            assert len(result.tool_calls) == 1 and result.tool_calls[0].executable
+            assert len(result.tool_calls) == count
+            assert all(c.executable for c in result.tool_calls)
 
         rows.append((kb, len(deltas), streamed, batch))
     return rows
@@ -140,7 +163,7 @@ def peak_memory_mb(protocol: str, kb: int) -> float:
     call = toolmend.ToolCall(
         id="c", name="write_file", arguments={"file_path": "a", "content": content_of(kb)}
     )
-    text = proto.render_call(call)
+    text = rendered(protocol, call)[0]
     deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
     tracemalloc.start()
     parser = proto.stream_parser(TOOLS)
@@ -217,7 +240,7 @@ def main() -> None:
     args.add_argument("--against", metavar="DIR", help="also measure DIR/src, side by side")
     args.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     opts = args.parse_args()
-    protocols = opts.protocol or toolmend.protocols()
+    protocols = opts.protocol or [*toolmend.protocols(), "auto"]
     if opts.against:
         side_by_side(opts.against, protocols, opts.repeat)
         return

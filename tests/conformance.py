@@ -12,6 +12,7 @@ with a reason each; `tests/test_corpus_conformance.py` holds the list to the fac
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,7 +91,7 @@ def load_exceptions() -> dict[str, dict[str, str]]:
 
 #: Formats whose cases may keep only the inner segment of a call (the text between its markers,
 #: what upstream's test of the inner function gets) without saying so in `delimiters`: the
-#: markers, and what such a segment starts with ("" for anything that lacks the opener).
+#: markers, and a pattern such a segment starts with ("" for anything that lacks the opener).
 INNER_SEGMENTS = {
     "gemma4": ("<|tool_call>", "<tool_call|>", "call:"),
     "glm45": ("<tool_call>", "</tool_call>", ""),
@@ -98,6 +99,10 @@ INNER_SEGMENTS = {
     "pythonic_lfm2": ("<|tool_call_start|>", "<|tool_call_end|>", ""),
     "olmo3_pythonic": ("<function_calls>", "</function_calls>", ""),
     "minimax_m2": ("<minimax:tool_call>", "</minimax:tool_call>", "<invoke"),
+    # Ollama's parseToolCallContent tests: `NAME<｜tool▁sep｜>…` (V3.1) or
+    # `function<｜tool▁sep｜>NAME…` (V3, cogito), the text between one call's tokens.
+    "deepseek_v3": ("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "[^<]*<｜tool▁sep｜>"),
+    "deepseek_v31": ("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "[^<]*<｜tool▁sep｜>"),
 }
 
 
@@ -105,7 +110,7 @@ def case_text(case: dict[str, Any]) -> str:
     """The output as a server streams it (some cases keep only the inner segment)."""
     text, delimiters = case["text"], case.get("delimiters")
     opener, closer, start = INNER_SEGMENTS.get(case["format"], ("", "", None))
-    if not delimiters and start is not None and opener not in text and text.startswith(start):
+    if not delimiters and start is not None and opener not in text and re.match(start, text):
         delimiters = [opener, closer]
     return delimiters[0] + text + delimiters[1] if delimiters else text
 

@@ -57,7 +57,16 @@ _MARKUP = st.sampled_from(
 )
 _text = st.lists(st.one_of(_TEXT_ALPHABET, _MARKUP), max_size=30).map("".join)
 #: Formats that write values unescaped: they refuse what they cannot carry.
-RAW_VALUE_FORMATS = {"qwen3-coder", "gemma4", "yaml-xml", "glm45", "glm47", "lfm2", "olmo3"}
+RAW_VALUE_FORMATS = {
+    "qwen3-coder",
+    "seed-oss",
+    "gemma4",
+    "yaml-xml",
+    "glm45",
+    "glm47",
+    "lfm2",
+    "olmo3",
+}
 _key = st.from_regex(r"[a-z][a-z0-9_]{0,9}", fullmatch=True)
 _scalar = st.one_of(
     _text,

@@ -70,6 +70,10 @@ def test_a_call_inside_reasoning_is_never_executed_however_it_is_split(
         ("kimi-xtml", "<|open|>think<|sep|>", "<|close|>think<|sep|>"),
         ("kimi-xtml", "<|open|>think<|sep|>", "<|close|>think"),
         ("gemma4", "<|channel>thought\n", "<channel|>"),
+        ("mistral", "[THINK]", "[/THINK]"),
+        ("cohere", "<|START_THINKING|>", "<|END_THINKING|>"),
+        ("harmony", "<|channel|>analysis<|message|>", "<|end|>"),
+        ("harmony", "<|start|>assistant<|channel|>analysis<|message|>", "<|end|>"),
     ],
 )
 @pytest.mark.parametrize("reader", ["own", "auto"])

@@ -43,6 +43,15 @@ _MODULES: dict[str, str] = {
     "internlm2": "toolmend.protocols.internlm2",
     "phi4-mini": "toolmend.protocols.phi4_mini",
     "longcat": "toolmend.protocols.longcat",
+    # Model-native formats of the header-and-channel and recipient families.
+    "harmony": "toolmend.protocols.harmony",
+    "functionary-v3.1": "toolmend.protocols.functionary:V31_PROTOCOL",
+    "functionary-v3": "toolmend.protocols.functionary:V3_PROTOCOL",
+    "functionary-v2": "toolmend.protocols.functionary:V2_PROTOCOL",
+    # ... and of the key/value-tag and invoke families.
+    "seed-oss": "toolmend.protocols.seed_oss",
+    "deepseek-v3.2": "toolmend.protocols.deepseek_dsml",
+    "step3": "toolmend.protocols.step3",
 }
 _loaded: dict[str, TextProtocol] = {}
 

@@ -28,9 +28,11 @@ from toolmend.names import ToolResolver
 from toolmend.protocols.base import MAX_DETECTION_LOOKAHEAD, Claim, TextProtocol
 
 #: Preference when several formats accept the same block. antml comes before anthropic-xml: the
-#: same markup, read with Claude-Code-style tolerance.
+#: same markup, read with Claude-Code-style tolerance. Functionary v3.1 claims only a
+#: `<function=NAME>` whose body opens with JSON, so it asks before Qwen3-Coder.
 DETECTION_ORDER = (
     "hermes",
+    "functionary-v3.1",
     "qwen3-coder",
     "glm45",
     "antml",

@@ -25,7 +25,13 @@ from functools import lru_cache
 from typing import Unpack
 
 from toolmend.core.engine import ParserOptions, StreamParser
-from toolmend.core.reader import MAX_TAG_LENGTH, ProtocolSyntax
+from toolmend.core.reader import (
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    ProtocolSyntax,
+)
 from toolmend.model import CannotRenderError, Tool, ToolCall, ToolsLike, coerce_tools
 
 #: How much of a block's body protocol detection may look at before it decides: enough for a
@@ -57,6 +63,22 @@ def claim_unless_first_char(body: str, others: str) -> Claim:
     if not first:
         return Claim.MAYBE
     return Claim.NOT_MINE if first in others else Claim.MINE
+
+
+class MarkupOnlyReader(BlockReader):
+    """The block of a marker that is markup and nothing else (a stray end-of-message token,
+    a header that only says "text follows"): the marker is removed from the text, recorded
+    as stripped markup, and scanning resumes right after it."""
+
+    def __init__(self, ctx: BlockContext) -> None:
+        self.ctx = ctx
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        self.ctx.end_block()
+        return pos
+
+    def at_eof(self) -> EofVerdict:
+        return EofVerdict(recoverable=True)
 
 
 class TextProtocol(ProtocolSyntax):

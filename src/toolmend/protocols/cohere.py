@@ -4,7 +4,8 @@
     <|END_ACTION|>
 
 Owns the markers, Cohere's key spellings (`tool_name`, `parameters`, `tool_call_id`) for
-rendering, and the `<|START_TOOL_RESULT|>` envelope; reading is `json_values`'.
+rendering, the `<|START_TOOL_RESULT|>` envelope, and `<|START_THINKING|>…<|END_THINKING|>` as
+reasoning (a span the parser keeps apart); reading is `json_values`'.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolmend.core.reader import ReasoningSpan
 from toolmend.model import ToolCall
 from toolmend.protocols.json_values import CallValuesProtocol, call_format
 
@@ -19,6 +21,9 @@ START_ACTION = "<|START_ACTION|>"
 END_ACTION = "<|END_ACTION|>"
 RESULT_OPEN = "<|START_TOOL_RESULT|>"
 RESULT_END = "<|END_TOOL_RESULT|>"
+#: Command-A Reasoning's reasoning span.
+THINKING = "<|START_THINKING|>"
+THINKING_END = "<|END_THINKING|>"
 
 
 class CohereProtocol(CallValuesProtocol):
@@ -31,6 +36,7 @@ class CohereProtocol(CallValuesProtocol):
     name_key = "tool_name"
     arguments_key = "parameters"
     result_closers = (RESULT_END,)
+    reasoning_spans = (ReasoningSpan(THINKING, (THINKING_END,)),)
 
     def call_object(self, call: ToolCall) -> dict[str, Any]:
         return {"tool_call_id": "0", **super().call_object(call)}

@@ -7,10 +7,13 @@ missing-angle tolerance): the prompt, call and result renderers, and one block r
 Wire format, as both formats read it:
 
 * an invoke, bare or inside a wrapper (`<function_calls>`, or MiniMax-M2's
-  `<minimax:tool_call>`, both removed with the invokes); every tag may carry the exact `antml:`
-  prefix (an invoke's parameters and closer use the invoke's own prefix). The wrapper is
+  `<minimax:tool_call>`, both removed with the invokes); every tag may carry one of the format's
+  exact prefixes (`antml:`; DeepSeek V3.2's `｜DSML｜`, Step-3's `steptml:`), an invoke's
+  parameters and closer using the invoke's own prefix. A parameter tag may say
+  `string="false"` after its name (DSML): its value is then read as JSON. An invoke may hold
+  its arguments as one JSON object instead of parameter tags (DSML's other shape). The wrapper is
   accepted only around a recognised invoke: the opening `<invoke name="...">`, its name
-  resolving, and a complete first `<parameter name="...">` or `</invoke>` after it. Several
+  resolving, and a complete first `<parameter name="...">`, `</invoke>` or `{` after it. Several
   invokes in one wrapper are parallel calls of one block.
 * values: XML entities (`&lt; &gt; &amp; &quot; &apos;`, numeric references) are decoded; a
   value is the string as written unless the tool's schema declares the key with a type the
@@ -46,12 +49,14 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import find_closer, is_proper_prefix, skip_blanks
+from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker_start, skip_blanks
+from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char
@@ -82,8 +87,18 @@ _NAME = r'[^"<>\n]*'
 # The rest of a tag after its name: ` name="VALUE">` (or, after the missing-angle marker,
 # which already holds ` name="`, just `VALUE">`). FULL matches a complete rest; VIABLE matches
 # every text that could still grow into one.
-_FULL_REST = re.compile(rf'[ \t\r\n]+name="({_NAME})"[ \t\r\n]*>')
-_VIABLE_REST = re.compile(rf'(?:[ \t\r\n]+(?:n|na|nam|name|name=|name="{_NAME}(?:"[ \t\r\n]*)?)?)?')
+# A tag may carry DeepSeek V3.2's `string="true|false"` after its name (DSML: whether the value
+# is a string as written or JSON).
+_STRING_ATTR = r'(?:[ \t\r\n]+string="(true|false)")?'
+_VIABLE_STRING_ATTR = (
+    r'(?:[ \t\r\n]+(?:s|st|str|stri|strin|string|string=|string="'
+    r'(?:t|tr|tru|true|f|fa|fal|fals|false)?(?:(?<=e)"[ \t\r\n]*)?)?)?'
+)
+_STRING_VALUE = re.compile(r'string="(true|false)"')
+_FULL_REST = re.compile(rf'[ \t\r\n]+name="({_NAME})"{_STRING_ATTR}[ \t\r\n]*>')
+_VIABLE_REST = re.compile(
+    rf'(?:[ \t\r\n]+(?:n|na|nam|name|name=|name="{_NAME}(?:"{_VIABLE_STRING_ATTR}[ \t\r\n]*)?)?)?'
+)
 _NAMED_REST = re.compile(rf'[ \t\r\n]+name="({_NAME})"')
 _FULL_TAIL = re.compile(rf'({_NAME})"[ \t\r\n]*>')
 _VIABLE_TAIL = re.compile(rf'{_NAME}(?:"[ \t\r\n]*)?')
@@ -113,6 +128,12 @@ class InvokeFormat:
     #: An undeclared key's text is read as JSON when it is a JSON non-string (MiniMax-M2's
     #: template writes numbers, arrays and objects as JSON whatever the schema says).
     undeclared_json: bool = False
+    #: The namespace prefixes the tags may carry, exactly as written ("" for none).
+    prefixes: tuple[str, ...] = ("", PREFIX)
+    #: The opening markers of the wrappers invokes may stand in.
+    wrappers: tuple[str, ...] = WRAPPER_MARKERS
+    #: Rendered parameters say whether their value is a string (`string="true|false"`).
+    string_attribute: bool = False
 
 
 # ------------------------------------------------------------------------------- text helpers
@@ -150,8 +171,12 @@ _ENTITIES = Escapes(
     r"&#?[a-zA-Z0-9]{0,8}",
     decode_entities,
 )
-#: A value ends at its `</parameter>` (with the invoke's prefix); entities are decoded.
-_VALUE_TEXT = {prefix: ValueText((f"</{prefix}parameter>",), _ENTITIES) for prefix in ("", PREFIX)}
+
+
+@lru_cache(maxsize=16)
+def value_text(prefix: str) -> ValueText:
+    """A value ends at its `</parameter>` (with the invoke's prefix); entities are decoded."""
+    return ValueText((f"</{prefix}parameter>",), _ENTITIES)
 
 
 def escape_text(text: str) -> str:
@@ -168,11 +193,17 @@ def render_value(value: Any) -> str:
     return escape_text(value if isinstance(value, str) else canonical_json(value))
 
 
-def render_invoke(call: ToolCall) -> str:
-    lines = [f'<invoke name="{escape_attribute(call.name)}">']
+def render_invoke(call: ToolCall, prefix: str = "", *, string_attribute: bool = False) -> str:
+    """A call as one invoke, its tags with `prefix`; with `string_attribute` each parameter
+    says whether its value is a string (DSML's `string="true|false"`)."""
+    lines = [f'<{prefix}invoke name="{escape_attribute(call.name)}">']
     for key, value in call.arguments.items():
-        lines.append(f'<parameter name="{escape_attribute(key)}">{render_value(value)}</parameter>')
-    lines.append("</invoke>")
+        attr = f' string="{str(isinstance(value, str)).lower()}"' if string_attribute else ""
+        lines.append(
+            f'<{prefix}parameter name="{escape_attribute(key)}"{attr}>{render_value(value)}'
+            f"</{prefix}parameter>"
+        )
+    lines.append(f"</{prefix}invoke>")
     return "\n".join(lines)
 
 
@@ -211,7 +242,7 @@ class InvokeProtocol(TextProtocol):
         self.incremental_arguments = fmt.duplicates is DuplicateRule.REJECT
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        markers = ["<invoke", f"<{PREFIX}invoke", *WRAPPER_MARKERS]
+        markers = [*(f"<{p}invoke" for p in self.format.prefixes), *self.format.wrappers]
         if self.format.missing_angle:
             markers.append(MISSING_ANGLE_MARKER)
         return markers
@@ -221,7 +252,7 @@ class InvokeProtocol(TextProtocol):
         return {MISSING_ANGLE_MARKER: "word"} if self.format.missing_angle else {}
 
     def closing_markers(self) -> Sequence[str]:
-        return ("</invoke>", f"</{PREFIX}invoke>")
+        return tuple(f"</{p}invoke>" for p in self.format.prefixes)
 
     def claims(self, marker: str, body: str) -> Claim:
         if marker == "<minimax:tool_call>":
@@ -250,16 +281,20 @@ class InvokeProtocol(TextProtocol):
             .replace(">", "\\u003e")
             .replace("&", "\\u0026")
         )
+        p = self.format.prefixes[0]
+        attr = ' string="true"' if self.format.string_attribute else ""
         example = (
-            '<invoke name="FUNCTION_NAME">\n'
-            '<parameter name="PARAMETER_NAME">PARAMETER_VALUE</parameter>\n'
+            f'<{p}invoke name="FUNCTION_NAME">\n'
+            f'<{p}parameter name="PARAMETER_NAME"{attr}>PARAMETER_VALUE</{p}parameter>\n'
             "...\n"
-            "</invoke>"
+            f"</{p}invoke>"
         )
+        if self.format.string_attribute:
+            example += '\n(string="false" when the value is a number, boolean, array or object)'
         if self.format.wrap_output:
             wrapper = self.format.wrapper
             example = f"<{wrapper}>\n{example}\n</{wrapper}>"
-            several = "Write several invokes in one <function_calls> block for parallel calls."
+            several = f"Write several invokes in one <{wrapper}> block for parallel calls."
         else:
             several = "Write one invoke after another to call several tools."
         return (
@@ -273,7 +308,8 @@ class InvokeProtocol(TextProtocol):
         )
 
     def render_call(self, call: ToolCall) -> str:
-        invoke = render_invoke(call)
+        fmt = self.format
+        invoke = render_invoke(call, fmt.prefixes[0], string_attribute=fmt.string_attribute)
         return (
             f"<{self.format.wrapper}>\n{invoke}\n</{self.format.wrapper}>"
             if self.format.wrap_output
@@ -340,7 +376,7 @@ class _Opening:
     header_end: int = -1  # after the invoke header's `>`, once complete
 
 
-_OPENING, _BODY, _VALUE, _SKIP, _AFTER = range(5)
+_OPENING, _BODY, _VALUE, _SKIP, _AFTER, _JSON = range(6)
 
 
 class InvokeReader(BlockReader):
@@ -349,10 +385,13 @@ class InvokeReader(BlockReader):
     def __init__(self, fmt: InvokeFormat, marker: str, ctx: BlockContext) -> None:
         self.fmt = fmt
         self.ctx = ctx
-        self.wrapped = marker in WRAPPER_MARKERS
+        self.wrapped = marker in fmt.wrappers
         self.missing_angle = marker == MISSING_ANGLE_MARKER
         self.wrap_close = f"</{marker[1:]}" if self.wrapped else ""
-        self.prefix = PREFIX if marker.startswith((f"<{PREFIX}", PREFIX)) else ""
+        self.invoke_tags = tuple(f"<{p}invoke" for p in fmt.prefixes)
+        self.prefix = next(
+            (p for p in fmt.prefixes if p and marker.startswith((f"<{p}", p))), fmt.prefixes[0]
+        )
         self.state = _OPENING
         self.calls_ended = 0
         self.eof_name: str | None = None
@@ -372,6 +411,8 @@ class InvokeReader(BlockReader):
         self.repairs: list[str] = []  # a kept duplicate (under `DuplicateRule.LAST_WINS`)
         self.error: str | None = None
         self.tail_closes = True  # what is held at the end is (a prefix of) the invoke closer
+        self.as_json = False  # the value in progress is JSON (DSML's `string="false"`)
+        self.json_pieces: list[str] = []  # arguments written as one JSON object
 
     # ------------------------------------------------------------------------- reading ahead
 
@@ -389,7 +430,7 @@ class InvokeReader(BlockReader):
                 return _Opening(_BAD)
             if j == end:
                 return _Opening(_NEED)
-            status, tag = _one_of(buf, j, end, ("<invoke", f"<{PREFIX}invoke"))
+            status, tag = _one_of(buf, j, end, self.invoke_tags)
             if status != _OK:
                 return _Opening(status)
             prefix = tag[1:-6]
@@ -402,6 +443,8 @@ class InvokeReader(BlockReader):
             return _Opening(_BAD)
         if j == end:
             return _Opening(_NEED, prefix, name, header_end)
+        if buf[j] == "{":
+            return _Opening(_OK, prefix, name, header_end)  # the arguments as one JSON object
         close = f"</{prefix}invoke>"
         status, tag = _one_of(buf, j, end, (f"<{prefix}parameter", close))
         if status == _OK and tag != close:
@@ -419,6 +462,8 @@ class InvokeReader(BlockReader):
                 pos, more = self._body(buf, pos, end)
             elif state == _OPENING:
                 pos, more = self._open(buf, pos, end, final)
+            elif state == _JSON:
+                pos, more = self._json(buf, pos, end, final)
             elif state == _SKIP:
                 pos, more = self._skip(buf, pos, end, final)
             else:
@@ -456,6 +501,10 @@ class InvokeReader(BlockReader):
         if pos == end:
             self.tail_closes = True
             return pos, False
+        if buf[pos] == "{" and not self.done and not self.json_pieces and self.error is None:
+            self.ctx.args.halt()
+            self.state = _JSON  # the arguments as one JSON object (DSML's other shape)
+            return pos, True
         status, tag = _one_of(buf, pos, end, (self.param_tag, self.invoke_close))
         if status == _OK and tag == self.invoke_close:
             return self._end_invoke(pos + len(tag)), True
@@ -463,7 +512,8 @@ class InvokeReader(BlockReader):
             status, value_start, key = _tag_rest(buf, pos + len(tag), end, tail=False)
             if status == _OK:
                 assert key is not None
-                self._open_value(key)
+                attr = _STRING_VALUE.search(buf, pos + len(tag), value_start)
+                self._open_value(key, as_json=attr is not None and attr.group(1) == "false")
                 return value_start, True
         if status == _NEED:
             self.tail_closes = self.invoke_close.startswith(buf[pos:end])
@@ -473,20 +523,21 @@ class InvokeReader(BlockReader):
         self.state = _SKIP
         return pos, True
 
-    def _open_value(self, key: str) -> None:
+    def _open_value(self, key: str, *, as_json: bool = False) -> None:
         self.key = key
         self.pieces = []
         self.discard = False
         self.streaming = False
+        self.as_json = as_json
         if key in self.done or key == self.duplicate:
             self.ctx.args.halt()
             if self.fmt.duplicates is DuplicateRule.REJECT:
                 self.duplicate = self.duplicate or key
                 self.discard = True
-        elif self.duplicate is None:
+        elif self.duplicate is None and not as_json:
             self.streaming = self.ctx.args.open_string(key)
         if not self.discard:
-            self.ctx.stream_value(_VALUE_TEXT[self.prefix], decoded=(self.pieces,))
+            self.ctx.stream_value(value_text(self.prefix), decoded=(self.pieces,))
         self.state = _VALUE
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
@@ -527,13 +578,33 @@ class InvokeReader(BlockReader):
             return
         tool = self.ctx.current_tool
         gate = self.ctx.gate_for(tool.name) if tool is not None else SchemaGate(None)
-        value = parameter_value(gate, self.key, text, undeclared_json=self.fmt.undeclared_json)
+        if self.as_json:
+            value = typed_value(text, None)  # DSML's string="false": the text is JSON
+        else:
+            value = parameter_value(gate, self.key, text, undeclared_json=self.fmt.undeclared_json)
         if self.key in self.done:
             del self.done[self.key]  # the last one wins, where it was written
             if DUPLICATE_KEPT not in self.repairs:
                 self.repairs.append(DUPLICATE_KEPT)
         self.done[self.key] = value
         self.ctx.args.put(self.key, value)
+
+    def _json(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        """`<invoke name="NAME">{"key": "value"}</invoke>`: the JSON, up to the invoke's closer."""
+        close = self.invoke_close
+        at, found = find_closer(buf, pos, end, (close,), final=final)
+        self.json_pieces.append(buf[pos:at])
+        if not found:
+            return at, False
+        decoded = decode_json_object(
+            "".join(self.json_pieces), allow_repair=self.ctx.policy is Policy.LENIENT
+        )
+        if decoded.error is None and len(decoded.objects) == 1:
+            self.done = decoded.objects[0]
+            self.repairs += decoded.repairs
+        else:
+            self.error = decoded.error or "the invoke holds several JSON objects"
+        return self._end_invoke(at + len(close)), True
 
     def _skip(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """A malformed invoke: discard up to its closer, then end the call incomplete."""
@@ -592,6 +663,13 @@ class InvokeReader(BlockReader):
             return EofVerdict(recoverable=False, name=self.eof_name)
         if state == _AFTER:
             return EofVerdict(recoverable=True)
+        if state == _JSON:
+            text = "".join(self.json_pieces)
+            cut = partial_marker_start(text, 0, len(text), (self.invoke_close,))
+            decoded = decode_json_object(text[:cut], allow_repair=False)
+            if decoded.error is None and len(decoded.objects) == 1:
+                return EofVerdict(recoverable=True, arguments=decoded.objects[0])
+            return EofVerdict(recoverable=False)
         args = dict(self.done)
         reason = self._reason()
         if state == _VALUE and not self.discard and self.pieces:

@@ -65,6 +65,9 @@ class HeaderJsonSyntax:
     #: Matches (whole) every beginning of a header: a header that stops matching is prose
     #: after a marker, released as text at once instead of waiting for a `{`.
     header_viable: re.Pattern[str] | None = None
+    #: Markers that begin the next message: met inside unfinished JSON, they cut the call off
+    #: (incomplete, R3) instead of closing it with a repair.
+    cut_by: tuple[str, ...] = ()
     stops: tuple[str, ...] = field(init=False)
     #: What ends a call's header: the `{` of its arguments, or a stop.
     header_ends: tuple[str, ...] = field(init=False)
@@ -196,14 +199,24 @@ class HeaderJsonReader(BlockReader):
         if name is None:
             return self._not_a_header(buf, stop_at)
         self.header, self.header_length = [], 0
+        self.begin_body(name, header)
+        return stop_at, False
+
+    def begin_body(self, name: str, header: str) -> None:
+        """The header named `name`: its arguments object comes next (a tool that does not
+        resolve is read past; the block is text if it holds nothing else)."""
         live = self.ctx.begin_call(name)
         if live:
             self.calls += 1
         else:
-            self.unknown += 1  # read past; the block is text if it holds nothing else
+            self.unknown += 1
         self.body = arguments_reader(self.ctx, self.format, self.marker, header, live=live)
         self.state = _BODY
-        return stop_at, False
+
+    @property
+    def in_header(self) -> bool:
+        """No header has been read whole yet (nothing of the call is known)."""
+        return self.state == _HEADER
 
     def _header_limit(self, buf: str, pos: int, stop_at: int) -> int:
         """`stop_at`, or just past the first character that makes the header too long or no
@@ -236,7 +249,10 @@ class HeaderJsonReader(BlockReader):
         if not body.decided and stop is None:
             return new, False  # more of the object to come (at the end: at_eof decides)
         live = body.begun
-        body.settle(new)  # ends the call at `new`, with the arguments read (or why not)
+        if stop in self.syntax.cut_by and (body.depth > 0 or body.in_string):
+            body.cut(new, "the call's JSON was cut off by the next message")
+        else:
+            body.settle(new)  # ends the call at `new`, with the arguments read (or why not)
         if not live:
             self.ctx.diagnostic("malformed_call", "a call of an unknown tool was dropped")
         self.state = _AFTER

@@ -129,6 +129,7 @@ class JsonCallsReader(JsonScan, BlockReader):
         self.values_start = -1
         self.values_end = -1
         self.not_a_call = False  # the first object names no declared tool: the block is text
+        self.stray_text = False  # a named call's body held text that is no JSON value
         self._new_object()
 
     @classmethod
@@ -276,7 +277,9 @@ class JsonCallsReader(JsonScan, BlockReader):
             self.partial = []
 
     def on_scalar(self, raw: str) -> None:
-        if self.depth == self.args_depth and self.args_open and self.begun:
+        if self.depth == 0 and self.named:
+            self.stray_text = True  # text where the arguments object belongs
+        elif self.depth == self.args_depth and self.args_open and self.begun:
             try:
                 value = json.loads(raw)
             except ValueError:
@@ -328,6 +331,8 @@ class JsonCallsReader(JsonScan, BlockReader):
         """What a named call's arguments, written as `raw`, are (best effort when broken)."""
         if self.duplicate is not None:
             return ArgumentsText(self._best_effort(), duplicate_key_error(self.duplicate), [])
+        if self.stray_text and self.values_start < 0:
+            return ArgumentsText({}, "the arguments are text, not a JSON object", [])
         read = arguments_from_text(raw, self.ctx, repairs=[])
         if read.error is not None and not read.arguments:
             read.arguments = self._best_effort()  # what streamed is a prefix of it
@@ -480,6 +485,13 @@ class JsonCallsReader(JsonScan, BlockReader):
             self._reset_scan()
         elif self.depth > 0 or self.in_string:
             self._close_unfinished(at)
+
+    def cut(self, at: int, error: str) -> None:
+        """The JSON ends unfinished at `buf[at]` because the output moved on (a format's next
+        message began): the call in progress ends incomplete with `error`, never repaired."""
+        if self.begun:
+            self._end_call(self._best_effort(), at=at, error=error)
+        self._reset_scan()
 
     def _close_unfinished(self, at: int) -> None:
         """The block closes with its JSON still open: repair if allowed, else fail the call."""

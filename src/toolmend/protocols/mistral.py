@@ -8,7 +8,7 @@
 Owns the markers, the header rule (`tool_name`) and rendering in the v11 syntax; results go
 back as `[TOOL_RESULTS]{"call_id": …, "content": …}[/TOOL_RESULTS]` with the content JSON-encoded
 (so it cannot close its envelope). The reading is `json_args.HeaderJsonReader`'s, handing a
-block of call objects to `json_values`. Never: reads `[THINK]` reasoning (the seam's mechanism).
+block of call objects to `json_values`. `[THINK]…[/THINK]` is a reasoning span (the parser's).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from toolmend.core.reader import BlockContext, BlockReader
+from toolmend.core.reader import BlockContext, BlockReader, ReasoningSpan
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, declare_tools
@@ -30,6 +30,9 @@ ARGS = "[ARGS]"
 CALL_ID = "[CALL_ID]"
 RESULTS = "[TOOL_RESULTS]"
 RESULTS_END = "[/TOOL_RESULTS]"
+#: Magistral's (and Devstral's, Mistral Small 3.2's) reasoning span.
+THINK = "[THINK]"
+THINK_END = "[/THINK]"
 
 _HEADER = re.compile(r"\s*([^\s\[\]{}<>]+)\s*(?:\[CALL_ID\]\s*[^\s\[\]{}]*\s*)?(?:\[ARGS\])?\s*\Z")
 
@@ -62,6 +65,7 @@ class MistralProtocol(TextProtocol):
     aliases = ("mistral-v11", "mistral_v11", "magistral", "devstral")
     summary = 'Mistral: [TOOL_CALLS]NAME[ARGS]{...} (v11+) or [TOOL_CALLS] [{"name": ...}]'
     result_closers = (RESULTS_END,)
+    reasoning_spans = (ReasoningSpan(THINK, (THINK_END,)),)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (TOOL_CALLS,)

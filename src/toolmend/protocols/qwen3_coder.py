@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolmend.core.fastpath import ValueText
@@ -58,8 +59,27 @@ _VALUE_END_MARKERS = closers(PARAMETER_END, FUNCTION_END, PARAMETER)
 #: A value is raw text up to a closer, for the fast path; a final newline is held back (it may
 #: be the template's, trimmed before the closer).
 _VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
-_BODY_MARKERS = closers(PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
-_JSON_BODY_ENDS = closers(FUNCTION_END, CLOSE)
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """The tags a call block may be wrapped in (`<tool_call>`; Seed-OSS's `<seed:tool_call>`),
+    and the markers the reader looks for because of them."""
+
+    open: str
+    close: str
+    #: What ends unexpected text between parameters.
+    body_markers: tuple[str, ...] = field(init=False)
+    #: What ends a JSON arguments body: the function's closer or the wrapper's.
+    closers: tuple[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        body = closers(PARAMETER, FUNCTION_END, self.close, FUNCTION, self.open)
+        object.__setattr__(self, "body_markers", body)
+        object.__setattr__(self, "closers", closers(FUNCTION_END, self.close))
+
+
+TOOL_CALL = Wrapper(OPEN, CLOSE)
 _NOT_SPACE = re.compile(r"\S")
 _STRING = frozenset(("string",))
 
@@ -98,52 +118,56 @@ class Qwen3CoderProtocol(TextProtocol):
         "XML-like tags: <tool_call><function=NAME><parameter=KEY>VALUE</parameter>"
         "</function></tool_call>"
     )
-    result_closers = ("</tool_response>",)
+    result_closers: tuple[str, ...] = ("</tool_response>",)
+    #: The tags a call block is wrapped in (a format of the same tags in another wrapper
+    #: sets its own).
+    wrapper = TOOL_CALL
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (OPEN, FUNCTION)
+        return (self.wrapper.open, FUNCTION)
 
     def closing_markers(self) -> Sequence[str]:
         # A skipped block ends at the first of these (its wrapper's closer may stay text).
-        return (CLOSE, FUNCTION_END)
+        return (self.wrapper.close, FUNCTION_END)
 
     def claims(self, marker: str, body: str) -> Claim:
         # A `<tool_call>` body that starts with a name is GLM's (`<tool_call>NAME<arg_key>`).
-        return Claim.MINE if marker != OPEN else claim_by_first_char(body, "<{")
+        return Claim.MINE if marker != self.wrapper.open else claim_by_first_char(body, "<{")
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        return Qwen3CoderReader(ctx, wrapped=marker == OPEN)
+        return Qwen3CoderReader(ctx, wrapped=marker == self.wrapper.open, wrapper=self.wrapper)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         declared = "\n".join(_render_tool(t) for t in tools)
+        open_, close = self.wrapper.open, self.wrapper.close
         return (
             "# Tools\n\n"
             "You can call the functions declared below to help with the user's request.\n\n"
             f"<tools>\n{declared}\n</tools>\n\n"
             "To call a function, write a block in exactly this shape, and nothing else inside "
             "it:\n\n"
-            "<tool_call>\n<function=FUNCTION_NAME>\n<parameter=PARAMETER_NAME>\nVALUE\n"
+            f"{open_}\n<function=FUNCTION_NAME>\n<parameter=PARAMETER_NAME>\nVALUE\n"
             "</parameter>\n<parameter=OTHER_PARAMETER_NAME>\nVALUE\n</parameter>\n</function>\n"
-            "</tool_call>\n\n"
+            f"{close}\n\n"
             "For example, with a function named `get_weather`:\n\n"
-            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
-            "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>\n\n"
+            f"{open_}\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+            f"<parameter=days>\n3\n</parameter>\n</function>\n{close}\n\n"
             "Rules:\n"
             "- Give every required parameter; leave out optional ones you do not need.\n"
             "- Write a value as plain text on the lines between its tags: text and code as they "
             "are (no quotes, no escaping), numbers and true/false as they are, lists and "
             "objects as JSON.\n"
-            "- For several calls, write one <tool_call> block after another.\n"
+            f"- For several calls, write one {open_} block after another.\n"
             "- You may write a short explanation before a call, never after it."
         )
 
     def render_call(self, call: ToolCall) -> str:
-        lines = [OPEN, f"{FUNCTION}{call.name}>"]
+        lines = [self.wrapper.open, f"{FUNCTION}{call.name}>"]
         for key, value in call.arguments.items():
             text = value if isinstance(value, str) else canonical_json(value)
             carried_raw(text, _VALUE_END_MARKERS, protocol_id=self.id)
             lines.append(f"{PARAMETER}{key}>\n{text}\n{PARAMETER_END}")
-        lines += [FUNCTION_END, CLOSE]
+        lines += [FUNCTION_END, self.wrapper.close]
         return "\n".join(lines)
 
     def wrap_result(self, call_id: str, name: str, content: str) -> str:
@@ -189,9 +213,10 @@ class Qwen3CoderReader(BlockReader):
     undecided tail (a partial tag, whitespace before a tag, a value's possible final newline).
     """
 
-    def __init__(self, ctx: BlockContext, *, wrapped: bool) -> None:
+    def __init__(self, ctx: BlockContext, *, wrapped: bool, wrapper: Wrapper = TOOL_CALL) -> None:
         self.ctx = ctx
         self.wrapped = wrapped
+        self.wrapper = wrapper
         self.state = _PRELUDE if wrapped else _HEADER
         self.name_offset = 0  # _HEADER: where the name starts, counted from the held position
         self.begun = False
@@ -272,10 +297,10 @@ class Qwen3CoderReader(BlockReader):
         if buf[k] == "{":
             self.hermes = hermes_reader(self.ctx)
             return pos
-        if buf.startswith(CLOSE, k, end):
-            self._finish_block(k + len(CLOSE))  # an empty wrapper: markup, no call
+        if buf.startswith(self.wrapper.close, k, end):
+            self._finish_block(k + len(self.wrapper.close))  # an empty wrapper: markup, no call
             return None
-        if not final and is_proper_prefix(buf[k:end], (FUNCTION, CLOSE)):
+        if not final and is_proper_prefix(buf[k:end], (FUNCTION, self.wrapper.close)):
             return pos
         self._revert("", True, pos)  # not a call: the marker is text, the rest is scanned
         return None
@@ -323,17 +348,17 @@ class Qwen3CoderReader(BlockReader):
             self._end_call(k + len(FUNCTION_END))
             self.state = _AFTER
             return k + len(FUNCTION_END)
-        if buf.startswith(CLOSE, k, end):
+        if buf.startswith(self.wrapper.close, k, end):
             self._forgotten("close-function", f"the function is not closed with {FUNCTION_END}")
-            self._end_call(k + len(CLOSE))
-            self._finish_block(k + len(CLOSE))
+            self._end_call(k + len(self.wrapper.close))
+            self._finish_block(k + len(self.wrapper.close))
             return None
-        if buf.startswith(FUNCTION, k, end) or buf.startswith(OPEN, k, end):
+        if buf.startswith(FUNCTION, k, end) or buf.startswith(self.wrapper.open, k, end):
             self._forgotten("close-function", f"the function is not closed with {FUNCTION_END}")
             self._end_call(k)
             self._finish_block(k)  # the next call is scanned as a block of its own
             return None
-        if is_proper_prefix(buf[k:end], _BODY_MARKERS):
+        if is_proper_prefix(buf[k:end], self.wrapper.body_markers):
             if final:
                 self.tail = buf[k:end]
                 return end
@@ -345,7 +370,7 @@ class Qwen3CoderReader(BlockReader):
         # Text between the tags: the parameters cannot be trusted to be what was meant.
         if self.error is None:
             self.error = "unexpected text between the parameters of the call"
-        return find_closer(buf, k + 1, end, _BODY_MARKERS, final=final)[0]
+        return find_closer(buf, k + 1, end, self.wrapper.body_markers, final=final)[0]
 
     def _param_header(self, buf: str, pos: int, end: int, final: bool) -> int:
         """`KEY>` of `<parameter=KEY>`."""
@@ -450,7 +475,7 @@ class Qwen3CoderReader(BlockReader):
 
     def _json_body(self, buf: str, pos: int, end: int, final: bool) -> int | None:
         """`<function=NAME>{...json arguments...}</function>` (a model mixing the formats)."""
-        at, closer = find_closer(buf, pos, end, _JSON_BODY_ENDS, final=final)
+        at, closer = find_closer(buf, pos, end, self.wrapper.closers, final=final)
         if not closer:
             self.json_pieces.append(buf[pos:at])
             if final:
@@ -465,7 +490,7 @@ class Qwen3CoderReader(BlockReader):
             self.error = read.error
         stop = at + len(closer)
         self._end_call(stop)
-        if closer == CLOSE:
+        if closer == self.wrapper.close:
             self._finish_block(stop)
             return None
         self.state = _AFTER
@@ -474,8 +499,8 @@ class Qwen3CoderReader(BlockReader):
     def _after(self, buf: str, pos: int, end: int, final: bool) -> int | None:
         """After `</function>`: a `</tool_call>` that follows belongs to the block."""
         m = _NOT_SPACE.search(buf, pos, min(end, pos + MAX_TAG_LENGTH))
-        if m is not None and buf.startswith(CLOSE, m.start(), end):
-            self._finish_block(m.start() + len(CLOSE))
+        if m is not None and buf.startswith(self.wrapper.close, m.start(), end):
+            self._finish_block(m.start() + len(self.wrapper.close))
             return None
         if m is None and end - pos < MAX_TAG_LENGTH:
             if not final:
@@ -483,7 +508,7 @@ class Qwen3CoderReader(BlockReader):
             if self.wrapped:  # the wrapper's closer is missing: only whitespace was left (R3)
                 self._finish_block(end)
                 return None
-        if m is not None and is_proper_prefix(buf[m.start() : end], (CLOSE,)):
+        if m is not None and is_proper_prefix(buf[m.start() : end], (self.wrapper.close,)):
             if not final:
                 return pos
             self._finish_block(end)  # a closer cut off by the end of the stream
@@ -514,7 +539,7 @@ class Qwen3CoderReader(BlockReader):
             return self._value_at_eof()
         if state == _JSON_BODY:
             text = self.tail
-            text = text[: partial_marker_start(text, 0, len(text), _JSON_BODY_ENDS)]
+            text = text[: partial_marker_start(text, 0, len(text), self.wrapper.closers)]
             decoded = decode_json_object(text, allow_repair=False)
             if decoded.error is None and len(decoded.objects) == 1:
                 return self._verdict(True, decoded.objects[0])
@@ -522,7 +547,9 @@ class Qwen3CoderReader(BlockReader):
         if state == _BODY:
             tail = self.tail.strip()
             # `<` may as well open another parameter: only a tail no parameter starts with.
-            clean = _is_closer_rest(tail) and not (tail and PARAMETER.startswith(tail))
+            clean = _is_closer_rest(tail, self.wrapper) and not (
+                tail and PARAMETER.startswith(tail)
+            )
             return self._verdict(clean)
         return self._verdict(False)  # inside a parameter tag
 
@@ -551,9 +578,9 @@ class Qwen3CoderReader(BlockReader):
         return EofVerdict(recoverable=False, arguments=args)
 
 
-def _is_closer_rest(text: str) -> bool:
+def _is_closer_rest(text: str, wrapper: Wrapper) -> bool:
     """Empty, or a proper prefix of a closer: a block complete but for its closing tags (R3)."""
-    return not text or is_proper_prefix(text, (FUNCTION_END, CLOSE))
+    return not text or is_proper_prefix(text, wrapper.closers)
 
 
 PROTOCOL = Qwen3CoderProtocol()

@@ -1,0 +1,189 @@
+"""Formats that are a family mechanism with other markers: Seed-OSS (Qwen3-Coder's key/value
+tags in `<seed:tool_call>`), DeepSeek V3.2's DSML and Step-3 (the invoke family with a prefix),
+and DeepSeek R1's output, which begins inside reasoning.
+
+Shapes as the models' templates write them and vLLM's seed_oss, deepseek_v32 and step3 tool
+parsers read them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import toolmend
+from support import check_all_invariants, run_chunks, split_at, streamed_arguments
+from tool_fixtures import WEATHER, WRITE
+from toolmend.events import ToolCallEnd
+
+SEED = (
+    "<seed:think>The user wants Paris.</seed:think>\n"
+    "<seed:tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+    "<parameter=days>\n3\n</parameter>\n</function>\n</seed:tool_call>"
+)
+DSML = (
+    "<｜DSML｜function_calls>\n"
+    '<｜DSML｜invoke name="get_weather">\n'
+    '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n"
+    "</｜DSML｜function_calls>"
+)
+STEP3 = (
+    "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+    '<steptml:invoke name="get_weather"><steptml:parameter name="city">Paris</steptml:parameter>'
+    '<steptml:parameter name="days">3</steptml:parameter></steptml:invoke>'
+    "<｜tool_call_end｜><｜tool_calls_end｜>"
+)
+
+
+def calls(text: str, protocol: str, tools: Any = WEATHER) -> list[tuple[str, Any]]:
+    result = toolmend.parse(text, protocol, tools)
+    return [(c.name, c.arguments) for c in result.tool_calls if c.executable]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "text"),
+    [("seed-oss", SEED), ("deepseek-v3.2", DSML), ("step3", STEP3)],
+)
+@pytest.mark.parametrize("reader", ["own", "auto"])
+def test_the_call_is_read_typed_by_the_schema_and_its_markup_removed(
+    protocol: str, text: str, reader: str
+) -> None:
+    result = toolmend.parse(text, protocol if reader == "own" else "auto", WEATHER)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Paris", "days": 3})
+    ]
+    assert result.text.strip() == ""
+
+
+def test_seed_think_is_reasoning_and_never_scanned() -> None:
+    text = "<seed:think>maybe <seed:tool_call><function=get_weather></seed:think>Done."
+    result = toolmend.parse(text, "seed-oss", WEATHER)
+    assert (result.tool_calls, result.text) == ([], "Done.")
+    assert toolmend.parse(SEED, "seed-oss", WEATHER).reasoning == "The user wants Paris."
+
+
+def test_a_seed_string_parameter_streams_while_it_is_written() -> None:
+    text = (
+        "<seed:tool_call><function=write_file><parameter=file_path>a</parameter>"
+        "<parameter=content>" + "code line\n" * 30 + "</parameter></function></seed:tool_call>"
+    )
+    events = run_chunks("seed-oss", split_at(text, list(range(4, len(text), 4))), WRITE)
+    end = next(e for e in events if isinstance(e, ToolCallEnd))
+    assert end.call.arguments["content"] == "code line\n" * 29 + "code line"
+    assert streamed_arguments(events) == end.call.arguments_json()
+
+
+def test_a_dsml_string_false_value_is_json_without_a_schema() -> None:
+    text = DSML.replace('string="false">3<', 'string="false">[1, 2]<')
+    assert calls(text, "deepseek-v3.2", tools=None) == [
+        ("get_weather", {"city": "Paris", "days": [1, 2]})
+    ]
+    same = DSML.replace('string="false">3<', 'string="true">3<')
+    assert calls(same, "deepseek-v3.2", tools=None) == [
+        ("get_weather", {"city": "Paris", "days": "3"})
+    ]
+
+
+def test_parallel_dsml_invokes_are_one_block_of_calls() -> None:
+    invoke = DSML.split("\n", 1)[1].rsplit("\n", 1)[0]
+    text = f"Checking.\n<｜DSML｜function_calls>\n{invoke}\n{invoke}\n</｜DSML｜function_calls>"
+    result = toolmend.parse(text, "deepseek-v3.2", WEATHER)
+    assert [c.arguments for c in result.tool_calls] == [{"city": "Paris", "days": 3}] * 2
+    assert result.text == "Checking.\n"
+
+
+def test_a_step3_invoke_without_its_tokens_reads_the_same() -> None:
+    bare = STEP3.split("<｜tool_sep｜>")[1].split("<｜tool_call_end｜>")[0]
+    assert (
+        calls(bare, "step3")
+        == calls(STEP3, "step3")
+        == [("get_weather", {"city": "Paris", "days": 3})]
+    )
+
+
+def test_an_unknown_tool_in_dsml_stays_text() -> None:
+    text = DSML.replace("get_weather", "rm_rf")
+    result = toolmend.parse(text, "deepseek-v3.2", WEATHER)
+    assert result.tool_calls == [] and "rm_rf" in result.text
+
+
+@pytest.mark.parametrize(
+    ("protocol", "text"),
+    [
+        ("seed-oss", SEED),
+        ("seed-oss", SEED[: len(SEED) - 30]),
+        ("deepseek-v3.2", DSML),
+        ("deepseek-v3.2", DSML[:-40]),
+        ("step3", STEP3),
+    ],
+)
+def test_variant_outputs_keep_every_stream_invariant(protocol: str, text: str) -> None:
+    check_all_invariants(protocol, text, WEATHER)
+    check_all_invariants("auto", text, WEATHER)
+
+
+# ---------------------------------------------------------------------------- DeepSeek R1
+
+R1 = (
+    "The user asks for the weather; I will call the tool.</think>"
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n"
+    '```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+)
+
+
+def test_r1_output_that_begins_inside_reasoning_is_reasoning_up_to_think_end() -> None:
+    # R1's template writes `<think>` into the prompt: the output holds only `</think>`.
+    result = toolmend.parse(R1, "deepseek-r1", WEATHER, reasoning="open")
+    assert result.reasoning == "The user asks for the weather; I will call the tool."
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    assert result.text == ""
+    check_all_invariants("deepseek-r1", R1, WEATHER, reasoning="open")
+
+
+@pytest.mark.parametrize("protocol", ["seed-oss", "deepseek-v3.2", "step3"])
+def test_a_rendered_call_reads_back_and_the_prompt_teaches_the_markup(protocol: str) -> None:
+    proto = toolmend.get_protocol(protocol)
+    call = toolmend.ToolCall(id="c", name="get_weather", arguments={"city": "P & <Q>", "days": 2})
+    rendered = proto.render_call(call)
+    assert (
+        calls(rendered, protocol)
+        == calls(rendered, "auto")
+        == [("get_weather", {"city": "P & <Q>", "days": 2})]
+    )
+    prompt = proto.render_tools([toolmend.Tool.from_dict(WEATHER[0])])
+    marker = {
+        "seed-oss": "<seed:tool_call>",
+        "deepseek-v3.2": "<｜DSML｜invoke",
+        "step3": "<steptml:invoke",
+    }
+    assert marker[protocol] in prompt
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # SGLang's DeepSeekV32Detector documents both DSML shapes; V4 wraps them in tool_calls.
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n{ "city": "Paris" }\n'
+        "</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+        '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" '
+        'string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>',
+        '<|DSML|function_calls>\n<|DSML|invoke name="get_weather">\n<|DSML|parameter name="city" '
+        'string="true">Paris</|DSML|parameter>\n</|DSML|invoke>\n</|DSML|function_calls>',
+    ],
+)
+def test_dsml_siblings_json_arguments_v4_wrapper_and_ascii_bars_are_read(text: str) -> None:
+    assert (
+        calls(text, "deepseek-v3.2") == calls(text, "auto") == [("get_weather", {"city": "Paris"})]
+    )
+    check_all_invariants("deepseek-v3.2", text, WEATHER)
+
+
+def test_a_dsml_json_body_cut_off_mid_object_never_runs() -> None:
+    text = '<｜DSML｜function_calls><｜DSML｜invoke name="get_weather">{"city": "Pa'
+    result = toolmend.parse(text, "deepseek-v3.2", WEATHER)
+    assert [c.executable for c in result.tool_calls] == [False]
