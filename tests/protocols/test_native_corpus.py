@@ -15,7 +15,7 @@ from support import check_all_invariants, load_cases, run_chunks
 from toolmend.events import ToolCallEnd
 
 #: The model-native formats of this issue's JSON and special-token families that are read.
-NATIVE = ("mistral", "mistral_v11", "deepseek_v3", "deepseek_v31", "kimi_k2")
+NATIVE = ("mistral", "mistral_v11", "deepseek_v3", "deepseek_v31", "kimi_k2", "functiongemma")
 CASES = [
     (FORMAT_PROTOCOLS[case["format"]], case)
     for name in ("ollama_parser_tests", "vllm_mlx_tests", "localai_parse_tests", "mlx_lm_tests")

@@ -30,6 +30,7 @@ _MODULES: dict[str, str] = {
     "pythonic": "toolmend.protocols.pythonic:PYTHONIC",
     "calling-tool": "toolmend.protocols.pythonic:CALLING_TOOL",
     "minimax-m2": "toolmend.protocols.minimax_m2",
+    "functiongemma": "toolmend.protocols.functiongemma",
     # Model-native formats: JSON arguments in delimiters, special-token sections, bare JSON.
     "mistral": "toolmend.protocols.mistral",
     "deepseek": "toolmend.protocols.deepseek",

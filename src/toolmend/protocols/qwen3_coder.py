@@ -10,7 +10,8 @@ Parsing, in short:
   block holds one function; a `</tool_call>` right after `</function>` belongs to it.
 * A parameter value is raw text: one leading and one trailing newline are the template's and are
   trimmed; nothing else is trimmed or decoded. Only `</parameter>` ends a value, or (the closer
-  forgotten) `</function>` or the next `<parameter=`; any other `<`, `>` or tag is content.
+  forgotten) the next `<parameter=`, `</function>`, or the wrapper's `</tool_call>`, which then
+  ends the call and the block (`core/closers.py`); any other `<`, `>` or tag is content.
 * Values are typed by the tool's schema (`parameter_value`): a string keeps its text; numbers,
   booleans and null are read from the text; objects and arrays from JSON or Python literals.
   Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
@@ -29,6 +30,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from toolmend.core.closers import NestedClosers
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
@@ -54,12 +56,20 @@ PARAMETER_END = "</parameter>"
 #: HTML, so a value cut just there may be unfinished and must not be executed.
 MIN_PARTIAL_CLOSER = 4
 
-_VALUE_END = re.compile("|".join(map(re.escape, (PARAMETER_END, FUNCTION_END, PARAMETER))))
 _VALUE_END_MARKERS = (PARAMETER_END, FUNCTION_END, PARAMETER)
-_LONGEST_VALUE_END = max(map(len, _VALUE_END_MARKERS))
+#: Where a value ends, level by level: its own closer (or the next parameter), the function's,
+#: and in a `<tool_call>` wrapper the wrapper's.
+_VALUE_CLOSERS = {
+    wrapped: NestedClosers(
+        [(PARAMETER_END, PARAMETER), (FUNCTION_END,), *([(CLOSE,)] if wrapped else [])]
+    )
+    for wrapped in (False, True)
+}
 #: A value is raw text up to a closer, for the fast path; a final newline is held back (it may
 #: be the template's, trimmed before the closer).
-_VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
+_VALUE_TEXT = {
+    wrapped: ValueText(closers.markers, held="\n") for wrapped, closers in _VALUE_CLOSERS.items()
+}
 _BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
 _BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
 _JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
@@ -144,7 +154,7 @@ class Qwen3CoderProtocol(TextProtocol):
         lines = [OPEN, f"{FUNCTION}{call.name}>"]
         for key, value in call.arguments.items():
             text = value if isinstance(value, str) else canonical_json(value)
-            carried_raw(text, _VALUE_END_MARKERS, protocol_id=self.id)
+            carried_raw(text, _VALUE_CLOSERS[True].markers, protocol_id=self.id)
             lines.append(f"{PARAMETER}{key}>\n{text}\n{PARAMETER_END}")
         lines += [FUNCTION_END, CLOSE]
         return "\n".join(lines)
@@ -402,38 +412,42 @@ class Qwen3CoderReader(BlockReader):
             if buf[pos] == "\n":
                 pos += 1
             if self.streaming:
-                self.ctx.stream_value(_VALUE_TEXT, raw=(self.pieces,))
-        m = _VALUE_END.search(buf, pos, end)
-        if m is None:
+                self.ctx.stream_value(_VALUE_TEXT[self.wrapped], raw=(self.pieces,))
+        closers = _VALUE_CLOSERS[self.wrapped]
+        found = closers.find(buf, pos, end)
+        if found is None:
             if final:
                 self.tail = buf[pos:end]
                 return end
-            # Every closer starts with its only `<`: a partial one starts at the last `<`.
-            lt = buf.rfind("<", max(pos, end - _LONGEST_VALUE_END + 1), end)
-            cut = end if lt < 0 else partial_marker_start(buf, lt, end, _VALUE_END_MARKERS, "<")
+            cut = closers.held_from(buf, pos, end)
             if cut > pos and buf[cut - 1] == "\n":
                 cut -= 1  # maybe the template's final newline: decided by what follows
             if cut > pos:
                 self._release(buf[pos:cut])
             return cut
-        k = m.start()
+        k, marker, level = found
+        stop = k + len(marker)
         text = buf[pos:k]
         if text.endswith("\n"):
             text = text[:-1]
         self._release(text)
-        marker = m.group()
         if marker == PARAMETER_END:
             self._close_value()
             self.state = _BODY
-            return m.end()
+            return stop
         self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
         self._close_value()
         if marker == PARAMETER:
             self.state = _PARAM_HEADER
-            return m.end()
-        self._end_call(m.end())
+            return stop
+        if level == 2:  # the wrapper's closer: the function's is missing too
+            self._forgotten("close-function", f"the function is not closed with {FUNCTION_END}")
+            self._end_call(stop)
+            self._finish_block(stop)
+            return stop
+        self._end_call(stop)
         self.state = _AFTER
-        return m.end()
+        return stop
 
     def _release(self, text: str) -> None:
         if text:
@@ -543,10 +557,10 @@ class Qwen3CoderReader(BlockReader):
 
     def _value_at_eof(self) -> EofVerdict:
         tail = self.tail
-        for marker in (PARAMETER_END, FUNCTION_END):
+        for marker in (PARAMETER_END, FUNCTION_END, *((CLOSE,) if self.wrapped else ())):
             cut = _closer_prefix_start(tail, marker)
             if cut is not None:
-                if marker == FUNCTION_END:
+                if marker != PARAMETER_END:
                     self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
                 text = tail[:cut]
                 self._release(text[:-1] if text.endswith("\n") else text)
