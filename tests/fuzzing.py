@@ -28,6 +28,7 @@ import jsonschema
 
 import toolmend
 from support import comparable, run_chunks, split_at
+from toolmend.core.reader import MAX_TAG_LENGTH
 from toolmend.events import (
     Diagnostic,
     Event,
@@ -38,6 +39,7 @@ from toolmend.events import (
     ToolCallStart,
 )
 from toolmend.names import ToolResolver
+from toolmend.protocols.base import MAX_DETECTION_LOOKAHEAD
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -108,6 +110,9 @@ VALUES = [
 ]
 #: Characters whose long runs stress held-back text (backticks, blanks, tag and brace starts).
 RUN_CHARS = "` <{~\n|"
+#: Run lengths around the bounds readers wait through, drawn often since a random length
+#: rarely lands on them: one short of the bound, at it, and just past it.
+BOUND_RUNS = tuple(n + d for n in (MAX_TAG_LENGTH, MAX_DETECTION_LOOKAHEAD) for d in (-1, 0, 1, 2))
 
 
 @lru_cache(maxsize=1)
@@ -142,7 +147,8 @@ def generate(rng: random.Random, *, max_run: int = 300) -> str:
             b = rng.randint(a, len(call))
             out.append(call if rng.random() < 0.4 else call[a:b])
         elif roll < 0.25:
-            out.append(rng.choice(RUN_CHARS) * rng.randint(2, max_run))
+            length = rng.choice(BOUND_RUNS) if rng.random() < 0.3 else rng.randint(2, max_run)
+            out.append(rng.choice(RUN_CHARS) * length)
         else:
             out.append(rng.choice(pieces))
     text = "".join(out)

@@ -361,3 +361,37 @@ def test_the_text_before_an_invalid_escape_streams_the_same_whatever_the_split(
     text = '<tool_call>{"name":"write_file","arguments":{"file_path":"p' + escape
     for protocol in ("hermes", "auto"):
         assert_split_invariant(protocol, text, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "opener"),
+    [
+        ("internlm2", "<|action_start|><|plugin|>"),
+        ("cohere", "<|START_ACTION|>"),
+        ("mistral", "[TOOL_CALLS]"),
+        ("granite", "<|tool_call|>"),
+    ],
+)
+@pytest.mark.parametrize("blank", [" ", "\n"])
+def test_blanks_after_a_json_calls_opener_are_decided_at_the_bound_whatever_the_split(
+    protocol: str, opener: str, blank: str
+) -> None:
+    # Fuzzer seeds 30003672, 30005318, 30006445: an opener, ~130 blanks and `{` was a call cut
+    # off when it came whole and text when it came one character at a time (the bound on the
+    # blanks to wait through was applied to pieces only; the whole text looked past it).
+    for count in (127, 128, 129, 130, 200):
+        for tail in ("{", '{"name": "get_weather", "arguments": {"city": "Rome"}}', "["):
+            text = opener + blank * count + tail
+            assert_split_invariant(protocol, text, TOOLS, exhaustive_limit=0)
+
+
+def test_a_mistral_header_that_stops_being_a_name_swallows_the_same_text_whatever_the_split() -> (
+    None
+):
+    # Fuzzer seed 30004349: a bad header after a call (`>g`) was swallowed whole when it came in
+    # one piece, and only up to its first bad character when it came one character at a time.
+    text = '[TOOL_CALLS]writefile[ARGS]{""[TOOL_CALLS]>g'
+    assert_split_invariant("mistral", text, TOOLS)
+    assert_conserved(text, run_chunks("mistral", [text], TOOLS))
+    long_name = '[TOOL_CALLS]get_weather[ARGS]{"city": "Rome"}[TOOL_CALLS]' + "a" * 200
+    assert_split_invariant("mistral", long_name, TOOLS, exhaustive_limit=0)

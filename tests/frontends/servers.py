@@ -31,8 +31,12 @@ HERMES_SHELL_LEAK = (
     '<tool_call>\n{"name": "shell", "arguments": {"command": ["bash", "-lc", '
     '"echo hi > hello.txt"]}}\n</tool_call>'
 )
+#: A reasoning model served without a reasoning parser: its `<think>` span arrives as content.
+THINKING = "The user wants hello.py; I will write it."
+THINK_THEN_LEAK = f"<think>\n{THINKING}\n</think>\n\n{QWEN_WRITE_LEAK}"
 EXTRA_SCRIPTS = {
     "leaky-coder": Script(Answer(content=QWEN_WRITE_LEAK, chunk_size=5)),
+    "thinking-coder": Script(Answer(content=THINK_THEN_LEAK, chunk_size=3)),
     "leaky-codex": Script(Answer(content=HERMES_SHELL_LEAK, chunk_size=7)),
     "plain": Script(
         Answer(content="All done.", usage={"prompt_tokens": 12, "completion_tokens": 3})

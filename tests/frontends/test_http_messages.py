@@ -14,6 +14,7 @@ import anthropic
 import pytest
 
 from frontends.servers import (
+    THINKING,
     WRITE_ARGS,
     Servers,
     anthropic_messages,
@@ -111,6 +112,32 @@ def test_a_qwen3_coder_leak_streams_as_one_write_call_claude_code_can_run(
     assert "<function=" not in _text(message)
     assert events[0] == "message_start" and events[-1] == "message_stop"
     assert message.usage.input_tokens > 0
+
+
+def test_think_tags_in_the_upstreams_content_become_a_thinking_block_streamed_and_not(
+    client: anthropic.Anthropic,
+) -> None:
+    # A reasoning model behind a server with no reasoning parser writes `<think>…</think>` into
+    # the content; Claude Code shows a thinking block, so it must arrive as one, never as text.
+    request = {
+        "model": "thinking-coder",
+        "max_tokens": 1024,
+        "tools": [WRITE_TOOL],
+        "messages": [{"role": "user", "content": "create hello.py that prints hello"}],
+    }
+    whole = client.messages.create(**request)
+    with client.messages.stream(**request) as stream:
+        streamed = stream.get_final_message()
+    for message in (whole, streamed):
+        kinds = [block.type for block in message.content]
+        assert kinds[0] == "thinking" and kinds.count("thinking") == 1
+        thinking = message.content[0]
+        assert thinking.thinking.strip() == THINKING
+        assert thinking.signature == ""  # never a fake signature
+        assert "<think>" not in _text(message) and "</think>" not in _text(message)
+        assert THINKING not in _text(message)
+        assert _calls(message) == [("Write", WRITE_ARGS)]
+        assert message.stop_reason == "tool_use"
 
 
 def test_a_claude_code_shaped_conversation_reaches_the_upstream_in_chat_order_with_guidance(

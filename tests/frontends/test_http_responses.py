@@ -10,7 +10,14 @@ from typing import Any
 import openai
 import pytest
 
-from frontends.servers import Servers, responses_input, responses_tools, running
+from frontends.servers import (
+    THINKING,
+    WRITE_ARGS,
+    Servers,
+    responses_input,
+    responses_tools,
+    running,
+)
 from toolmend.server.demo.cases import DemoCase, load_cases
 
 SHELL = {
@@ -72,6 +79,41 @@ def test_every_bundled_leak_comes_back_as_function_call_items_streamed_and_not(
     client: openai.OpenAI, case: DemoCase
 ) -> None:
     check_bundled_case(client, case)
+
+
+WRITE = {
+    "type": "function",
+    "name": "Write",
+    "description": "Write a file.",
+    "parameters": {
+        "type": "object",
+        "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["file_path", "content"],
+    },
+}
+
+
+def test_think_tags_in_the_upstreams_content_become_a_reasoning_item_streamed_and_not(
+    client: openai.OpenAI,
+) -> None:
+    # `<think>…</think>` written into the content by a server with no reasoning parser is a
+    # reasoning item for a Responses client, never output text.
+    request: dict[str, Any] = {
+        "model": "thinking-coder",
+        "tools": [WRITE],
+        "input": "create hello.py that prints hello",
+    }
+    whole = client.responses.create(**request)
+    with client.responses.stream(**request) as stream:
+        streamed = stream.get_final_response()
+    for response in (whole, streamed):
+        kinds = [item.type for item in response.output]
+        assert kinds[0] == "reasoning" and kinds.count("reasoning") == 1
+        reasoning = response.output[0]
+        texts = [part.text for part in reasoning.content or []]
+        assert "".join(texts).strip() == THINKING
+        assert "<think>" not in response.output_text and THINKING not in response.output_text
+        assert _calls(response) == [("Write", WRITE_ARGS)]
 
 
 def test_a_codex_shaped_conversation_continues_from_previous_response_id(

@@ -183,6 +183,7 @@ class HeaderJsonReader(BlockReader):
         stop_at = end if m is None else m.start()
         if m is None and not final:
             stop_at = partial_marker_start(buf, pos, end, self.syntax.stops, self._first_chars)
+        stop_at = self._header_limit(buf, pos, stop_at)
         self.header.append(buf[pos:stop_at])
         self.header_length += stop_at - pos
         self._take(buf, pos, stop_at)
@@ -207,6 +208,15 @@ class HeaderJsonReader(BlockReader):
         self.body = arguments_reader(self.ctx, self.format, self.marker, header, live=live)
         self.state = _BODY
         return stop_at, False
+
+    def _header_limit(self, buf: str, pos: int, stop_at: int) -> int:
+        """`stop_at`, or just past the first character that makes the header too long or no
+        longer viable: a bad header swallows the same text however much of it had arrived."""
+        stop_at = min(stop_at, pos + MAX_TAG_LENGTH + 1 - self.header_length)
+        head = "".join(self.header)
+        if self._viable(head + buf[pos:stop_at]):
+            return stop_at
+        return next(k for k in range(pos + 1, stop_at + 1) if not self._viable(head + buf[pos:k]))
 
     def _viable(self, header: str) -> bool:
         viable = self.syntax.header_viable
@@ -279,12 +289,14 @@ def expect_marker(
     found is None while more input may still decide (bounded: after `MAX_TAG_LENGTH`
     characters of filler it is decided), False when something else follows.
     """
-    m = filler.match(buf, pos, end)
+    m = filler.match(buf, pos, min(end, pos + MAX_TAG_LENGTH + 1))
     at = m.end() if m is not None else pos
+    if at - pos > MAX_TAG_LENGTH:
+        return False, pos, ""  # decided at the bound, whatever follows and however split
     for marker in markers:
         if buf.startswith(marker, at, end):
             return True, at, marker
-    if final or at - pos > MAX_TAG_LENGTH:
+    if final:
         return False, pos, ""
     if at == end or is_proper_prefix(buf[at:end], markers):
         return None, pos, ""

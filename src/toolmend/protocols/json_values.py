@@ -59,6 +59,17 @@ def call_format(
     )
 
 
+def _bounded_blanks(buf: str, pos: int, end: int) -> tuple[int, int]:
+    """The end of the blanks at `pos`, and the end of what may be looked at after them.
+
+    A reader waits for what follows a run of blanks only while the run is within
+    `MAX_TAG_LENGTH`; a longer run must decide the same way whether the character after it has
+    arrived (one piece) or not (one character at a time), so past the bound nothing is seen.
+    """
+    i = skip_blanks(buf, pos, min(end, pos + MAX_TAG_LENGTH + 1))
+    return i, (i if i - pos > MAX_TAG_LENGTH else end)
+
+
 class CallValuesReader(JsonCallsReader):
     """Reads a block of JSON call values that ends where they end (see the module).
 
@@ -163,7 +174,7 @@ class CallValuesReader(JsonCallsReader):
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         if not self.guarded and not self.not_a_call:
             # The guard: a call's JSON goes on with a key (`{"`) or an object (`[{`).
-            i = skip_blanks(buf, pos, end)
+            i, end = _bounded_blanks(buf, pos, end)
             if i == end and not final and i - pos <= MAX_TAG_LENGTH:
                 return pos
             if i == end or buf[i] != ("{" if self.in_list else '"'):
@@ -192,7 +203,7 @@ class CallValuesReader(JsonCallsReader):
 
     def _between(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Between values: blanks and separators, then a value, a closer, or the block's end."""
-        i = skip_blanks(buf, pos, end)
+        i, end = _bounded_blanks(buf, pos, end)
         if i < end and buf[i] in self.separators and self.values:
             self.consumed.append(buf[pos : i + 1])
             return i + 1, False

@@ -1,0 +1,35 @@
+"""Bounded waits decide the same way however the input is split.
+
+Readers wait through runs of blanks (and headers, and detection lookahead) only up to a bound
+(`MAX_TAG_LENGTH`, `MAX_DETECTION_LOOKAHEAD`), so held-back text stays small. A run one past
+the bound must then be decided without looking past it, or the whole text (which shows what
+follows the run) and the same text one character at a time (which does not) read differently.
+This sweeps such a run through every position of every protocol's own rendered calls; the
+fuzzer (`tests/fuzzing.py`) found four such cases by chance, this finds their siblings by
+construction.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import toolmend
+from fuzzing import SAMPLE_CALLS, TOOLS
+from support import comparable, run_chunks
+from toolmend.core.reader import MAX_TAG_LENGTH
+from toolmend.protocols.base import MAX_DETECTION_LOOKAHEAD
+
+
+@pytest.mark.parametrize("reader", ["own", "auto"])
+@pytest.mark.parametrize("protocol", toolmend.protocols())
+def test_a_blank_run_one_past_the_bound_anywhere_in_a_rendered_call_reads_the_same_by_char(
+    protocol: str, reader: str
+) -> None:
+    rendered = toolmend.get_protocol(protocol).render_call(SAMPLE_CALLS[0])
+    parse_as = protocol if reader == "own" else "auto"
+    bound = MAX_TAG_LENGTH if reader == "own" else MAX_DETECTION_LOOKAHEAD
+    for i in range(len(rendered) + 1):
+        text = rendered[:i] + " " * (bound + 1) + rendered[i:]
+        whole = comparable(run_chunks(parse_as, [text], TOOLS))
+        by_char = comparable(run_chunks(parse_as, list(text), TOOLS))
+        assert by_char == whole, f"the run at {i} ({rendered[max(0, i - 20) : i]!r}|...)"
