@@ -9,6 +9,9 @@ and a 50 KB call in 5-character deltas in at most 20 ms per protocol on this mac
 figures for the same workload on this kind of machine (hermes / qwen3-coder detectors of other
 engines) are printed beside ours as ratios.
 
+The `auto` row reads a mixed-format output: the same content split over one call in each of
+`MIXED` (each rendered by its own protocol), one after another, read by the detector.
+
     python bench/stream_bench.py [--repeat ROUNDS] [--protocol ID ...] [--against DIR]
 
 `--against DIR` measures another checkout's `DIR/src` beside this one in the same run (each
@@ -63,10 +66,30 @@ TOOLS = [
 ]
 
 
-def content_of(kb: int) -> str:
+#: The formats of the `auto` row's mixed output, one call each.
+MIXED = ("hermes", "qwen3-coder", "gemma4", "kimi-k2", "llama3-json")
+
+
+def content_of(kb: int, parts: int = 1) -> str:
     line = '    value = compute(alpha, beta) if alpha < beta else beta  # keep <tags> & "q"\n'
     text = line * (kb * 1024 // len(line) + 1)
-    return text[: kb * 1024]
+    return text[: kb * 1024 // parts]
+
+
+def rendered(protocol: str, kb: int) -> tuple[str, list[str]]:
+    """The model output of the `protocol` row at `kb` KB, and the content of each call in it.
+
+    `auto` cannot render: its row is one call in each of the `MIXED` formats (the content
+    split between them), each written by its own protocol."""
+    formats = MIXED if protocol == "auto" else (protocol,)
+    content = content_of(kb, len(formats))
+    calls = []
+    for i, fmt in enumerate(formats):
+        arguments = {"file_path": f"src/app{i}.py", "content": content}
+        call = toolmend.ToolCall(id=f"call_{i}", name="write_file", arguments=arguments)
+        calls.append(toolmend.get_protocol(fmt).render_call(call))
+    text = "I will write the file now.\n" + "\n".join(calls) + "\nDone."
+    return text, [content] * len(formats)
 
 
 def cpu_seconds(run: Callable[[], None]) -> float:
@@ -90,16 +113,10 @@ def workloads(protocol: str) -> list[tuple[int, int, Callable[[], None], Callabl
     proto = toolmend.get_protocol(protocol)
     rows = []
     for kb in SIZES_KB:
-        content = content_of(kb)
-        call = toolmend.ToolCall(
-            id="call_1",
-            name="write_file",
-            arguments={"file_path": "src/app.py", "content": content},
-        )
-        text = "I will write the file now.\n" + proto.render_call(call) + "\nDone."
+        text, contents = rendered(protocol, kb)
         deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
 
-        def streamed(deltas: list[str] = deltas, content: str = content) -> None:
+        def streamed(deltas: list[str] = deltas, contents: list[str] = contents) -> None:
             # Like a relaying server: each delta's events are handled and dropped; only the
             # end event is kept, to check the result.
             parser = proto.stream_parser(TOOLS, id_prefix="c")
@@ -109,12 +126,13 @@ def workloads(protocol: str) -> list[tuple[int, int, Callable[[], None], Callabl
                     if isinstance(event, ToolCallEnd):
                         ends.append(event)
             ends += [e for e in parser.finish() if isinstance(e, ToolCallEnd)]
-            assert len(ends) == 1 and ends[0].call.executable, protocol
-            assert ends[0].call.arguments["content"] == content, protocol
+            assert all(e.call.executable for e in ends), protocol
+            assert [e.call.arguments["content"] for e in ends] == contents, protocol
 
-        def batch(text: str = text) -> None:
+        def batch(text: str = text, calls: int = len(contents)) -> None:
             result = toolmend.parse(text, protocol, TOOLS)
-            assert len(result.tool_calls) == 1 and result.tool_calls[0].executable
+            assert len(result.tool_calls) == calls
+            assert all(c.executable for c in result.tool_calls)
 
         rows.append((kb, len(deltas), streamed, batch))
     return rows
@@ -137,10 +155,7 @@ def floor_run(n: int) -> Callable[[], None]:
 def peak_memory_mb(protocol: str, kb: int) -> float:
     """Peak traced allocation while streaming the `kb` call (text itself excluded)."""
     proto = toolmend.get_protocol(protocol)
-    call = toolmend.ToolCall(
-        id="c", name="write_file", arguments={"file_path": "a", "content": content_of(kb)}
-    )
-    text = proto.render_call(call)
+    text = rendered(protocol, kb)[0]
     deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
     tracemalloc.start()
     parser = proto.stream_parser(TOOLS)
@@ -217,7 +232,7 @@ def main() -> None:
     args.add_argument("--against", metavar="DIR", help="also measure DIR/src, side by side")
     args.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     opts = args.parse_args()
-    protocols = opts.protocol or toolmend.protocols()
+    protocols = opts.protocol or [*toolmend.protocols(), "auto"]
     if opts.against:
         side_by_side(opts.against, protocols, opts.repeat)
         return

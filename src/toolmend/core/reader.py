@@ -97,6 +97,9 @@ class BlockContext(ABC):
     #: The visible character just before the opening marker ("" at the start of the stream,
     #: "\n" right after another block), for formats whose markers need a word boundary.
     char_before_marker: str
+    #: Nothing but blanks and reasoning came before the opening marker (no visible text and no
+    #: other block): a format whose block counts only as the whole output checks this.
+    blank_so_far: bool
 
     @abstractmethod
     def begin_call(self, name: str) -> bool:

@@ -101,7 +101,7 @@ class CallValuesReader(JsonCallsReader):
         self.deferred: list[dict[str, Any]] | None = None
         if bare and ctx.resolver.accepts_any:
             self.deferred = []
-            self.not_a_call = ctx.char_before_marker != ""
+            self.not_a_call = not ctx.blank_so_far
         self.guarded = not bare  # the bare guard has looked at the value's start
         if prime == "[":
             self.in_list = True
