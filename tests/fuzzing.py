@@ -179,14 +179,18 @@ def _conservation(text: str, events: list[Event]) -> str | None:
 
 def _deltas(events: list[Event]) -> str | None:
     sent: dict[str, str] = {}
+    ended: set[str] = set()
     for e in events:
         if isinstance(e, ToolCallStart):
             sent[e.id] = ""
         elif isinstance(e, ToolCallDelta):
             if e.id not in sent:
                 return "a delta before its start"
+            if e.id in ended:
+                return "a delta after its call ended"
             sent[e.id] += e.arguments_delta
         elif isinstance(e, ToolCallEnd):
+            ended.add(e.call.id)
             final = e.call.arguments_json()
             if sent.get(e.call.id, "") != final and not _diverged(events, e.call.id):
                 return f"deltas {sent.get(e.call.id, '')[:60]!r} are not {final[:60]!r}"

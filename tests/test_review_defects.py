@@ -395,3 +395,24 @@ def test_a_mistral_header_that_stops_being_a_name_swallows_the_same_text_whateve
     assert_conserved(text, run_chunks("mistral", [text], TOOLS))
     long_name = '[TOOL_CALLS]get_weather[ARGS]{"city": "Rome"}[TOOL_CALLS]' + "a" * 200
     assert_split_invariant("mistral", long_name, TOOLS, exhaustive_limit=0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<|tool_call_begin|>functions.writefile:0<|tool_call_argument_begin|>{"""content":"\\o"}'
+        '<function_calls>"i',
+        '[TOOL_CALLS]writefile[ARGS]{"""""content":"\\y"}<function_calls>;&',
+    ],
+)
+def test_a_call_that_ended_inside_a_string_value_takes_no_text_of_a_later_block(text: str) -> None:
+    # Fuzzer seeds 50016689 and 50013805 (shrunk): a call repaired at its end with a string
+    # value still open kept its argument stream open, and a later block's value text (the
+    # OLMo 3 `<function_calls>` here, under `auto`) streamed into it as deltas after its end.
+    assert_split_invariant("auto", text, TOOLS)
+    events = run_chunks("auto", [text[:-1], text[-1]], TOOLS)
+    ended = {e.call.id for e in events if isinstance(e, toolmend.ToolCallEnd)}
+    after = False
+    for e in events:
+        after = after or isinstance(e, toolmend.ToolCallEnd)
+        assert not (after and isinstance(e, toolmend.ToolCallDelta) and e.id in ended)

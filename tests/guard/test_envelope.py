@@ -145,3 +145,63 @@ def test_an_error_type_inside_an_anthropic_tool_result_is_read() -> None:
         "is_error": True,
     }
     assert classify_error(block).category == "RATE_LIMITED"
+
+
+# The MCP TypeScript SDK (1.32.2) flattens zod issues into "<message> at <field>"; captured here
+# from a McpServer over stdio.
+TS_SDK_REQUIRED = "MCP error -32602: Input validation error: Invalid arguments for tool read_note: Required at path"
+TS_SDK_TYPE = (
+    "MCP error -32602: Input validation error: Invalid arguments for tool count_lines: "
+    "Expected number, received string at limit"
+)
+# jsonschema's ValidationError as str(), captured here: the failed keyword and the field.
+JSONSCHEMA_MINIMUM = (
+    "0 is less than the minimum of 1\n\n"
+    "Failed validating 'minimum' in schema['properties']['limit']:\n"
+    "    {'type': 'integer', 'minimum': 1}\n\n"
+    "On instance['limit']:\n    0"
+)
+JSONSCHEMA_EXTRA = (
+    "Additional properties are not allowed ('recursive' was unexpected)\n\n"
+    "Failed validating 'additionalProperties' in schema:\n    {'type': 'object'}\n\n"
+    "On instance:\n    {'path': 'a', 'recursive': True}"
+)
+
+
+def test_the_typescript_sdks_flattened_zod_issues_name_the_field_and_what_was_wrong() -> None:
+    missing = classify_error(TS_SDK_REQUIRED)
+    mistyped = classify_error(TS_SDK_TYPE)
+    assert (missing.category.name, missing.param) == ("PARAM_MISSING", "path")
+    assert (mistyped.category.name, mistyped.param) == ("PARAM_TYPE_MISMATCH", "limit")
+
+
+def test_a_jsonschema_error_is_read_by_the_keyword_that_failed() -> None:
+    bound = classify_error(JSONSCHEMA_MINIMUM)
+    assert (bound.category.name, bound.param) == ("PARAM_INVALID_VALUE", "limit")
+    # "not allowed" here is the schema's word for an unknown key, not a permission refusal
+    assert classify_error(JSONSCHEMA_EXTRA).category.name == "PARAM_INVALID_VALUE"
+
+
+def test_a_status_that_names_a_refusal_wins_over_a_wording_that_only_says_it_failed() -> None:
+    # captured here from urllib against a loopback http.server answering 403 and 401
+    for text in (
+        "urllib.error.HTTPError: HTTP Error 403: Forbidden",
+        "urllib.error.HTTPError: HTTP Error 401: Unauthorized",
+    ):
+        assert classify_error(text).category.name == "PERMISSION_DENIED"
+    assert classify_error("urllib.error.HTTPError: HTTP Error 404: Not Found").category.name == (
+        "NETWORK_ERROR"
+    )
+
+
+def test_exit_code_124_is_gnu_timeouts_and_reads_as_a_timeout() -> None:
+    text = "Error: Exit code 124\nmake: *** [Makefile:3: test] Terminated"
+    assert classify_error(text).category.name == "TIMEOUT"
+
+
+def test_httpxs_status_error_carries_its_status() -> None:
+    text = (
+        "httpx.HTTPStatusError: Client error '429 Too Many Requests' for url "
+        "'http://127.0.0.1:8000/v1/chat/completions'"
+    )
+    assert unwrap(text).status == 429

@@ -6,7 +6,7 @@ its own tests cover the call-object shape in depth."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from importlib import import_module
 from typing import Any
 
@@ -15,7 +15,7 @@ import pytest
 import toolmend
 from support import check_all_invariants, run_chunks, streamed_arguments
 from tool_fixtures import WEATHER, WRITE
-from toolmend.core.reader import BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import Anchor, BlockContext, BlockReader
 from toolmend.events import Diagnostic, ToolCallDelta, ToolCallEnd
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -84,24 +84,11 @@ class LineAnchored(HeaderNamed):
     def closing_markers(self) -> Sequence[str]:
         return ("[/TOOL]",)
 
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        return {"[TOOL]": "line"}
+
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        if ctx.char_before_marker not in ("", "\n"):
-            return NotHere(ctx)
         return NamedArgumentsReader(ctx, self.calls, marker, header_end="\n", name_of=str.strip)
-
-
-class NotHere(BlockReader):
-    """A marker in the middle of a line: text as written."""
-
-    def __init__(self, ctx: BlockContext) -> None:
-        self.ctx = ctx
-
-    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
-        self.ctx.revert("", rescan=True)
-        return pos
-
-    def at_eof(self) -> EofVerdict:
-        return EofVerdict(recoverable=False)
 
 
 @pytest.fixture(autouse=True)

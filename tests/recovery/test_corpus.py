@@ -5,7 +5,8 @@ Every case of a format toolmend reads whose `expected` is known is streamed in 5
 pieces, and in the upstream's own token chunks where the case keeps them, once with its format
 named and once with the default (`auto`). Named, the calls must be the expected ones (the cases
 the protocol tests decide differently are skipped with their reason); under `auto` they must be
-exactly what `toolmend.parse(..., "auto")` reads, since recovery adds no parsing of its own.
+exactly what `toolmend.parse(..., "auto")` reads, since recovery adds no parsing of its own;
+so must every case of every format in the engines' corpus (`tests/corpus/engines/`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import conformance
 import toolmend
 from support import load_cases, load_exceptions
 
@@ -75,3 +77,19 @@ def test_a_corpus_output_under_auto_yields_what_the_parser_reads(protocol, case,
     want = [{"name": c.name, "arguments": c.arguments} for c in parsed.tool_calls if c.executable]
     for pieces in chunkings(case):
         assert recovered(pieces, case) == want
+
+
+ENGINE_CASES = conformance.load_engine_cases()
+
+
+@pytest.mark.parametrize("case", ENGINE_CASES, ids=lambda case: case["id"])
+def test_every_engine_corpus_output_streamed_as_content_yields_what_auto_reads(
+    case: dict[str, Any],
+) -> None:
+    # Every format toolmend reads, as a server with no (or the wrong) tool parser streams it:
+    # recovery under `auto` returns exactly the calls `toolmend.parse(..., "auto")` does.
+    text, tools = conformance.case_text(case), conformance.case_tools(case)
+    want = conformance.executable_calls(text, "auto", tools)
+    chunks = content_stream(split_every(text, 5), model="served-model")
+    got = fold(toolmend.recover_stream(chunks, tools=tools, protocols="auto"))
+    assert [{"name": name, "arguments": arguments} for name, arguments in got["calls"]] == want

@@ -117,7 +117,12 @@ class ArgumentStream:
         self._halted = True
 
     def finish(self, final_json: str) -> bool:
-        """Emit the rest of `final_json`. Returns False when it does not extend what was sent."""
+        """Emit the rest of `final_json`. Returns False when it does not extend what was sent.
+
+        The stream is closed then: a string value still open (a call ended inside it) takes no
+        more text, so a later block's value text can never stream into this call."""
+        self.in_string = False
+        self._halted = True
         sent = self.sent
         if not final_json.startswith(sent):
             return False

@@ -12,49 +12,39 @@ value cannot run past it; toolmend does the same, for every such format, with on
     format as its repair).
 
 `NestedClosers` holds a value's closers level by level (its own first, the block's last) and
-finds the earliest one in a buffer, or where a partial one begins at the end of what has
-arrived. It never decides what a closed level means for a call: the format's reader does.
-Every closer begins with its only `<` (so a partial one starts at the last `<`), which keeps
-the search to one regex scan and a bounded look at the end.
+finds the earliest one with the one closer search (`textscan.find_closer`), which also says
+where a closer cut off by the end of a chunk begins. It never decides what a closed level means
+for a call: the format's reader does.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.textscan import find_closer
 
 
 class NestedClosers:
     """A value's closers, innermost level first (see the module docstring)."""
 
-    __slots__ = ("_level_of", "_longest", "_search", "levels", "markers")
+    __slots__ = ("_level_of", "levels", "markers")
 
     def __init__(self, levels: Sequence[Sequence[str]]) -> None:
         self.levels = tuple(tuple(level) for level in levels)
-        #: Every closer, for the fast path's stops (`ValueText`).
-        self.markers = tuple(m for level in self.levels for m in level)
-        if not self.markers or any(not m.startswith("<") or "<" in m[1:] for m in self.markers):
-            raise ValueError("every closer begins with its only '<'")
+        #: Every closer, innermost first (for `find_closer` and the fast path's stops).
+        self.markers = tuple(dict.fromkeys(m for level in self.levels for m in level))
+        if not self.markers:
+            raise ValueError("a value has at least one closer")
         self._level_of: dict[str, int] = {}
         for depth, level in enumerate(self.levels):
             for marker in level:
                 self._level_of.setdefault(marker, depth)
-        self._longest = max(map(len, self.markers))
-        ordered = sorted(set(self.markers), key=len, reverse=True)
-        self._search = re.compile("|".join(map(re.escape, ordered)))
 
-    def find(self, buf: str, pos: int, end: int) -> tuple[int, str, int] | None:
-        """The earliest closer in `buf[pos:end]`: (where it starts, the closer, its level)."""
-        m = self._search.search(buf, pos, end)
-        if m is None:
-            return None
-        return m.start(), m.group(), self._level_of[m.group()]
+    def find(self, buf: str, pos: int, end: int, *, final: bool = False) -> tuple[int, str, int]:
+        """The earliest closer in `buf[pos:end]`: `(where it begins, the closer, its level)`.
 
-    def held_from(self, buf: str, pos: int, end: int) -> int:
-        """Where the proper prefix of a closer that `buf[pos:end]` ends in begins (else `end`)."""
-        lt = buf.rfind("<", max(pos, end - self._longest + 1), end)
-        if lt < 0:
-            return end
-        return partial_marker_start(buf, lt, end, self.markers, "<")
+        None there: `(stop, "", -1)`, `buf[stop:end]` being a possible closer cut off by the
+        end of the chunk (none when `final`), as `find_closer` says.
+        """
+        at, marker = find_closer(buf, pos, end, self.markers, final=final)
+        return at, marker, self._level_of.get(marker, -1)

@@ -33,7 +33,7 @@ from typing import Literal, TypedDict
 from toolmend.core.argstream import json_string_text
 from toolmend.core.calls import ENDED, OPEN, Block
 from toolmend.core.fastpath import MAX_PENDING
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockReader, ProtocolSyntax
+from toolmend.core.reader import MAX_TAG_LENGTH, BlockReader, ProtocolSyntax, anchor_holds
 from toolmend.core.textscan import TextScanner
 from toolmend.events import (
     Diagnostic,
@@ -88,6 +88,7 @@ class StreamParser:
     """Sans-IO streaming parser for one protocol; see the module docstring."""
 
     __slots__ = (
+        "_anchors",
         "_base",
         "_block",
         "_block_start",
@@ -138,6 +139,8 @@ class StreamParser:
         )
         if reasoning not in (None, "open"):
             raise ValueError(f"reasoning must be None or 'open', got {reasoning!r}")
+        #: Opening marker -> where it may open a block (markers not named open anywhere).
+        self._anchors = syntax.anchors(resolver)
         #: Reasoning opener -> its closers.
         self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
         #: The opening markers in special-token syntax, watched for inside reasoning.
@@ -339,6 +342,13 @@ class StreamParser:
                 marker = self._scanner.matched
                 if marker in self._reasoning:
                     self._open_reasoning(marker)
+                elif marker in self._anchors and not anchor_holds(
+                    self._anchors[marker], block.char_before_marker, blank_so_far=block.blank_so_far
+                ):
+                    # Not where this marker may open a block: it is text, read by no reader.
+                    self._out.append(TextDelta(marker))
+                    block.attributed = self._base + pos + len(marker)
+                    block.char_before_marker = marker[-1]
                 else:
                     self._open_block(pos, marker)
                 pos += len(marker)

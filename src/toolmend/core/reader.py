@@ -20,9 +20,9 @@ This module holds only the contract; it never parses.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolmend.names import ToolResolver
 from toolmend.schema_gate import Policy
@@ -38,6 +38,28 @@ if TYPE_CHECKING:
 MAX_TAG_LENGTH = 128
 
 CUT_OFF = "the call was cut off before it was complete"
+
+#: Where an opening marker may open a block, from the loosest to the strictest: anywhere; at a
+#: word boundary (the start of the output or after a blank); at the start of a line (or of the
+#: output); only at the start of the visible output (nothing but blanks and reasoning before
+#: it). Elsewhere the marker is text.
+Anchor = Literal["anywhere", "word", "line", "output"]
+ANCHORS: tuple[Anchor, ...] = ("anywhere", "word", "line", "output")
+_ALLOWED_BEFORE: dict[Anchor, frozenset[str] | None] = {
+    "anywhere": None,
+    "word": frozenset(("", " ", "\t", "\r", "\n")),
+    "line": frozenset(("", "\n")),
+}
+
+
+def anchor_holds(anchor: Anchor, before: str, *, blank_so_far: bool) -> bool:
+    """Whether a marker anchored at `anchor` may open after `before`, the visible character
+    just before it ("" at the start of the output, "\n" right after another block), when
+    `blank_so_far` says whether only blanks and reasoning came before it."""
+    if anchor == "output":
+        return blank_so_far
+    allowed = _ALLOWED_BEFORE[anchor]
+    return allowed is None or before in allowed
 
 
 @dataclass(slots=True)
@@ -95,7 +117,8 @@ class BlockContext(ABC):
     policy: Policy
     args: ArgumentStream
     #: The visible character just before the opening marker ("" at the start of the stream,
-    #: "\n" right after another block), for formats whose markers need a word boundary.
+    #: "\n" right after another block). A format whose markers open only at some place declares
+    #: it (`ProtocolSyntax.anchors`) instead of reading this.
     char_before_marker: str
     #: Nothing but blanks and reasoning came before the opening marker (no visible text and no
     #: other block): a format whose block counts only as the whole output checks this.
@@ -193,6 +216,12 @@ class ProtocolSyntax(ABC):
     @abstractmethod
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         """Literal strings that may open a block."""
+
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        """The opening markers that open a block only at some place (`Anchor`); the others
+        open anywhere. The parser enforces it, whatever the split: a marker elsewhere is text
+        and no reader sees it."""
+        return {}
 
     def reasoning(self) -> Sequence[ReasoningSpan]:
         """Every reasoning span the parser watches for: `THINK` and `reasoning_spans`."""

@@ -52,19 +52,22 @@ def is_proper_prefix(text: str, literals: Sequence[str]) -> bool:
 
 
 def partial_marker_start(
-    buf: str, start: int, end: int, markers: Sequence[str], first_chars: str
+    buf: str, start: int, end: int, markers: Sequence[str], first_chars: str | None = None
 ) -> int:
     """Where the longest suffix of `buf[start:end]` that is a proper prefix of a marker begins.
 
     Returns `end` when no suffix could grow into a marker. Only the last `len(longest) - 1`
-    characters are looked at, and only where one of `first_chars` stands (found by one regex
-    search each), each tested by one set lookup: this runs at the end of every fed chunk of
-    prose, so its cost per call is bounded by the marker length and is mostly one search.
+    characters are looked at, and only where one of `first_chars` (default: the markers' first
+    characters) stands (found by one regex search each), each tested by one set lookup: this
+    runs at the end of every fed chunk of prose, so its cost per call is bounded by the marker
+    length and is mostly one search.
     """
     if not markers:
         return end
-    prefixes, longest = _marker_prefixes(markers if isinstance(markers, tuple) else tuple(markers))
-    search = _any_of(first_chars).search
+    prefixes, longest, firsts = _marker_prefixes(
+        markers if isinstance(markers, tuple) else tuple(markers)
+    )
+    search = _any_of(firsts if first_chars is None else first_chars).search
     hit = search(buf, max(start, end - longest + 1), end)
     while hit is not None:
         j = hit.start()
@@ -74,15 +77,48 @@ def partial_marker_start(
     return end
 
 
+def find_closer(
+    buf: str, pos: int, end: int, closers: tuple[str, ...], *, final: bool = False
+) -> tuple[int, str]:
+    """The first of `closers` in `buf[pos:end]`: `(where it begins, which one)`.
+
+    When none is there, `(stop, "")`: the text before `stop` can be released now, and
+    `buf[stop:end]` is the longest suffix that could still grow into a closer, held back until
+    more input arrives (none when `final`: then `stop` is `end`). This is the one way a reader
+    holds back a possibly partial closer at the end of a chunk; split anywhere, the closer is
+    found where it is and never released as text. At the same position the closer listed first
+    wins. Cost: one `str.find` (one closer) or one regex search over the new text, then at
+    most `len(longest closer)` characters looked at.
+    """
+    if len(closers) == 1:
+        closer = closers[0]
+        at = buf.find(closer, pos, end)
+        if at >= 0:
+            return at, closer
+    else:
+        m = _alternation(closers).search(buf, pos, end)
+        if m is not None:
+            return m.start(), m.group()
+    return (end if final else partial_marker_start(buf, pos, end, closers)), ""
+
+
 @functools.lru_cache(maxsize=256)
-def _marker_prefixes(markers: tuple[str, ...]) -> tuple[frozenset[str], int]:
-    """Every proper prefix of `markers`, and the longest marker's length.
+def _alternation(literals: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern finding any of `literals`, the first listed winning at one position (cached
+    like `_marker_prefixes`)."""
+    return re.compile("|".join(map(re.escape, literals)))
+
+
+@functools.lru_cache(maxsize=256)
+def _marker_prefixes(markers: tuple[str, ...]) -> tuple[frozenset[str], int, str]:
+    """Every proper prefix of `markers`, the longest marker's length and their first characters.
 
     Cached: a process has a few fixed marker sets (one per protocol and `auto`), asked about
     on every feed.
     """
     prefixes = frozenset(m[:k] for m in markers for k in range(1, len(m)))
-    return prefixes, max(len(m) for m in markers)
+    firsts = "".join(sorted({m[0] for m in markers}))
+    return prefixes, max(len(m) for m in markers), firsts
 
 
 @functools.lru_cache(maxsize=256)

@@ -5,10 +5,11 @@ structural flags from toolmend's own checks first; then what the error's envelop
 structurally (a validation list naming the field, a machine error type such as `unknown_tool`
 or `context_length_exceeded`); then the wording families, innermost message first, by pattern
 priority (inside a program's crash report, never the call-argument categories); then the
-envelope's coarse status (HTTP status, exit code). It never builds guidance, never counts and
-never changes the error; anything it does not recognise is UNCLASSIFIED (the caller passes it
-through unchanged). Names captured from error text are kept only when they are
-safe identifiers, so an error message cannot smuggle text into the guidance.
+envelope's coarse status (HTTP status, exit code), which also wins over a wording that says only
+"it failed" when it names a refusal, a rate limit or a timeout. It never builds guidance, never
+counts and never changes the error; anything it does not recognise is UNCLASSIFIED (the caller
+passes it through unchanged). Names captured from error text are kept only when they are safe
+identifiers, so an error message cannot smuggle text into the guidance.
 """
 
 from __future__ import annotations
@@ -190,6 +191,22 @@ def _status_pattern(env: Envelope) -> str | None:
     return None
 
 
+#: Worded patterns that say only "it failed" (a network error, a failed command): what the
+#: envelope's status says more precisely wins over them, as structure comes before wording.
+_GENERIC_PATTERNS = frozenset({"EI/NETWORK_ERROR/001", "EI/COMMAND_FAILED/001"})
+
+
+def _decisive_status_pattern(env: Envelope) -> str | None:
+    """The pattern a status or exit code names by itself: refused auth, a rate limit, a timeout."""
+    if env.status in (401, 403):
+        return "EI/PERMISSION_DENIED/001"
+    if env.status == 429:
+        return "EI/RATE_LIMITED/001"
+    if env.status == 408 or env.exit_code == 124:  # 124: GNU timeout's (and Codex's) exit code
+        return "EI/TIMEOUT/001"
+    return None
+
+
 class Classifier:
     """The matching engine over the pattern database.
 
@@ -235,6 +252,9 @@ class Classifier:
         found = self._structural(env)
         if found is None:
             found = self._worded(texts)
+            decisive = _decisive_status_pattern(env)
+            if found is not None and decisive and found[0].id in _GENERIC_PATTERNS:
+                found = (_BY_ID[decisive], found[1], ENVELOPE_CONFIDENCE)
         if found is None:
             status = _status_pattern(env)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None

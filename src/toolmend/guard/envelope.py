@@ -3,11 +3,13 @@
 This module owns the structural reading of an error before any wording is matched: JSON error
 bodies (`{"error": {...}}`, `{"status": "error", ...}`, OpenAI/vLLM `{"object": "error"}`), MCP
 results (`{"content": [...], "isError": true}`), XML-like tags (`<tool_use_error>`, `<error>`,
-`<error_details>`, `<exception>`, `<returncode>`), agent prefixes ("Error executing tool X:",
-"Invalid input for tool X:", "MCP error -32602:", ...), validation lists (zod issues, pydantic
-error lists and their text form, AJV and LangChain lines) and HTTP status or exit codes. The
-result is an `Envelope`: the inner messages (innermost first) and what the structure said (tool,
-server, field, status, exit code, machine error types, validation issues, available tools).
+`<error_details>`, `<exception>`, `<returncode>`, `<output>`), agent prefixes ("Error executing
+tool X:", "Invalid input for tool X:", "MCP error -32602:", ...), the command-result formats
+around shell output (Roo Code, gemini-cli, Codex, Claude Code, mini-swe-agent), validation lists
+(zod issues, pydantic error lists and their text forms, AJV, jsonschema and LangChain lines) and
+HTTP status or exit codes. The result is an `Envelope`: the inner messages (innermost first) and
+what the structure said (tool, server, field, status, exit code, machine error types, validation
+issues, available tools).
 
 It never classifies (that is `classify`) and never raises: text it cannot take apart is one
 message. Every walk is bounded (depth, items, decoded size, candidates), so hostile nesting or a
@@ -111,6 +113,14 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*InputValidationError: " + _TOOL + r" failed due to the following issues?:\s*",
         r"^\s*Unable to apply diff to file: [^\n]*\n\s*",
         r"^\s*File: [^\n]*\nError:\s*",
+        # command-result formats around a shell tool's output: Roo Code's sentence, gemini-cli's
+        # and Qwen Code's `Command:`/`Directory:`/`Output:` fields, an exit-status header line
+        # (Codex `Exit code: N` + `Wall time:`, Claude Code `Error: Exit code N`)
+        r"^\s*Command executed in terminal.{0,400}?\nOutput:\n",
+        r"^\s*(?:Command: [^\n]*\n)?(?:Directory: [^\n]*\n)?Output: ",
+        r"^\s*(?:Error: )?(?:Exit code|Process exited with code)[: ]\s*-?\d+\s*\n"
+        r"(?:(?:Wall time|Duration|Total output lines|Original token count)[^\n]*\n){0,4}"
+        r"(?:Output:\s*\n)?",
         r"^\s*(?:AI_)?(?:Tool|Model|Agent)?\w*Error:\s*(?=\S)",
         r"^\s*(?:Error|ERROR|error)\s*:\s*",
         r"^\s*\[ERROR\]\s*",
@@ -126,8 +136,8 @@ _SUFFIXES = re.compile(
 )
 
 _TAG = re.compile(
-    r"<(?P<tag>tool_use_error|error|error_details|exception|bash_metadata)>\s*(?P<body>.*?)\s*"
-    r"</(?P=tag)>",
+    r"<(?P<tag>tool_use_error|error|error_details|exception|bash_metadata|output)>"
+    r"\s*(?P<body>.*?)\s*</(?P=tag)>",
     re.DOTALL,
 )
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
@@ -139,7 +149,7 @@ _EXIT = re.compile(
 _STATUS = re.compile(
     r"(?:HTTP/\d(?:\.\d)? |HTTP (?:error )?|status code:? |\(Status: |received status "
     r"|Request failed with status code |Error code: |API Error: |\"code\":\s*"
-    r"|awaiting response\.\.\. |(?-i:ERROR )(?=\d{3}: ))([45]\d\d)\b",
+    r"|awaiting response\.\.\. |(?-i:ERROR )(?=\d{3}: )|(?:Client|Server) error ')([45]\d\d)\b",
     re.IGNORECASE,
 )
 _AVAILABLE = re.compile(
@@ -166,6 +176,24 @@ _COLON_LINE = re.compile(
 _AJV_REQUIRED = re.compile(r"must have required property '(?P<loc>[A-Za-z_][\w.\-]{0,63})'")
 _AJV_TYPE = re.compile(
     r"params/(?P<loc>[A-Za-z_][\w.\-]{0,63}) must be (?P<kind>(?:equal to one of|[a-z]+))"
+)
+
+#: The MCP TypeScript SDK's flattened zod issues: "Invalid arguments for tool X: Required at path;
+#: Expected number, received string at limit".
+_ZOD_AT_LINE = re.compile(
+    r"(?:^|[:;]\s*)(?P<msg>Required|Expected [^;:\n]{1,80}?|Invalid [^;:\n]{1,80}?"
+    r"|(?:Number|String|Array) must [^;:\n]{1,80}?|Too (?:big|small)[^;:\n]{0,80}?)"
+    r" at (?P<loc>[A-Za-z_][\w.\-]{0,63})(?=\s*(?:;|$))",
+    re.MULTILINE,
+)
+#: jsonschema's ValidationError text: "Failed validating 'minimum' in schema[...]" names the
+#: keyword that failed, "On instance['limit']" the field.
+_JSONSCHEMA_KEYWORD = re.compile(r"^Failed validating '(?P<keyword>\w+)' in (?:meta)?schema", re.M)
+_JSONSCHEMA_INSTANCE = re.compile(
+    r"^On instance\[['\"](?P<loc>[A-Za-z_][\w.\-]{0,63})['\"]\]", re.M
+)
+_JSONSCHEMA_REQUIRED = re.compile(
+    r"^'(?P<loc>[A-Za-z_][\w.\-]{0,63})' is a required property", re.M
 )
 
 _PYDANTIC_TYPE_ERRORS = frozenset(
@@ -228,11 +256,37 @@ def _text_issues(text: str) -> list[Issue]:
     issues = [
         Issue(m["loc"], _pydantic_kind("", m["msg"]), m["msg"]) for m in _COLON_LINE.finditer(text)
     ]
+    issues += _zod_at_issues(text) + _jsonschema_issues(text)
     issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
     for m in _AJV_TYPE.finditer(text):
         kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
         issues.append(Issue(m["loc"], kind))
     return issues
+
+
+def _zod_at_issues(text: str) -> list[Issue]:
+    issues: list[Issue] = []
+    for m in _ZOD_AT_LINE.finditer(text):
+        message = m["msg"]
+        kind: IssueKind = "value"
+        if message == "Required" or message.endswith("received undefined"):
+            kind = "missing"
+        elif message.startswith("Expected ") and re.match(r"Expected " + _JSON_TYPES, message):
+            kind = "type"
+        issues.append(Issue(m["loc"], kind, message))
+    return issues
+
+
+def _jsonschema_issues(text: str) -> list[Issue]:
+    keyword = _JSONSCHEMA_KEYWORD.search(text)
+    if keyword is None:
+        return []
+    if keyword["keyword"] == "required":
+        required = _JSONSCHEMA_REQUIRED.search(text)
+        return [Issue(required["loc"] if required else None, "missing")]
+    instance = _JSONSCHEMA_INSTANCE.search(text)
+    kind: IssueKind = "type" if keyword["keyword"] == "type" else "value"
+    return [Issue(instance["loc"] if instance else None, kind)]
 
 
 # --- the walk -------------------------------------------------------------------------------

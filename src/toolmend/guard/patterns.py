@@ -536,7 +536,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_NOT_FOUND,
         variant="generic",
         priority=50,
-        text=w.FILE_MISSING + w.FILE_MISSING_PROGRAMS,
+        text=w.FILE_MISSING + w.FILE_MISSING_PROGRAMS + w.NOTHING_NAMED,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -562,7 +562,12 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PARAM_INVALID_VALUE,
         variant="generic",
         priority=48,
-        text=w.PARAM_VALUE + w.VALUE_BOUNDS,
+        text=w.PARAM_VALUE
+        + w.SCHEMA_VALIDATOR
+        + w.BAD_URL
+        + w.VALUE_BOUNDS
+        + w.VALUE_ORDER
+        + w.EMPTY_VALUE,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",
@@ -576,8 +581,8 @@ PATTERNS: tuple[Pattern, ...] = (
         id="EI/COMMAND_FAILED/002",
         category=Category.COMMAND_FAILED,
         variant="missing_dependency",
-        priority=46,
-        text=w.MISSING_DEPENDENCY + w.MISSING_PROGRAM + w.INSTALL_HINT,
+        priority=51,  # above FILE_NOT_FOUND: a missing program is also "No such file"
+        text=w.MISSING_DEPENDENCY + w.MISSING_PROGRAM + w.MISSING_PROGRAM_EXEC + w.INSTALL_HINT,
         what="The command of this {tool} call failed: a program, module or package it needs is "
         "not installed.",
         why="The environment lacks that dependency (or the project's virtual environment or "
@@ -595,7 +600,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=45,
         flags=frozenset({Flag.TIMEOUT}),
-        text=w.TIMEOUT + w.EXECUTION_LIMITS,
+        text=w.TIMEOUT + w.EXECUTION_LIMITS + w.TIMEOUT_SIGNAL,
         what="The {tool} call did not finish in time.",
         why="The operation took longer than the allowed time.",
         next=(
@@ -624,7 +629,12 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.COMMAND_FAILED,
         variant="generic",
         priority=42,
-        text=w.COMMAND + w.RUNTIME_FAILURE + w.TOOLCHAIN_FAILURE + w.PROGRAM_USAGE + w.GIT_REFUSALS,
+        text=w.COMMAND
+        + w.RUNTIME_FAILURE
+        + w.TOOLCHAIN_FAILURE
+        + w.PROGRAM_USAGE
+        + w.PROGRAM_BAD_OPTION
+        + w.GIT_REFUSALS,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

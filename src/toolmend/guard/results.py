@@ -119,6 +119,23 @@ _EXCEPTION_REPORT = re.compile(
 )
 #: Harness markers: failures even in content tools' output.
 _HARNESS_PREFIX = re.compile(r"(?:tool execution failed\s*:|<tool_use_error>)", re.IGNORECASE)
+#: The command-result formats agents wrap around a shell tool's output state the exit status on a
+#: line of its own at the head or the tail (Codex and Roo Code `Exit code: 1`, gemini-cli and Qwen
+#: Code `Exit Code: 1`, Claude Code `Error: Exit code 1`, mini-swe-agent `<returncode>1
+#: </returncode>`, Cline `Command exited with code 1`; Roo Code also ends its first sentence with
+#: it). The harness said it, so it counts even in a content tool's output: non-zero is a failure,
+#: zero a success.
+_EXIT_STATUS = re.compile(
+    r"(?:^\s*|\.\s+)(?:Error: )?(?:<returncode>\s*(?P<rc>-?\d+)\s*</returncode>"
+    r"|(?:exit(?:ed with)? (?:code|status)|Process exited with code"
+    r"|Command (?:exited|failed) with (?:exit )?code)[: ]\s*(?P<code>-?\d+)\s*$)",
+    re.IGNORECASE,
+)
+#: Where a harness puts the exit status: the first and last lines of the result.
+EXIT_STATUS_HEAD_LINES = 3
+EXIT_STATUS_TAIL_LINES = 6
+#: Characters read at each end for those lines.
+EXIT_STATUS_SCAN_CHARS = 2_048
 _PERMISSION = re.compile(
     r"permission denied|\bEACCES\b|\bEPERM\b|operation not permitted|access (?:is )?denied",
     re.IGNORECASE,
@@ -179,6 +196,17 @@ def _first_line(text: str) -> str:
     stripped = text.lstrip()
     end = stripped.find("\n")
     return stripped if end < 0 else stripped[:end]
+
+
+def harness_exit_status(text: str) -> int | None:
+    """The exit status an agent's command-result format states at the head or tail of `text`."""
+    head = text[:EXIT_STATUS_SCAN_CHARS].strip().splitlines()[:EXIT_STATUS_HEAD_LINES]
+    tail = text[-EXIT_STATUS_SCAN_CHARS:].strip().splitlines()[-EXIT_STATUS_TAIL_LINES:]
+    for line in (*head, *tail):
+        match = _EXIT_STATUS.search(line)
+        if match:
+            return int(match.group("rc") or match.group("code"))
+    return None
 
 
 def _runtime_flag(result: object) -> str | None:
@@ -326,6 +354,10 @@ class _Walker:
 
     def _text(self, text: str, field: str, where: str, depth: int) -> str | None:
         label = where or "result"
+        if field not in TEXT_ONLY_FIELDS:
+            status = harness_exit_status(text)
+            if status is not None:
+                return f"exit status {status} at {label}" if status else None
         first = _first_line(text)
         if _FAILURE_PREFIX.match(first):
             return f"error text at {label}"
@@ -381,6 +413,11 @@ def classify_result(
     if isinstance(result, str) and name and _in_family(name, content_tools):
         if _HARNESS_PREFIX.match(_first_line(result)):
             return ResultVerdict(True, "suspect", "harness failure text at result")
+        status = harness_exit_status(result)
+        if status is not None:
+            if status == 0:
+                return SUCCESS
+            return ResultVerdict(True, "suspect", f"exit status {status} at result")
         if _FAILURE_PREFIX.match(_first_line(result)) and classify_error(result[:4096]).known:
             return ResultVerdict(True, "suspect", "known error text at result")
         return SUCCESS

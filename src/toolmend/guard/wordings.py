@@ -155,7 +155,13 @@ STUCK = words(
 )
 
 #: An agent that stopped at its step limit.
-STEP_LIMIT = words("mini-swe-agent", r"\bLimits exceeded\b[^\n]{0,40}\bsteps\b")
+STEP_LIMIT = words(
+    "mini-swe-agent smolagents openai-agents langgraph",
+    r"\bLimits exceeded\b[^\n]{0,40}\bsteps\b",
+    r"\b(?:step|turn|iteration|recursion) (?:limit|budget) (?:of \d+ )?(?:exceeded|reached|hit)\b",
+    r"\b(?:exceeded|reached|hit) (?:the |its )?(?:max(?:imum)? )?(?:number of )?(?:steps|turns"
+    r"|iterations)(?: limit)?\b",
+)
 #: A framework gave up after its own retry budget (output validation, tool retries).
 RETRIES_EXHAUSTED = words(
     "pydantic-ai",
@@ -196,10 +202,11 @@ TOO_LARGE = words(
     r"(?:context|model))",
 )
 
-#: "exceeds the size limit of N bytes": a named limit rather than a number.
+#: "exceeds the size limit of N bytes", "(exceeds 2000 line limit)": a size named as a limit.
 OVER_NAMED_LIMIT = words(
-    "gemini-cli",
-    r"exceeds? (?:the |a )?(?:\w+ ){0,2}(?:size|length|token|byte|character|output) limit\b",
+    "gemini-cli goose",
+    r"exceeds? (?:the |a |its )?(?:[\w.]+ ){0,3}(?:size|length|token|byte|character|output|line"
+    r"|file|content|response|payload)s? limit\b",
 )
 
 RATE = words(
@@ -240,7 +247,10 @@ MCP_CLIENT_DOWN = words(
     r"\bClient is not connected, must connect\b",
 )
 #: An SDK's MCP server manager that could not connect a server.
-MCP_CONNECT_FAILED = words("openai-agents", r"\b(?:failed|unable) to connect MCP server\b")
+MCP_CONNECT_FAILED = words(
+    "openai-agents gemini-cli continue",
+    r"\b(?:failed|unable) to connect (?:to )?(?:the )?MCP server\b",
+)
 #: A server that offers no tools at all (an MCP client calling tools/call on it).
 MCP_NO_TOOLS = words("mcp-typescript-sdk", r"\bServer does not (?:support|advertise) tools\b")
 
@@ -283,7 +293,8 @@ NO_TOOL_CALL = words(
 )
 
 ONE_TOOL = words(
-    "cline roo-code",
+    "cline roo-code continue",
+    r"\b(?:cannot|can't|may not|must not) be (?:called|used|run) in parallel\b",
     r"(?:only one tool may be used|a tool has already been used) (?:per|in this) message",
     r"Only one tool (?:call )?(?:may|can) be used at a time",
 )
@@ -341,8 +352,10 @@ SCALAR_PARSE = words("ollama", r"\binvalid (?:int|integer|float|bool|boolean|num
 
 #: "No URL provided.": a whole message saying that one value was not given.
 NOTHING_GIVEN = words(
-    "gemini-cli",
+    "gemini-cli mcp-servers openai-agents",
     r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)\.?$",
+    r"^(?:Error: )?At least one (?:of )?[^\n]{1,80}? (?:must|should|has to) be (?:provided|given"
+    r"|specified|supplied)\b",
 )
 
 PARAM_TYPE = words(
@@ -401,12 +414,46 @@ PARAM_VALUE = words(
     r"(?:range|bounds)\b",
 )
 
-#: Bounds on a value or a list: how many items, which value may not exceed which.
+#: JSON Schema validators' own messages when the keyword that failed is not shown: jsonschema
+#: ("0 is less than the minimum of 1", "'turbo' is not one of ['fast', 'safe']", "Additional
+#: properties are not allowed") and AJV ("must be >= 1", "must NOT have additional properties").
+SCHEMA_VALIDATOR = words(
+    "jsonschema gemini-cli",
+    r"\bis (?:less|greater) than (?:or equal to )?the (?:minimum|maximum) of\b"
+    r"|\bis not one of \[|\bis too (?:long|short)\b|\bdoes not match '|\bis not a '[\w-]+'$",
+    r"Additional properties are not allowed|must NOT have (?:additional|more|fewer) "
+    r"|must be (?:[<>]=?|equal to one of the allowed values)",
+)
+#: A URL that does not parse or has a scheme the tool does not fetch (urllib's "unknown url type",
+#: Cline's and gemini-cli's "Invalid URL", "Only http and https are supported").
+BAD_URL = words(
+    "mcp-python-sdk cline gemini-cli",
+    r"\bunknown url type\b|\b(?:invalid|malformed|bad) URL\b|\bnot a valid URL\b",
+)
+#: A named item the tool has none of ("no note named todo").
+NOTHING_NAMED = words(
+    "mcp-python-sdk",
+    r"\bno (?:file|note|resource|document|page|template)s? (?:named|called)\b",
+)
+
+#: Bounds on a list: how many items it may have.
 VALUE_BOUNDS = words(
     "gemini-cli",
     r"\bmust (?:have|contain|include) (?:at (?:least|most)|no more than|fewer than|between) [\w-]+",
-    r"\b(?:cannot|can't|must not|may not|should not) be (?:greater|less|larger|smaller|more"
-    r"|bigger|later|earlier) than\b",
+)
+#: One value compared with another: "start_line cannot be greater than end_line" (gemini-cli),
+#: "Start line 50 must be less than end line 20" (goose), "endLine must be greater than or equal
+#: to startLine" (Continue).
+VALUE_ORDER = words(
+    "gemini-cli goose continue",
+    r"\b(?:cannot|can't|must not|may not|should not|must|should) be (?:greater|less|larger|smaller"
+    r"|more|bigger|later|earlier|after|before)(?: than)?(?: or equal to)? \S",
+)
+#: A value that may not be empty: "cannot be empty" (gemini-cli), "must be non-empty"
+#: (gemini-cli), "at least one non-empty" (pydantic-ai).
+EMPTY_VALUE = words(
+    "gemini-cli pydantic-ai",
+    r"\bmust be (?:a )?non-?empty\b|\bmust not be blank\b",
 )
 
 # --- files and edits ------------------------------------------------------------------------
@@ -425,7 +472,9 @@ FILE_WRONG_KIND = words(
 #: cp without -r on a directory.
 DIRECTORY_OMITTED = words("coreutils", r"\bomitting directory\b")
 #: A whole message naming a path of the wrong kind (the MCP CLI's "Not a file: PATH").
-NOT_A_KIND = words("mcp-python-sdk", r"^Not a (?:file|directory): \S")
+NOT_A_KIND = words(
+    "mcp-python-sdk cline gemini-cli", r"^(?:(?:Search )?Path is )?[Nn]ot a (?:file|directory): \S"
+)
 
 FILE_MISSING = words(
     "os roo-code cline claude-code gemini-cli continue opencode mcp-servers aider goose",
@@ -463,7 +512,11 @@ FILE_EXISTS = words(
 )
 
 #: A quoted path (it has a slash) that already exists: git worktree and friends.
-PATH_EXISTS = words("git", r"(?:^|: )'[^'\n]*/[^'\n]*' already exists")
+PATH_EXISTS = words(
+    "git continue",
+    r"(?:^|: )'[^'\n]*/[^'\n]*' already exists",
+    r"(?:^|[\s:])[`'\"]?(?:\.{0,2}/)?[\w.\-]+(?:/[\w.\-]+)+[`'\"]? already exists\b",
+)
 
 DIFF_STALE = words(
     "claude-code opencode qwen-code",
@@ -485,9 +538,11 @@ DIFF_IDENTICAL = words(
 
 #: The file already has what the edit asks for (an LLM-checked edit found nothing to do).
 DIFF_ALREADY_DONE = words(
-    "gemini-cli",
+    "gemini-cli", r"\balready (?:meets|satisfies) the (?:specified|requested|desired)"
+) + words(
+    # gemini-cli's LLM-checked edit and Roo Code's "No changes needed for 'src/x.ts'"
+    "gemini-cli roo-code",
     r"\bNo changes (?:are )?(?:required|needed|necessary)\b",
-    r"\balready (?:meets|satisfies) the (?:specified|requested|desired)",
 )
 
 DIFF_AMBIGUOUS = words(
@@ -577,7 +632,7 @@ POLICY_DENIED = words(
     r"denied by policy|execution blocked|not in the allow ?list|prevents you from using",
     r"\bwrite-protected\b",
     r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
-    r"\b(?:is|are) not allowed\b",
+    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b",
     r"Forbidden (?:access|call|function)",
     r"\baccess_denied\b|Access denied\b",
     r"sandbox denied",
@@ -608,6 +663,9 @@ TIMEOUT = words(
     r"MCP error -32001",
     r"\bdeadline exceeded\b",
 )
+
+#: GNU timeout telling the signal it sent when the time ran out (`timeout --verbose`).
+TIMEOUT_SIGNAL = words("coreutils", r"^timeout: sending signal \w+ to command\b")
 
 #: Limits that stopped a run, in other words than "timed out": a killed process, an aborted
 #: fetch, an interpreter's operation or loop budget.
@@ -655,7 +713,7 @@ NETWORK_DAEMONS = words(
 )
 
 #: A client that names the service it could not reach ("Failed to connect to LM Studio.").
-NETWORK_SERVICE = words("lmstudio", r"\b(?:failed|unable) to connect to\b")
+NETWORK_SERVICE = words("lmstudio curl git", r"\b(?:failed|unable) to connect to\b")
 
 COMMAND = words(
     "os claude-code continue gemini-cli mini-swe-agent mcp-servers aider goose cline codex"
@@ -757,10 +815,16 @@ TOOLCHAIN_FAILURE = words(
 #: option`, `cp: 'a' and 'a' are the same file`) and awk's and sed's script diagnostics.
 PROGRAM_USAGE = words(
     "coreutils",
-    r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing) (?:option|number|argument"
-    r"|operand|mode)\b|\bare the same file\b",
+    r"\bare the same file\b",
     # awk's and sed's script diagnostics: the program, then the position in its script
     r"^[a-z][\w.+\-]{0,30}: (?:-e expression #\d+, char \d+|line \d+): ",
+)
+#: A program refusing an option or operand in its own prefix (`head: invalid number of lines`,
+#: `ls: unrecognized option`, git's `fatal: unrecognized argument`).
+PROGRAM_BAD_OPTION = words(
+    "coreutils git",
+    r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing|illegal) (?:option|number"
+    r"|argument|operand|mode)\b",
 )
 #: git's refusals in its own words.
 GIT_REFUSALS = words("git", r"\bnot something we can merge\b")
@@ -786,6 +850,17 @@ MISSING_DEPENDENCY = words(
 MISSING_PROGRAM = words(
     "mcp-python-sdk bash",
     r"^(?:(?:ba|da|z)?sh: \d+: )?(?-i:[a-z][\w.+\-]*):? not found\b",  # a command, lower case
+)
+#: A program that a runner, an exec call or a subprocess tried to start and did not find: the
+#: runner names it and the OS says ENOENT (`xargs: tool: No such file or directory`, Python's
+#: `[Errno 2] No such file or directory: 'docker'` with a bare name, Node's `spawn tsc ENOENT`).
+MISSING_PROGRAM_EXEC = words(
+    "coreutils mini-swe-agent",
+    r"^(?:xargs|env|nohup|nice|timeout|sudo|exec|time|strace): [`'‘\"]?[\w.+\-]+[`'’\"]?: No such "
+    r"file or directory$",
+    r"\b(?:execut\w*|exec|spawn\w*|running|start\w*)\b[^\n]{0,60}?\[Errno 2\] No such file or "
+    r"directory: '[\w.+\-]+'",
+    r"\bspawn [\w.+\-]+ ENOENT\b",
 )
 #: A missing dependency named with how to install it.
 INSTALL_HINT = words(

@@ -12,9 +12,17 @@ dispatch; it parses nothing itself and cannot render (a prompt needs one chosen 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from toolmend.core.reader import BlockContext, BlockReader, EofVerdict, ReasoningSpan
+from toolmend.core.reader import (
+    ANCHORS,
+    Anchor,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+    ReasoningSpan,
+    anchor_holds,
+)
 from toolmend.model import Tool, ToolCall, ToolmendError
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import MAX_DETECTION_LOOKAHEAD, Claim, TextProtocol
@@ -55,6 +63,18 @@ class AutoProtocol(TextProtocol):
             markers.update(dict.fromkeys(proto.opening_markers(resolver)))
         return tuple(markers)
 
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        # A marker is anchored as loosely as its loosest owner anchors it (`new_reader` then
+        # asks only the owners whose anchor holds where it opened).
+        loosest: dict[str, Anchor] = {}
+        for proto in self._members():
+            anchors = proto.anchors(resolver)
+            for marker in proto.opening_markers(resolver):
+                anchor = anchors.get(marker, "anywhere")
+                if marker not in loosest or ANCHORS.index(anchor) < ANCHORS.index(loosest[marker]):
+                    loosest[marker] = anchor
+        return {m: a for m, a in loosest.items() if a != "anywhere"}
+
     def reasoning(self) -> Sequence[ReasoningSpan]:
         spans: dict[ReasoningSpan, None] = {}
         for proto in self._members():
@@ -80,7 +100,14 @@ class AutoProtocol(TextProtocol):
         return tuple(closers)
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        owners = self.owners(marker, ctx.resolver)
+        before, blank = ctx.char_before_marker, ctx.blank_so_far
+        owners = [
+            p
+            for p in self.owners(marker, ctx.resolver)
+            if anchor_holds(
+                p.anchors(ctx.resolver).get(marker, "anywhere"), before, blank_so_far=blank
+            )
+        ]
         if len(owners) == 1:
             return _adopt(owners[0], marker, ctx)
         return DispatchReader(marker, owners, ctx)

@@ -91,6 +91,7 @@ class BareJsonProtocol(CallValuesProtocol):
     aliases = ("bare-json", "json-list", "xlam")
     summary = 'bare JSON: [{"name": ..., "arguments": {...}}], alone or (named tools) in prose'
     result_closers = ("</tool_result>",)
+    bare_markers = BARE
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (*BARE, FENCE)

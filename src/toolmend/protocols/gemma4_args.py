@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolmend.core.keyrules import TRAILING_COMMA, TRAILING_COMMA_ERROR, duplicate_key_error
-from toolmend.core.textscan import partial_marker_start, skip_blanks
+from toolmend.core.textscan import find_closer, skip_blanks
 
 STRING_DELIMITER = '<|"|>'
 CALL_CLOSE = "<tool_call|>"
@@ -45,10 +45,9 @@ TERMINATORS = (CALL_CLOSE, TURN_END)
 
 
 class GemmaDialect:
-    """The tokens one Gemma model family writes its arguments with, and their searches.
+    """The tokens one Gemma model family writes its arguments with.
 
-    Every token begins with its only `<` (the string scanner relies on that to find a token
-    cut off at the end of a chunk).
+    Every token begins with its only `<`, as Gemma's special tokens do.
     """
 
     def __init__(self, delimiter: str, terminators: tuple[str, ...]) -> None:
@@ -57,12 +56,10 @@ class GemmaDialect:
                 raise ValueError(f"a Gemma token begins with its only '<': {token!r}")
         self.delimiter = delimiter
         self.terminators = terminators
+        #: What ends plain text inside a delimited string, a JSON string, a single-quoted one.
         self.stops = (delimiter, *terminators)
-        self.longest_stop = max(len(m) for m in self.stops)
-        ends = "|".join(re.escape(t) for t in terminators)
-        self.string_search = re.compile("|".join(re.escape(m) for m in self.stops))
-        self.quoted_search = re.compile(r'["\\]|' + ends)
-        self.single_search = re.compile(r"['\\]|" + ends)
+        self.quoted_stops = ('"', "\\", *terminators)
+        self.single_stops = ("'", "\\", *terminators)
 
 
 #: Gemma 4's dialect: `<|"|>` strings, `<tool_call|>` / `<turn|>` terminators.
@@ -331,55 +328,43 @@ class GemmaArgScan:
         """Inside a `<|"|>` string: everything up to the next `<|"|>` is text."""
         dialect = self.dialect
         while True:
-            m = dialect.string_search.search(buf, pos, end)
-            stop = end if m is None else m.start()
-            if m is None and not final:
-                # Every stop marker has its only "<" first: only the last "<" can start a
-                # partial one, so the shared helper looks from there.
-                last = buf.rfind("<", max(pos, end - dialect.longest_stop), end)
-                if last >= 0:
-                    stop = partial_marker_start(buf, last, end, dialect.stops, "<")
+            stop, marker = find_closer(buf, pos, end, dialect.stops, final=final)
             if stop > pos:
                 text = buf[pos:stop]
                 self.raw.append(text)
                 if self._streaming:
                     self.on_string_text(text)
                 pos = stop
-            if m is None:
+            if not marker:
                 return pos, True
-            marker = m.group()
             if marker == dialect.delimiter:
                 text = self.string_text()
                 self._take(marker)
                 self._end_string(text, streamed=True)
-                return m.end(), False
+                return stop + len(marker), False
             if self.ignored_close_at < 0:
                 self.ignored_close_at = self.raw_len
             if self._streaming:
                 self._streaming = False
                 self.on_string_terminator()
             self._take(marker)
-            pos = m.end()
+            pos = stop + len(marker)
 
     def _quoted(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, str | None, bool]:
         """Inside a JSON `"..."` string or a single-quoted value (escapes kept raw)."""
         single = self.mode == _SINGLE
         terminators = self.dialect.terminators
-        search = self.dialect.single_search if single else self.dialect.quoted_search
+        stops = self.dialect.single_stops if single else self.dialect.quoted_stops
         while True:
-            m = search.search(buf, pos, end)
-            stop = end if m is None else m.start()
-            if m is None and not final:
-                stop = partial_marker_start(buf, pos, end, terminators, "<")
+            stop, tok = find_closer(buf, pos, end, stops, final=final)
             if stop > pos:
                 self.pieces.append(buf[pos:stop])
                 self._take(buf[pos:stop])
                 pos = stop
-            if m is None:
+            if not tok:
                 return pos, None, True
-            tok = m.group()
             if tok == "\\":
-                if m.end() >= end and not final:
+                if stop + 1 >= end and not final:
                     return pos, None, True
                 pair = buf[pos : min(pos + 2, end)]
                 self.pieces.append(pair)
@@ -393,7 +378,7 @@ class GemmaArgScan:
                     self.ignored_close_at = self.raw_len
                 self.pieces.append(tok)
                 self._take(tok)
-                pos = m.end()
+                pos = stop + len(tok)
                 continue
             self._take(tok)
             text = "".join(self.pieces)
@@ -408,7 +393,7 @@ class GemmaArgScan:
                     self._break("a quoted string holds an invalid escape")
                     value = text
                 self._end_string(value, streamed=False)
-            return m.end(), None, False
+            return stop + len(tok), None, False
 
     def _bare(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, str | None, bool]:
         """A bare key (up to `:`) or a bare value (up to `,`, `}` or `]`)."""

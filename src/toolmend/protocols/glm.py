@@ -40,8 +40,7 @@ from typing import Any
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
-from toolmend.jsontext import decode_json_object
+from toolmend.core.textscan import find_closer, partial_marker_start, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import (
@@ -52,6 +51,7 @@ from toolmend.protocols.base import (
     declare_tools,
 )
 from toolmend.protocols.hermes import hermes_reader
+from toolmend.protocols.json_calls import arguments_from_text
 from toolmend.schema_gate import Policy, declared_types
 from toolmend.textvalue import typed_value
 
@@ -76,7 +76,7 @@ class KeyValueTags:
     #: The argument tag as written -> GLM's spelling of it (what `read_pairs` compares).
     canonical: dict[str, str] = field(init=False)
     #: The end of a block body: its closer, or a new block opening before it.
-    block_end: re.Pattern[str] = field(init=False)
+    block_end: tuple[str, str] = field(init=False)
     #: The body as the fast path may take it: text in which no block end can begin.
     body_text: ValueText = field(init=False)
     #: What a raw key or value cannot hold: it would read back as structure.
@@ -88,8 +88,8 @@ class KeyValueTags:
         put = object.__setattr__
         put(self, "tag", re.compile("|".join(map(re.escape, written))))
         put(self, "canonical", dict(zip(written, glm, strict=True)))
-        put(self, "block_end", re.compile(f"{re.escape(self.close)}|{re.escape(self.open)}"))
-        put(self, "body_text", ValueText((self.close, self.open)))
+        put(self, "block_end", (self.close, self.open))
+        put(self, "body_text", ValueText(self.block_end))
         put(self, "stops", (*written, self.open, self.close))
 
 
@@ -204,16 +204,14 @@ class BodyVerdict:
     open_at_end: bool = False
 
 
-def read_body(
-    rest: str, tool: Tool | None, policy: Policy, tags: KeyValueTags = GLM_TAGS
-) -> BodyVerdict:
+def read_body(rest: str, ctx: BlockContext, tags: KeyValueTags = GLM_TAGS) -> BodyVerdict:
     """The arguments of a block body after its name: key/value pairs or one JSON object."""
-    lenient = policy is Policy.LENIENT
+    tool, lenient = ctx.current_tool, ctx.policy is Policy.LENIENT
     if rest.lstrip().startswith("{"):
-        decoded = decode_json_object(rest, allow_repair=lenient)
-        if decoded.error is None and len(decoded.objects) == 1:
-            return BodyVerdict(decoded.objects[0], ["json-arguments", *decoded.repairs], None)
-        return BodyVerdict({}, [], decoded.error or "the call holds several JSON objects")
+        read = arguments_from_text(rest, ctx, repairs=["json-arguments"])
+        if read.error is None:
+            return BodyVerdict(read.arguments, read.repairs, None)
+        return BodyVerdict({}, [], read.error)
     pairs = read_pairs(rest, tags)
     repairs = list(pairs.repairs)
     error = pairs.error
@@ -346,22 +344,19 @@ class GlmReader(BlockReader):
 
     def _body(self, buf: str, pos: int, end: int, final: bool) -> int:
         tags = self.tags
-        m = tags.block_end.search(buf, pos, end)
-        if m is None:
-            cut = (
-                end if final else partial_marker_start(buf, pos, end, (tags.close, tags.open), "<")
-            )
-            if cut > pos:
-                self.pieces.append(buf[pos:cut])
-            return cut
-        self.pieces.append(buf[pos : m.start()])
+        at, tag = find_closer(buf, pos, end, tags.block_end, final=final)
+        if not tag:
+            if at > pos:
+                self.pieces.append(buf[pos:at])
+            return at
+        self.pieces.append(buf[pos:at])
         self.ctx.stop_value()
-        body = read_body("".join(self.pieces), self.ctx.current_tool, self.ctx.policy, tags)
-        if m.group() == tags.close:
-            stop = m.end()
+        body = read_body("".join(self.pieces), self.ctx, tags)
+        if tag == tags.close:
+            stop = at + len(tags.close)
             self.ctx.end_call(body.arguments, at=stop, error=body.error, repairs=body.repairs)
         else:
-            stop = m.start()  # the next call is a block of its own
+            stop = at  # the next call is a block of its own
             self.ctx.end_call(body.arguments, at=stop, error=NOT_CLOSED_BEFORE_NEXT)
         self.state = _DONE
         self.ctx.end_block()
@@ -373,10 +368,8 @@ class GlmReader(BlockReader):
         if self.state != _BODY:
             return EofVerdict(recoverable=False)
         text = "".join(self.pieces)
-        cut = text.rfind("<")
-        if cut >= 0 and is_proper_prefix(text[cut:], (self.tags.close,)):
-            text = text[:cut]  # a closer cut off by the end of the stream
-        body = read_body(text, self.ctx.current_tool, self.ctx.policy, self.tags)
+        text = text[: partial_marker_start(text, 0, len(text), (self.tags.close,))]  # cut off
+        body = read_body(text, self.ctx, self.tags)
         if body.error is not None:
             return EofVerdict(False, body.arguments, reason=body.error)
         # A value or key still open may be cut in the middle: only a body complete but for its

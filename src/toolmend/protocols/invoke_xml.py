@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -55,8 +55,8 @@ from typing import Any
 from toolmend.core.closers import NestedClosers
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start, skip_blanks
+from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
+from toolmend.core.textscan import find_closer, is_proper_prefix, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char
@@ -79,7 +79,6 @@ MAX_INTERSTITIAL_WHITESPACE = 127
 #: of what has arrived is held back until its `;` or another character decides it.
 MAX_ENTITY_LENGTH = 10
 
-_WS = " \t\r\n"
 _ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 #: `_ENTITY` without its groups, for the plain-value pattern: groups double a match's cost.
@@ -231,6 +230,10 @@ class InvokeProtocol(TextProtocol):
             markers.append(MISSING_ANGLE_MARKER)
         return markers
 
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        # The missing-angle form counts only at the start of the text or after a blank.
+        return {MISSING_ANGLE_MARKER: "word"} if self.format.missing_angle else {}
+
     def closing_markers(self) -> Sequence[str]:
         return ("</invoke>", f"</{PREFIX}invoke>")
 
@@ -364,8 +367,6 @@ class InvokeReader(BlockReader):
         self.missing_angle = marker == MISSING_ANGLE_MARKER
         self.wrap_close = f"</{marker[1:]}" if self.wrapped else ""
         self.prefix = PREFIX if marker.startswith((f"<{PREFIX}", PREFIX)) else ""
-        # The missing-angle form counts only at the start of the text or after whitespace.
-        self.off_boundary = self.missing_angle and ctx.char_before_marker not in ("", *_WS)
         self.state = _OPENING
         self.calls_ended = 0
         self.eof_name: str | None = None
@@ -424,9 +425,6 @@ class InvokeReader(BlockReader):
     # ----------------------------------------------------------------------------- stepping
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
-        if self.off_boundary:
-            self.ctx.revert("", rescan=True)
-            return pos
         while True:
             state = self.state
             if state == _VALUE:
@@ -509,10 +507,8 @@ class InvokeReader(BlockReader):
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
-        closers = _value_end(self.prefix, self.wrap_close)[0]
-        found = closers.find(buf, pos, end)
-        if found is not None:
-            at, close, level = found
+        at, close, level = _value_end(self.prefix, self.wrap_close)[0].find(buf, pos, end)
+        if close:
             self.ctx.stop_value()
             self._value_piece(buf[pos:at])
             self._close_value()
@@ -527,7 +523,7 @@ class InvokeReader(BlockReader):
                 return stop, True
             self.ctx.end_block()  # the wrapper's closer ends the block too
             return stop, False
-        stop = closers.held_from(buf, pos, end)
+        stop = at  # a partial closer may begin there
         if not final:
             amp = buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
             if amp != -1 and ";" not in buf[amp:stop]:
@@ -566,11 +562,9 @@ class InvokeReader(BlockReader):
 
     def _skip(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """A malformed invoke: discard up to its closer, then end the call incomplete."""
-        at = buf.find(self.invoke_close, pos, end)
-        if at == -1:
-            if final:
-                return end, False
-            return partial_marker_start(buf, pos, end, (self.invoke_close,), "<"), False
+        at, closed = find_closer(buf, pos, end, (self.invoke_close,), final=final)
+        if not closed:
+            return at, False
         return self._end_invoke(at + len(self.invoke_close)), True
 
     def _forgotten(self, repair: str, error: str) -> None:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import find_closer, is_proper_prefix
 from toolmend.protocols.json_calls import JsonCallFormat, JsonCallsReader
 
 #: Blanks only: what most formats allow between the arguments object and the call's closer.
@@ -114,10 +114,8 @@ class HeaderJsonReader(BlockReader):
         self.calls = 0  # calls begun in this block
         self.unknown = 0  # calls of tools that do not resolve, read past
         self.delegate: BlockReader | None = None
-        self._header_stop = re.compile(
-            "|".join(["\\{", *(re.escape(s) for s in syntax.stops)]), re.UNICODE
-        )
-        self._first_chars = "".join({s[0] for s in syntax.stops})
+        #: What ends a call's header: the `{` of its arguments, or a stop.
+        self._header_ends = ("{", *syntax.stops)
 
     # ----------------------------------------------------------------------- BlockReader
 
@@ -179,10 +177,7 @@ class HeaderJsonReader(BlockReader):
             if kind:
                 self.delegate = self.syntax.objects_reader(self.ctx, self.marker)
                 return pos, False
-        m = self._header_stop.search(buf, pos, end)
-        stop_at = end if m is None else m.start()
-        if m is None and not final:
-            stop_at = partial_marker_start(buf, pos, end, self.syntax.stops, self._first_chars)
+        stop_at, ender = find_closer(buf, pos, end, self._header_ends, final=final)
         stop_at = self._header_limit(buf, pos, stop_at)
         self.header.append(buf[pos:stop_at])
         self.header_length += stop_at - pos
@@ -190,11 +185,11 @@ class HeaderJsonReader(BlockReader):
         header = "".join(self.header)
         if self.header_length > MAX_TAG_LENGTH or not self._viable(header):
             return self._not_a_header(buf, stop_at)
-        if m is None:
+        if not ender:
             if final and self.calls == 0 and self.syntax.parse_header(header) is None:
                 return self._not_a_header(buf, stop_at)
             return stop_at, False
-        if m.group() != "{":
+        if ender != "{":
             return self._not_a_header(buf, stop_at)
         name = self.syntax.parse_header(header)
         if name is None:

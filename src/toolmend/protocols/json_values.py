@@ -21,10 +21,10 @@ Never: scans visible text (the engine does), knows any one format's markers.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall
@@ -100,8 +100,7 @@ class CallValuesReader(JsonCallsReader):
         #: objects wait here until the end of the stream says so.
         self.deferred: list[dict[str, Any]] | None = None
         if bare and ctx.resolver.accepts_any:
-            self.deferred = []
-            self.not_a_call = not ctx.blank_so_far
+            self.deferred = []  # (it opened at the output's start: `CallValuesProtocol.anchors`)
         self.guarded = not bare  # the bare guard has looked at the value's start
         if prime == "[":
             self.in_list = True
@@ -275,6 +274,10 @@ class CallValuesProtocol(TextProtocol):
     """
 
     opener: str = ""
+    #: The first characters of a bare call value (`{`, `[`), for a format that reads one
+    #: without a marker: with `tools=None` such a call is the whole output, so they open a
+    #: block only at its start.
+    bare_markers: tuple[str, ...] = ()
     format: JsonCallFormat = call_format()
     #: Written after a rendered list of calls (the format's closer, if it has one).
     closer: str = ""
@@ -283,6 +286,10 @@ class CallValuesProtocol(TextProtocol):
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (self.opener,)
+
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        start: Anchor = "output"
+        return dict.fromkeys(self.bare_markers, start) if resolver.accepts_any else {}
 
     def closing_markers(self) -> Sequence[str]:
         return (*self.format.closers, *self.format.reopeners)

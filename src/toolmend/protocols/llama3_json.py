@@ -34,6 +34,7 @@ class Llama3JsonProtocol(CallValuesProtocol):
     format = call_format(closers=END_OF_MESSAGE, reopeners=(PYTHON_TAG,), block="a python_tag call")
     arguments_key = "parameters"
     result_closers = ("<|eot_id|>",)
+    bare_markers = BARE
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (PYTHON_TAG, *BARE)

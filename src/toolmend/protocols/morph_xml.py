@@ -39,14 +39,10 @@ from typing import Any
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import find_closer, is_proper_prefix
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import declare_tools
-from toolmend.protocols.toolname_tags import (
-    ToolTagReader,
-    ToolTagSyntax,
-    find_closer,
-)
+from toolmend.protocols.toolname_tags import ToolTagReader, ToolTagSyntax
 from toolmend.schema_gate import schema_types
 from toolmend.textvalue import NOT_READ, read_as, typed_value
 
@@ -450,18 +446,17 @@ class MorphXmlReader(ToolTagReader):
                 if v.mode == _LEAD:
                     break
             if v.mode == _CDATA:  # inside a section only `]]>` counts, never the closer
-                at = buf.find(CDATA_CLOSE, pos, end)
-                if at < 0:
-                    hold = partial_marker_start(buf, pos, end, (CDATA_CLOSE,), "]")
-                    self._take(v, buf[pos:hold])
-                    pos = hold
+                at, closed = find_closer(buf, pos, end, (CDATA_CLOSE,))
+                if not closed:
+                    self._take(v, buf[pos:at])
+                    pos = at
                     break
                 self._take(v, buf[pos:at])
                 v.raw.append(CDATA_CLOSE)
                 pos = at + len(CDATA_CLOSE)
                 v.mode = _AFTER_CDATA
                 continue
-            stop, closed = find_closer(buf, pos, end, v.closer)
+            stop, closed = find_closer(buf, pos, end, (v.closer,))
             if v.mode == _AFTER_CDATA:
                 if buf.startswith(CDATA_OPEN, pos, end):
                     v.raw.append(CDATA_OPEN)
@@ -514,18 +509,16 @@ class MorphXmlReader(ToolTagReader):
         """A structured or typed value: its raw text up to the closer matching its tag."""
         opener = f"<{v.key}>"
         while True:
-            at, closed = find_closer(buf, pos, end, v.closer)
-            nested = buf.find(opener, pos, at)
-            if nested >= 0:
+            at, tag = find_closer(buf, pos, end, (opener, v.closer))
+            if tag == opener:
                 v.depth += 1
-                v.raw.append(buf[pos : nested + len(opener)])
-                pos = nested + len(opener)
-            elif not closed:
-                stop = partial_marker_start(buf, pos, end, (opener, v.closer), "<")
-                v.raw.append(buf[pos:stop])
+                v.raw.append(buf[pos : at + len(opener)])
+                pos = at + len(opener)
+            elif not tag:
+                v.raw.append(buf[pos:at])
                 if final:
-                    self.tail = buf[stop:end]
-                return stop
+                    self.tail = buf[at:end]
+                return at
             elif v.depth:
                 v.depth -= 1
                 v.raw.append(buf[pos : at + len(v.closer)])

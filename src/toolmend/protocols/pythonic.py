@@ -30,13 +30,13 @@ import json
 import keyword
 import re
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolmend.core.fastpath import Escapes, ValueText
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
+from toolmend.core.textscan import find_closer
 from toolmend.jsontext import MAX_NESTING
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -284,6 +284,13 @@ class PythonicProtocol(TextProtocol):
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return self.format.openers
 
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        if not self.format.anchored:
+            return {}
+        # With no tools to check names against, a bare list is a call only as the whole output.
+        anchor: Anchor = "output" if resolver.accepts_any else "line"
+        return dict.fromkeys(self.format.openers, anchor)
+
     def closing_markers(self) -> Sequence[str]:
         return (self.format.closer,) if self.format.closer else ("]",)
 
@@ -356,10 +363,8 @@ class PythonicReader(BlockReader):
         return pos
 
     def _confirm(self, buf: str, pos: int, end: int, final: bool) -> int:
-        """An anchored list opens only at a line start and only as `[name(`: else it is text."""
-        if self.ctx.char_before_marker not in ("", "\n"):
-            self.ctx.revert("", rescan=False)  # mid-line: prose, not a call list
-            return pos
+        """An anchored list (at a line start: `anchors`) opens only as `[name(`: else it is
+        text."""
         head = buf[pos : min(end, pos + MAX_TAG_LENGTH)]
         if _CALL_START.match(head):
             self.confirmed = True
@@ -371,11 +376,10 @@ class PythonicReader(BlockReader):
     def _read(self, buf: str, pos: int, end: int, final: bool) -> int:
         closer = self.fmt.closer
         if closer is not None:
-            k = buf.find(closer, pos, end)
-            if k < 0:
-                cut = end if final else partial_marker_start(buf, pos, end, (closer,), closer[0])
-                self.pieces.append(buf[pos:cut])
-                return cut
+            k, closed = find_closer(buf, pos, end, (closer,), final=final)
+            if not closed:
+                self.pieces.append(buf[pos:k])
+                return k
             source = "".join(self.pieces) + buf[pos:k]
             self.pieces.append(buf[pos : k + len(closer)])
             return self._close(source, k + len(closer), end, final)
@@ -416,9 +420,7 @@ class PythonicReader(BlockReader):
             return self._as_text(at)
         if self.fmt.anchored and self.ctx.resolver.accepts_any:
             # With no tools to check names against, a bare list is a call only when it is the
-            # whole output: what follows must be blanks to the end.
-            if not self.ctx.blank_so_far:
-                return self._as_text(at)
+            # whole output (it opened at its start: `anchors`): what follows must be blanks.
             self.state = _AFTER
             return self._emit(at) if final and at == end else at
         return self._emit(at)

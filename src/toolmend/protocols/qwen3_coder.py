@@ -34,13 +34,13 @@ from toolmend.core.closers import NestedClosers
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker_start
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, carried_raw, claim_by_first_char
 from toolmend.protocols.hermes import hermes_reader
-from toolmend.protocols.json_calls import JsonCallsReader
+from toolmend.protocols.json_calls import JsonCallsReader, arguments_from_text
 from toolmend.schema_gate import Policy, declared_types
 from toolmend.textvalue import typed_value
 
@@ -71,8 +71,7 @@ _VALUE_TEXT = {
     wrapped: ValueText(closers.markers, held="\n") for wrapped, closers in _VALUE_CLOSERS.items()
 }
 _BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
-_BODY_MARKER = re.compile("|".join(map(re.escape, _BODY_MARKERS)))
-_JSON_BODY_END = re.compile("|".join(map(re.escape, (FUNCTION_END, CLOSE))))
+_JSON_BODY_ENDS = (FUNCTION_END, CLOSE)
 _NOT_SPACE = re.compile(r"\S")
 _STRING = frozenset(("string",))
 
@@ -358,11 +357,7 @@ class Qwen3CoderReader(BlockReader):
         # Text between the tags: the parameters cannot be trusted to be what was meant.
         if self.error is None:
             self.error = "unexpected text between the parameters of the call"
-        found = _BODY_MARKER.search(buf, k + 1, end)
-        if found is not None:
-            return found.start()
-        cut = end if final else partial_marker_start(buf, k + 1, end, _BODY_MARKERS, "<")
-        return cut
+        return find_closer(buf, k + 1, end, _BODY_MARKERS, final=final)[0]
 
     def _param_header(self, buf: str, pos: int, end: int, final: bool) -> int:
         """`KEY>` of `<parameter=KEY>`."""
@@ -413,19 +408,17 @@ class Qwen3CoderReader(BlockReader):
                 pos += 1
             if self.streaming:
                 self.ctx.stream_value(_VALUE_TEXT[self.wrapped], raw=(self.pieces,))
-        closers = _VALUE_CLOSERS[self.wrapped]
-        found = closers.find(buf, pos, end)
-        if found is None:
+        k, marker, level = _VALUE_CLOSERS[self.wrapped].find(buf, pos, end)
+        if not marker:
             if final:
                 self.tail = buf[pos:end]
                 return end
-            cut = closers.held_from(buf, pos, end)
+            cut = k
             if cut > pos and buf[cut - 1] == "\n":
                 cut -= 1  # maybe the template's final newline: decided by what follows
             if cut > pos:
                 self._release(buf[pos:cut])
             return cut
-        k, marker, level = found
         stop = k + len(marker)
         text = buf[pos:k]
         if text.endswith("\n"):
@@ -475,28 +468,26 @@ class Qwen3CoderReader(BlockReader):
 
     def _json_body(self, buf: str, pos: int, end: int, final: bool) -> int | None:
         """`<function=NAME>{...json arguments...}</function>` (a model mixing the formats)."""
-        m = _JSON_BODY_END.search(buf, pos, end)
-        if m is None:
-            cut = end if final else partial_marker_start(buf, pos, end, (FUNCTION_END, CLOSE), "<")
-            self.json_pieces.append(buf[pos:cut])
+        at, closer = find_closer(buf, pos, end, _JSON_BODY_ENDS, final=final)
+        if not closer:
+            self.json_pieces.append(buf[pos:at])
             if final:
                 self.tail = "".join(self.json_pieces)
-            return cut
-        self.json_pieces.append(buf[pos : m.start()])
-        decoded = decode_json_object(
-            "".join(self.json_pieces), allow_repair=self.ctx.policy is Policy.LENIENT
-        )
-        if decoded.error is None and len(decoded.objects) == 1:
-            self.done = decoded.objects[0]
-            self.repairs += ["json-arguments", *decoded.repairs]
+            return at
+        self.json_pieces.append(buf[pos:at])
+        read = arguments_from_text("".join(self.json_pieces), self.ctx, repairs=["json-arguments"])
+        if read.error is None:
+            self.done = read.arguments
+            self.repairs += read.repairs
         elif self.error is None:
-            self.error = decoded.error or "the call holds several JSON objects"
-        self._end_call(m.end())
-        if m.group() == CLOSE:
-            self._finish_block(m.end())
+            self.error = read.error
+        stop = at + len(closer)
+        self._end_call(stop)
+        if closer == CLOSE:
+            self._finish_block(stop)
             return None
         self.state = _AFTER
-        return m.end()
+        return stop
 
     def _after(self, buf: str, pos: int, end: int, final: bool) -> int | None:
         """After `</function>`: a `</tool_call>` that follows belongs to the block."""
@@ -541,9 +532,7 @@ class Qwen3CoderReader(BlockReader):
             return self._value_at_eof()
         if state == _JSON_BODY:
             text = self.tail
-            cut = text.rfind("<")
-            if cut >= 0 and _is_closer_rest(text[cut:]):
-                text = text[:cut]
+            text = text[: partial_marker_start(text, 0, len(text), _JSON_BODY_ENDS)]
             decoded = decode_json_object(text, allow_repair=False)
             if decoded.error is None and len(decoded.objects) == 1:
                 return self._verdict(True, decoded.objects[0])
@@ -558,8 +547,8 @@ class Qwen3CoderReader(BlockReader):
     def _value_at_eof(self) -> EofVerdict:
         tail = self.tail
         for marker in (PARAMETER_END, FUNCTION_END, *((CLOSE,) if self.wrapped else ())):
-            cut = _closer_prefix_start(tail, marker)
-            if cut is not None:
+            cut = partial_marker_start(tail, 0, len(tail), (marker,))
+            if len(tail) - cut >= MIN_PARTIAL_CLOSER:
                 if marker != PARAMETER_END:
                     self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
                 text = tail[:cut]
@@ -583,14 +572,6 @@ class Qwen3CoderReader(BlockReader):
 def _is_closer_rest(text: str) -> bool:
     """Empty, or a proper prefix of a closer: a block complete but for its closing tags (R3)."""
     return not text or is_proper_prefix(text, (FUNCTION_END, CLOSE))
-
-
-def _closer_prefix_start(tail: str, marker: str) -> int | None:
-    """Where a proper prefix of `marker` at least `MIN_PARTIAL_CLOSER` long ends `tail`."""
-    for size in range(min(len(marker) - 1, len(tail)), MIN_PARTIAL_CLOSER - 1, -1):
-        if tail.endswith(marker[:size]):
-            return len(tail) - size
-    return None
 
 
 PROTOCOL = Qwen3CoderProtocol()

@@ -44,24 +44,6 @@ def marker_name(marker: str) -> str:
     return marker[1:].rstrip(" />")
 
 
-def find_closer(buf: str, pos: int, end: int, closer: str) -> tuple[int, bool]:
-    """Where the raw text of `buf[pos:end]` before `closer` stops, and whether `closer` is there.
-
-    When the closer is absent, the stop is where the longest suffix that could grow into it
-    begins (that suffix is held back). Cost: one `str.find` over the new text.
-    """
-    at = buf.find(closer, pos, end)
-    if at >= 0:
-        return at, True
-    first = closer[0]
-    at = buf.find(first, max(pos, end - len(closer) + 1), end)
-    while at >= 0:
-        if closer.startswith(buf[at:end]):
-            return at, False
-        at = buf.find(first, at + 1, end)
-    return end, False
-
-
 def render_tag_result(name: str, content: str) -> str:
     """A tool result as both tool-name tag formats feed it back."""
     return f'<tool_response name="{name}">\n{content}\n</tool_response>'

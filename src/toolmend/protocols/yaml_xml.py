@@ -28,14 +28,10 @@ import yaml
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import skip_blanks
+from toolmend.core.textscan import find_closer, skip_blanks
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import carried_raw, declare_tools
-from toolmend.protocols.toolname_tags import (
-    ToolTagReader,
-    ToolTagSyntax,
-    find_closer,
-)
+from toolmend.protocols.toolname_tags import ToolTagReader, ToolTagSyntax
 
 #: Line width passed to the YAML emitter: long strings are never folded over several lines.
 RENDER_WIDTH = 1 << 30
@@ -200,7 +196,7 @@ class YamlXmlReader(ToolTagReader):
             pos = self._before_begin(buf, pos, end, final)
             if not self.begun:
                 return pos
-        stop, closed = find_closer(buf, pos, end, self.closer)
+        stop, closed = find_closer(buf, pos, end, (self.closer,))
         if stop > pos:
             self.body.append(buf[pos:stop])
         if closed:
