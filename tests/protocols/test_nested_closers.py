@@ -2,7 +2,8 @@
 
 One rule (`toolmend.core.closers`) for every format that nests closers: a qwen3-coder value
 whose `</parameter>` and `</function>` were forgotten ends at `</tool_call>`, an invoke value
-whose `</parameter>` was forgotten at `</invoke>` or the wrapper's closer; the call ends there
+whose `</parameter>` was forgotten at `</invoke>` or the wrapper's closer, a Kimi XTML argument
+at `<|close|>call` or `<|close|>tools`; the call ends there
 (lenient: a recorded repair; strict: an error) and what follows is text again. Engines cut these
 blocks at their outer closer first, so no value can run past it there either.
 """
@@ -106,3 +107,28 @@ def test_any_value_with_forgotten_closers_ends_at_the_wrapper(value: str, after:
     result = toolmend.parse(text, "qwen3-coder", None)
     assert [c.arguments for c in result.tool_calls] == [{"content": value}]
     assert result.text == after
+
+
+KIMI_FORGOTTEN = (
+    '<|open|>tools<|sep|><|open|>call tool="write_file" index="1"<|sep|>'
+    '<|open|>argument key="path" type="string"<|sep|>a.txt<|close|>argument<|sep|>'
+    '<|open|>argument key="content" type="string"<|sep|>x = 1{closer}After.'
+)
+
+
+@pytest.mark.parametrize(
+    "closer", ["<|close|>call<|sep|><|close|>tools<|sep|>", "<|close|>tools<|sep|>"]
+)
+def test_a_kimi_xtml_argument_ends_at_the_call_or_tools_closer(closer: str) -> None:
+    text = KIMI_FORGOTTEN.format(closer=closer)
+    calls, visible = read(text, "kimi-xtml")
+    assert calls == [("write_file", {"path": "a.txt", "content": "x = 1"}, True)]
+    assert visible == "After."
+    check_all_invariants("kimi-xtml", text, WRITE)
+    check_all_invariants("auto", text, WRITE)
+
+
+def test_a_kimi_xtml_forgotten_argument_closer_is_an_error_under_strict() -> None:
+    text = KIMI_FORGOTTEN.format(closer="<|close|>tools<|sep|>")
+    result = toolmend.parse(text, "kimi-xtml", WRITE, policy="strict")
+    assert [c.executable for c in result.tool_calls] == [False]

@@ -349,6 +349,7 @@ class StreamParser:
                     self._out.append(TextDelta(marker))
                     block.attributed = self._base + pos + len(marker)
                     block.char_before_marker = marker[-1]
+                    block.blank_so_far = False
                 else:
                     self._open_block(pos, marker)
                 pos += len(marker)
