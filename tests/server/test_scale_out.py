@@ -128,9 +128,11 @@ def test_a_stream_through_the_balancer_arrives_chunk_by_chunk_not_buffered(
                 arrivals.append(time.monotonic() - started)
                 text.append(choice.delta.content)
     assert "".join(text) == "".join(words)
-    # Chunks paced 150 ms apart: a buffering balancer would hand them over all at the end. (The
-    # first ones may come together: a fresh replica's first answer pays for its warm-up.)
-    assert arrivals[-1] - arrivals[-5] > 0.4
+    # Chunks paced 150 ms apart (about 1.8 s in all): a buffering balancer would hand them over
+    # together at the end. The spread is measured over the whole stream, since on a loaded
+    # machine the first ones may come together (a fresh replica's warm-up) and later ones in
+    # bursts.
+    assert arrivals[-1] - arrivals[0] > 0.4
 
 
 def test_a_leaked_call_comes_out_as_a_real_call_through_the_balancer(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolmend.core.textscan import find_closer
+from toolmend.core.textscan import closers, find_closer
 
 
 class NestedClosers:
@@ -32,7 +32,7 @@ class NestedClosers:
     def __init__(self, levels: Sequence[Sequence[str]]) -> None:
         self.levels = tuple(tuple(level) for level in levels)
         #: Every closer, innermost first (for `find_closer` and the fast path's stops).
-        self.markers = tuple(dict.fromkeys(m for level in self.levels for m in level))
+        self.markers = closers(*dict.fromkeys(m for level in self.levels for m in level))
         if not self.markers:
             raise ValueError("a value has at least one closer")
         self._level_of: dict[str, int] = {}

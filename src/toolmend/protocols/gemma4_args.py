@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolmend.core.keyrules import TRAILING_COMMA, TRAILING_COMMA_ERROR, duplicate_key_error
-from toolmend.core.textscan import find_closer, skip_blanks
+from toolmend.core.textscan import closers, find_closer, skip_blanks
 
 STRING_DELIMITER = '<|"|>'
 CALL_CLOSE = "<tool_call|>"
@@ -57,9 +57,9 @@ class GemmaDialect:
         self.delimiter = delimiter
         self.terminators = terminators
         #: What ends plain text inside a delimited string, a JSON string, a single-quoted one.
-        self.stops = (delimiter, *terminators)
-        self.quoted_stops = ('"', "\\", *terminators)
-        self.single_stops = ("'", "\\", *terminators)
+        self.stops = closers(delimiter, *terminators)
+        self.quoted_stops = closers('"', "\\", *terminators)
+        self.single_stops = closers("'", "\\", *terminators)
 
 
 #: Gemma 4's dialect: `<|"|>` strings, `<tool_call|>` / `<turn|>` terminators.

@@ -40,7 +40,7 @@ from typing import Any
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import find_closer, partial_marker_start, skip_blanks
+from toolmend.core.textscan import closers, find_closer, partial_marker_start, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import (
@@ -88,7 +88,7 @@ class KeyValueTags:
         put = object.__setattr__
         put(self, "tag", re.compile("|".join(map(re.escape, written))))
         put(self, "canonical", dict(zip(written, glm, strict=True)))
-        put(self, "block_end", (self.close, self.open))
+        put(self, "block_end", closers(self.close, self.open))
         put(self, "body_text", ValueText(self.block_end))
         put(self, "stops", (*written, self.open, self.close))
 

@@ -34,7 +34,7 @@ from toolmend.core.closers import NestedClosers
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import closers, find_closer, is_proper_prefix, partial_marker_start
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -56,7 +56,6 @@ PARAMETER_END = "</parameter>"
 #: HTML, so a value cut just there may be unfinished and must not be executed.
 MIN_PARTIAL_CLOSER = 4
 
-_VALUE_END_MARKERS = (PARAMETER_END, FUNCTION_END, PARAMETER)
 #: Where a value ends, level by level: its own closer (or the next parameter), the function's,
 #: and in a `<tool_call>` wrapper the wrapper's.
 _VALUE_CLOSERS = {
@@ -68,10 +67,10 @@ _VALUE_CLOSERS = {
 #: A value is raw text up to a closer, for the fast path; a final newline is held back (it may
 #: be the template's, trimmed before the closer).
 _VALUE_TEXT = {
-    wrapped: ValueText(closers.markers, held="\n") for wrapped, closers in _VALUE_CLOSERS.items()
+    wrapped: ValueText(nested.markers, held="\n") for wrapped, nested in _VALUE_CLOSERS.items()
 }
-_BODY_MARKERS = (PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
-_JSON_BODY_ENDS = (FUNCTION_END, CLOSE)
+_BODY_MARKERS = closers(PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)
+_JSON_BODY_ENDS = closers(FUNCTION_END, CLOSE)
 _NOT_SPACE = re.compile(r"\S")
 _STRING = frozenset(("string",))
 
