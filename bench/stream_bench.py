@@ -11,6 +11,9 @@ and a 50 KB call in 5-character deltas in at most 20 ms per protocol on this mac
 figures for the same workload on this kind of machine (hermes / qwen3-coder detectors of other
 engines) are printed beside ours as ratios.
 
+The `auto` row reads a mixed-format output: the same content split over one call in each of
+`MIXED` (each rendered by its own protocol), one after another, read by the detector.
+
     python bench/stream_bench.py [--repeat ROUNDS] [--protocol ID ...] [--against DIR]
 
 `--against DIR` measures another checkout's `DIR/src` beside this one in the same run (each
@@ -65,27 +68,39 @@ TOOLS = [
 ]
 
 
-#: `auto` reads a mixed-format output: a small call in each of these formats, then the large
-#: call in the last one.
-AUTO_MIX = ("hermes", "harmony", "functionary-v3.1", "deepseek-v3.2", "kimi-k2", "qwen3-coder")
+#: The formats of the `auto` row's mixed output, one call each.
+MIXED = (
+    "hermes",
+    "harmony",
+    "functionary-v3.1",
+    "deepseek-v3.2",
+    "qwen3-coder",
+    "gemma4",
+    "kimi-k2",
+    "llama3-json",
+)
 
 
-def rendered(protocol: str, call: toolmend.ToolCall) -> tuple[str, int]:
-    """The output holding `call` as `protocol` writes it, and how many calls the output holds
-    (for `auto`: a mixed-format output, `AUTO_MIX`)."""
-    if protocol != "auto":
-        return toolmend.get_protocol(protocol).render_call(call), 1
-    small = toolmend.ToolCall(
-        id="s", name="write_file", arguments={"file_path": "a", "content": "b"}
-    )
-    mixed = "".join(toolmend.get_protocol(p).render_call(small) + "\n" for p in AUTO_MIX[:-1])
-    return mixed + toolmend.get_protocol(AUTO_MIX[-1]).render_call(call), len(AUTO_MIX)
-
-
-def content_of(kb: int) -> str:
+def content_of(kb: int, parts: int = 1) -> str:
     line = '    value = compute(alpha, beta) if alpha < beta else beta  # keep <tags> & "q"\n'
     text = line * (kb * 1024 // len(line) + 1)
-    return text[: kb * 1024]
+    return text[: kb * 1024 // parts]
+
+
+def rendered(protocol: str, kb: int) -> tuple[str, list[str]]:
+    """The model output of the `protocol` row at `kb` KB, and the content of each call in it.
+
+    `auto` cannot render: its row is one call in each of the `MIXED` formats (the content
+    split between them), each written by its own protocol."""
+    formats = MIXED if protocol == "auto" else (protocol,)
+    content = content_of(kb, len(formats))
+    calls = []
+    for i, fmt in enumerate(formats):
+        arguments = {"file_path": f"src/app{i}.py", "content": content}
+        call = toolmend.ToolCall(id=f"call_{i}", name="write_file", arguments=arguments)
+        calls.append(toolmend.get_protocol(fmt).render_call(call))
+    text = "I will write the file now.\n" + "\n".join(calls) + "\nDone."
+    return text, [content] * len(formats)
 
 
 def cpu_seconds(run: Callable[[], None]) -> float:
@@ -109,19 +124,10 @@ def workloads(protocol: str) -> list[tuple[int, int, Callable[[], None], Callabl
     proto = toolmend.get_protocol(protocol)
     rows = []
     for kb in SIZES_KB:
-        content = content_of(kb)
-        call = toolmend.ToolCall(
-            id="call_1",
-            name="write_file",
-            arguments={"file_path": "src/app.py", "content": content},
-        )
-        output, count = rendered(protocol, call)
-        text = "I will write the file now.\n" + output + "\nDone."
+        text, contents = rendered(protocol, kb)
         deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
 
-        def streamed(
-            deltas: list[str] = deltas, content: str = content, count: int = count
-        ) -> None:
+        def streamed(deltas: list[str] = deltas, contents: list[str] = contents) -> None:
             # Like a relaying server: each delta's events are handled and dropped; only the
             # end event is kept, to check the result.
             parser = proto.stream_parser(TOOLS, id_prefix="c")
@@ -131,12 +137,12 @@ def workloads(protocol: str) -> list[tuple[int, int, Callable[[], None], Callabl
                     if isinstance(event, ToolCallEnd):
                         ends.append(event)
             ends += [e for e in parser.finish() if isinstance(e, ToolCallEnd)]
-            assert len(ends) == count and all(e.call.executable for e in ends), protocol
-            assert ends[-1].call.arguments["content"] == content, protocol
+            assert all(e.call.executable for e in ends), protocol
+            assert [e.call.arguments["content"] for e in ends] == contents, protocol
 
-        def batch(text: str = text, count: int = count) -> None:
+        def batch(text: str = text, calls: int = len(contents)) -> None:
             result = toolmend.parse(text, protocol, TOOLS)
-            assert len(result.tool_calls) == count
+            assert len(result.tool_calls) == calls
             assert all(c.executable for c in result.tool_calls)
 
         rows.append((kb, len(deltas), streamed, batch))
@@ -160,10 +166,7 @@ def floor_run(n: int) -> Callable[[], None]:
 def peak_memory_mb(protocol: str, kb: int) -> float:
     """Peak traced allocation while streaming the `kb` call (text itself excluded)."""
     proto = toolmend.get_protocol(protocol)
-    call = toolmend.ToolCall(
-        id="c", name="write_file", arguments={"file_path": "a", "content": content_of(kb)}
-    )
-    text = rendered(protocol, call)[0]
+    text = rendered(protocol, kb)[0]
     deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
     tracemalloc.start()
     parser = proto.stream_parser(TOOLS)

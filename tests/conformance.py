@@ -93,6 +93,8 @@ def load_exceptions() -> dict[str, dict[str, str]]:
 #: what upstream's test of the inner function gets) without saying so in `delimiters`: the
 #: markers, and a pattern such a segment starts with ("" for anything that lacks the opener).
 INNER_SEGMENTS = {
+    # Ollama's qwen3vl tests call `parseJSONToolCall` on the JSON between the tags.
+    "hermes": ("<tool_call>", "</tool_call>", "{"),
     "gemma4": ("<|tool_call>", "<tool_call|>", "call:"),
     "glm45": ("<tool_call>", "</tool_call>", ""),
     "glm47": ("<tool_call>", "</tool_call>", ""),

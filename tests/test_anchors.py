@@ -110,7 +110,13 @@ def test_the_character_before_a_marker_counts_when_it_came_in_an_earlier_chunk()
 def test_each_anchor_names_what_may_stand_before_the_marker(
     anchor: Anchor, before: str, holds: bool
 ) -> None:
-    assert anchor_holds(anchor, before) is holds
+    assert anchor_holds(anchor, before, blank_so_far=before == "") is holds
+
+
+def test_the_output_anchor_holds_after_blanks_and_reasoning_only() -> None:
+    # "\n" before the marker: a blank line, or the end of a reasoning span, or another block.
+    assert anchor_holds("output", "\n", blank_so_far=True)
+    assert not anchor_holds("output", "\n", blank_so_far=False)
 
 
 @given(

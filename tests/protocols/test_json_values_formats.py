@@ -59,8 +59,9 @@ def test_json_that_is_not_a_call_of_a_given_tool_stays_text(text: str) -> None:
         assert (result.text, result.tool_calls) == (text, [])
 
 
-def test_a_json_call_in_a_code_fence_is_never_read() -> None:
-    text = f"```json\n{CALL}\n```"
+def test_a_json_call_in_a_code_fence_after_text_is_never_read() -> None:
+    # A fence that is the whole output is the call (issue #12; tests/protocols/test_fenced_calls.py).
+    text = f"For example:\n```json\n{CALL}\n```"
     assert calls(text, "auto") == []
 
 

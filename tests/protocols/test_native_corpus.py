@@ -24,6 +24,7 @@ NATIVE = (
     "harmony",
     "functionary_v3.1",
     "functionary_v2",
+    "functiongemma",
 )
 CASES = [
     (FORMAT_PROTOCOLS[case["format"]], case)

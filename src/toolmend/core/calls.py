@@ -63,6 +63,8 @@ class Block(BlockContext):
         #: What a `revert` gives back: the consumed text, and whether it is scanned again.
         self.reverted: tuple[str, bool] = ("", False)
         self.char_before_marker = ""
+        #: Nothing but blanks and reasoning came before the current marker (no text, no block).
+        self.blank_so_far = True
         #: The fast path's state while a string value streams (`stream_value`), else None.
         self.run: ValueRun | None = None
         self._call: ToolCall | None = None
@@ -236,6 +238,7 @@ class Block(BlockContext):
         """The block is over (ended, reverted or overflowed): nothing of it streams any more."""
         self.run = None
         self.char_before_marker = "\n"
+        self.blank_so_far = False
         self._call = None
         self._current_tool = None
 

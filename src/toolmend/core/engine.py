@@ -11,6 +11,14 @@ second parser.
 Its public surface is `feed`, `finish` and read-only state (`protocol_id`, `policy`,
 `resolver`, `finished`).
 
+Reasoning is never scanned for calls, with one exception seen in users' reports (Kimi K2
+Thinking behind llama.cpp): when the output ends inside a reasoning span that never closed, and
+that span ends with complete calls written in a format's special-token markup (`<|…|>`,
+`<｜…｜>`, `[TOOL_CALLS]`: never prose or code), those calls are recovered with a
+`call_in_unclosed_reasoning` diagnostic. To decide it without re-reading, the text of a span
+from its first special-token opener on is held back (at most the fragment cap) instead of being
+released as reasoning; a closer releases it as reasoning, unread.
+
 Cost: every character is consumed once. The buffer holds only what is not consumed yet (a
 held-back partial marker or escape); readers keep what they need of consumed text themselves,
 bounded by the fragment cap.
@@ -18,6 +26,7 @@ bounded by the fragment cap.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal, TypedDict
 
@@ -26,7 +35,14 @@ from toolmend.core.calls import ENDED, OPEN, Block
 from toolmend.core.fastpath import MAX_PENDING
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockReader, ProtocolSyntax, anchor_holds
 from toolmend.core.textscan import TextScanner
-from toolmend.events import Diagnostic, Event, ReasoningDelta, TextDelta, ToolCallDelta
+from toolmend.events import (
+    Diagnostic,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+)
 from toolmend.model import CallIdFactory, Tool
 from toolmend.names import ToolResolver
 from toolmend.schema_gate import Policy
@@ -34,6 +50,17 @@ from toolmend.schema_gate import Policy
 #: A retained call fragment larger than this ends the call incomplete: it bounds the memory one
 #: runaway or adversarial call can hold (1 MiB of characters).
 DEFAULT_MAX_FRAGMENT = 1024 * 1024
+#: An unclosed reasoning span's held tail is tried as calls from at most this many of its
+#: special-token openers (each try reads the tail once, at the end of the stream only).
+MAX_REASONING_CALL_STARTS = 8
+#: An opening marker that is a model's special token, not a word a human writes: `<|…|>`,
+#: `<|…>`, `<｜…｜>` or `[UPPER_CASE]`.
+_SPECIAL_TOKEN = re.compile(r"<[|｜][^<>\s]*>|\[[A-Z][A-Z_]*\]")
+
+
+def is_special_token(marker: str) -> bool:
+    """Whether `marker` is written in special-token syntax (see `_SPECIAL_TOKEN`)."""
+    return _SPECIAL_TOKEN.fullmatch(marker) is not None
 
 
 class ParserOptions(TypedDict, total=False):
@@ -75,12 +102,16 @@ class StreamParser:
         "_buf",
         "_finished",
         "_fragment_end",
+        "_held",
+        "_held_starts",
         "_marker",
         "_max_fragment",
         "_mode",
         "_out",
         "_reader",
+        "_reason_closers",
         "_reasoning",
+        "_reasoning_calls",
         "_scanner",
         "_skipper",
         "_syntax",
@@ -119,6 +150,15 @@ class StreamParser:
         self._anchors = syntax.anchors(resolver)
         #: Reasoning opener -> its closers.
         self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
+        #: The opening markers in special-token syntax, watched for inside reasoning.
+        self._reasoning_calls = tuple(
+            m for m in syntax.opening_markers(resolver) if is_special_token(m)
+        )
+        #: Reasoning text held from the span's first special-token opener on, and where (in
+        #: it) each opener began.
+        self._held: list[str] = []
+        self._held_starts: list[int] = []
+        self._reason_closers: tuple[str, ...] = ()
         self._scanner = TextScanner(
             [*syntax.opening_markers(resolver), *self._reasoning],
             mask_code=mask_code,
@@ -137,7 +177,7 @@ class StreamParser:
         if reasoning == "open":
             closers = {c: None for span in syntax.reasoning() for c in span.closers}
             self._mode = _REASON
-            self._skipper = TextScanner(tuple(closers), mask_code=False)
+            self._skipper = self._reasoning_scanner(tuple(closers))
 
     # ------------------------------------------------------------------ read-only state
 
@@ -178,6 +218,8 @@ class StreamParser:
                 self._base += len(chunk)
                 block.attributed = self._base
                 block.char_before_marker = chunk[-1]
+                if block.blank_so_far and not chunk.isspace():
+                    block.blank_so_far = False
                 return [TextDelta(chunk)]
             return self._feed_reader(chunk)
         # The fast path (`core/fastpath.py`): a string value streams, and its plain text is
@@ -253,6 +295,8 @@ class StreamParser:
         if self._finished:
             return []
         self._run(final=True)
+        if self._mode == _REASON and self._held:
+            self._settle_unclosed_reasoning()
         if self._mode == _BLOCK:
             assert self._reader is not None
             self._block.base = self._base
@@ -285,6 +329,8 @@ class StreamParser:
                     self._out.append(TextDelta(buf[pos:end]))
                     block.attributed = self._base + end
                     block.char_before_marker = buf[end - 1]
+                    if block.blank_so_far and not buf[pos:end].isspace():
+                        block.blank_so_far = False
                 pos = end
                 if cut:
                     self._out.append(
@@ -304,14 +350,15 @@ class StreamParser:
                 if marker in self._reasoning:
                     self._open_reasoning(marker)
                 elif marker in self._anchors and not anchor_holds(
-                    self._anchors[marker], block.char_before_marker
+                    self._anchors[marker], block.char_before_marker, blank_so_far=block.blank_so_far
                 ):
                     # Not where this marker may open a block: it is text, read by no reader.
                     self._out.append(TextDelta(marker))
                     block.attributed = self._base + pos + len(marker)
                     block.char_before_marker = marker[-1]
+                    block.blank_so_far = False
                 else:
-                    self._open_block(pos)
+                    self._open_block(pos, marker)
                 pos += len(marker)
             elif self._mode == _BLOCK:
                 reader = self._reader
@@ -356,34 +403,126 @@ class StreamParser:
         self._out.append(ReasoningDelta("", len(opener)))
         self._block.attributed += len(opener)
         self._mode = _REASON
-        self._skipper = TextScanner(self._reasoning[opener], mask_code=False)
+        self._skipper = self._reasoning_scanner(self._reasoning[opener])
+
+    def _reasoning_scanner(self, closers: Sequence[str]) -> TextScanner:
+        """The scanner of a reasoning span: its closers, and the special-token openers."""
+        self._reason_closers = tuple(closers)
+        return TextScanner((*closers, *self._reasoning_calls), mask_code=False)
 
     def _step_reasoning(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:
-        """Release reasoning text up to the span's closer (holding only a partial closer)."""
+        """Release reasoning text up to the span's closer (holding only a partial closer, and
+        the tail from a special-token opener on)."""
         scanner = self._skipper
         assert scanner is not None
         end, marker_at = scanner.scan(buf, pos, final)
-        cut = scanner.cut_marker  # a closer cut off by the end of the stream: markup
+        cut = scanner.cut_marker  # a marker cut off by the end of the stream: markup
         if end - cut > pos:
-            self._out.append(ReasoningDelta(buf[pos : end - cut]))
+            self._reasoning_text(buf[pos : end - cut])
         if cut:
-            self._out.append(ReasoningDelta("", cut))
+            if self._held:
+                self._reasoning_text(buf[end - cut : end])
+            else:
+                self._out.append(ReasoningDelta("", cut))
         if marker_at is None:
-            self._block.attributed = self._base + end
+            if not self._held:
+                self._block.attributed = self._base + end
             return end, False
-        closer = scanner.matched
-        self._out.append(ReasoningDelta("", len(closer)))
-        stop = marker_at + len(closer)
+        marker = scanner.matched
+        stop = marker_at + len(marker)
+        if marker in self._reasoning_calls:
+            self._hold_reasoning_call(marker)
+            return stop, True
+        self._release_held()
+        self._out.append(ReasoningDelta("", len(marker)))
         self._block.attributed = self._base + stop
         self._block.char_before_marker = "\n"
         self._mode = _TEXT
         self._skipper = None
         return stop, True
 
+    def _reasoning_text(self, text: str) -> None:
+        if self._held:
+            self._held.append(text)
+        else:
+            self._out.append(ReasoningDelta(text))
+
+    def _hold_reasoning_call(self, marker: str) -> None:
+        """A special-token opener inside reasoning: hold the span's text from here on."""
+        held = sum(map(len, self._held))
+        if held + len(marker) > self._max_fragment:
+            # Too long to be a call: reasoning, and no more watching in this span.
+            self._release_held()
+            self._reasoning_text(marker)
+            self._skipper = TextScanner(self._reason_closers, mask_code=False)
+            return
+        if len(self._held_starts) < MAX_REASONING_CALL_STARTS:
+            self._held_starts.append(held)
+        self._held.append(marker)
+
+    def _release_held(self) -> None:
+        """The held reasoning text is reasoning after all (the span closed, or it is too long)."""
+        if self._held:
+            text = "".join(self._held)
+            self._held.clear()
+            self._held_starts.clear()
+            self._out.append(ReasoningDelta(text))
+            self._block.attributed += len(text)
+
+    def _settle_unclosed_reasoning(self) -> None:
+        """The stream ended inside reasoning with a held tail: read it as calls when, from one
+        of its special-token openers on, it is nothing but complete calls (and blanks)."""
+        held = "".join(self._held)
+        starts = list(self._held_starts)
+        self._held.clear()
+        self._held_starts.clear()
+        for start in starts:
+            if self._is_only_calls(held[start:]):
+                if start:
+                    self._out.append(ReasoningDelta(held[:start]))
+                    self._block.attributed += start
+                self._out.append(
+                    Diagnostic(
+                        "call_in_unclosed_reasoning",
+                        "the output ended inside reasoning that ends with a tool call; "
+                        "the call was recovered",
+                        self._syntax.id,
+                        {},
+                        0,
+                    )
+                )
+                # Read the tail as text would have been read: the same machinery, once.
+                self._mode = _TEXT
+                self._skipper = None
+                self._buf = held[start:] + self._buf
+                self._base -= len(held) - start
+                self._run(final=True)
+                return
+        self._out.append(ReasoningDelta(held))
+        self._block.attributed += len(held)
+
+    def _is_only_calls(self, text: str) -> bool:
+        """Whether `text`, read on its own, is one or more executable calls and blanks."""
+        resolver = self._block.resolver
+        probe = StreamParser(
+            self._syntax,
+            None if resolver.accepts_any else resolver.tools,
+            policy=self._block.chosen_policy,
+            max_fragment=self._max_fragment,
+        )
+        events = probe.feed(text) + probe.finish()
+        ends = [e for e in events if isinstance(e, ToolCallEnd)]
+        return (
+            bool(ends)
+            and all(e.call.executable for e in ends)
+            and not any(isinstance(e, ReasoningDelta) for e in events)
+            and all(not e.text.strip() for e in events if isinstance(e, TextDelta))
+        )
+
     # ------------------------------------------------------------------------------ blocks
 
-    def _open_block(self, pos: int) -> None:
-        self._marker = self._scanner.matched
+    def _open_block(self, pos: int, marker: str) -> None:
+        self._marker = marker
         self._block_start = self._base + pos
         self._fragment_end = self._block_start + self._max_fragment
         self._mode = _BLOCK

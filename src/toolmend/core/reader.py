@@ -41,20 +41,23 @@ CUT_OFF = "the call was cut off before it was complete"
 
 #: Where an opening marker may open a block, from the loosest to the strictest: anywhere; at a
 #: word boundary (the start of the output or after a blank); at the start of a line (or of the
-#: output); only at the very start of the output. Elsewhere the marker is text.
+#: output); only at the start of the visible output (nothing but blanks and reasoning before
+#: it). Elsewhere the marker is text.
 Anchor = Literal["anywhere", "word", "line", "output"]
 ANCHORS: tuple[Anchor, ...] = ("anywhere", "word", "line", "output")
 _ALLOWED_BEFORE: dict[Anchor, frozenset[str] | None] = {
     "anywhere": None,
     "word": frozenset(("", " ", "\t", "\r", "\n")),
     "line": frozenset(("", "\n")),
-    "output": frozenset(("",)),
 }
 
 
-def anchor_holds(anchor: Anchor, before: str) -> bool:
+def anchor_holds(anchor: Anchor, before: str, *, blank_so_far: bool) -> bool:
     """Whether a marker anchored at `anchor` may open after `before`, the visible character
-    just before it ("" at the start of the output, "\n" right after another block)."""
+    just before it ("" at the start of the output, "\n" right after another block), when
+    `blank_so_far` says whether only blanks and reasoning came before it."""
+    if anchor == "output":
+        return blank_so_far
     allowed = _ALLOWED_BEFORE[anchor]
     return allowed is None or before in allowed
 
@@ -117,6 +120,9 @@ class BlockContext(ABC):
     #: "\n" right after another block). A format whose markers open only at some place declares
     #: it (`ProtocolSyntax.anchors`) instead of reading this.
     char_before_marker: str
+    #: Nothing but blanks and reasoning came before the opening marker (no visible text and no
+    #: other block): a format whose block counts only as the whole output checks this.
+    blank_so_far: bool
 
     @abstractmethod
     def begin_call(self, name: str) -> bool:

@@ -6,6 +6,9 @@
   longest suffix that could still grow into a marker (everything before it is released at once);
 * the code mask: inline backtick spans and fenced blocks (>= 3 backticks or tildes at line start,
   <= 3 leading spaces, longer closers accepted, CRLF handled) are text in which no marker counts.
+  A marker that is itself a fence opener (```` ```tool_code ````: a fence some models write
+  their calls in) counts only there, at a line start and as the line's whole info string;
+  anywhere else it is code like any fence.
 
 Cost: every character is classified once. What is held back between feeds is bounded by named
 constants (a partial marker, an undecided fence line's info string, an inline span still looking
@@ -239,9 +242,11 @@ class TextScanner:
     """
 
     __slots__ = (
+        "_call_fences",
         "_cut_markers",
         "_eventful",
         "_fence_char",
+        "_fence_hit",
         "_fence_len",
         "_first_chars",
         "_line_start",
@@ -264,6 +269,11 @@ class TextScanner:
         mask_code: bool = True,
         cut_markers: Sequence[str] | None = None,
     ) -> None:
+        #: Markers that open a fence: found only at a line start, by the fence logic.
+        fences = tuple(m for m in markers if mask_code and m.startswith("`"))
+        self._call_fences = tuple(sorted(set(fences), key=len, reverse=True))
+        #: A call fence found at a line start: (where it begins, the marker).
+        self._fence_hit: tuple[int, str] | None = None
         (
             self._markers,
             self._longest,
@@ -273,7 +283,9 @@ class TextScanner:
             self._search,
             self._eventful,
         ) = _scan_plan(
-            tuple(markers), mask_code, None if cut_markers is None else tuple(cut_markers)
+            tuple(m for m in markers if m not in fences),
+            mask_code,
+            None if cut_markers is None else tuple(cut_markers),
         )
         self._mask_code = mask_code
         self._mode = _NORMAL
@@ -332,6 +344,10 @@ class TextScanner:
             if self._line_start and self._mask_code:
                 i, held = self._at_line_start(buf, i, final, _resumed(memo, _HELD_INFO))
                 memo = None
+                if self._fence_hit is not None:
+                    start, self.matched = self._fence_hit
+                    self._fence_hit = None
+                    return start, start
                 if held:
                     return i, None
                 if self._line_start or self._mode == _FENCE or self._run is not None:
@@ -422,6 +438,10 @@ class TextScanner:
         j = _end_of(_SPACES, buf, i)
         if j == n and not final:
             return i, True  # at most three spaces
+        if self._call_fences and j < n and buf[j] == "`":
+            decided = self._call_fence(buf, j, final)
+            if decided is not None:
+                return i, decided
         char = buf[j] if j < n else ""
         if char not in _RUNS:
             self._line_start = False  # no fence here: the rest of the line is ordinary
@@ -431,6 +451,23 @@ class TextScanner:
             self._run = (_LINE_OPENER, char, k - j, k - i)
             return n, False  # the run may still grow: counted, not held
         return self._decide_opener(buf, k, char, k - j, k - i, k, final)
+
+    def _call_fence(self, buf: str, j: int, final: bool) -> bool | None:
+        """A call fence opening at `buf[j]`: found (`_fence_hit` set, False), undecided (True:
+        hold the line), or not one (None: the line is read as usual)."""
+        n = len(buf)
+        for marker in self._call_fences:
+            after = j + len(marker)
+            if buf.startswith(marker, j):
+                if after == n and not final:
+                    return True  # the info string may go on (`tool_codes`)
+                if after == n or buf[after] in " \t\r\n":
+                    self._fence_hit = (j, marker)
+                    self._line_start = False
+                    return False
+            elif not final and after > n and marker.startswith(buf[j:n]):
+                return True
+        return None
 
     def _decide_opener(
         self, buf: str, k: int, char: str, length: int, used: int, looked: int, final: bool

@@ -30,7 +30,9 @@ _MODULES: dict[str, str] = {
     "olmo3": "toolmend.protocols.pythonic:OLMO3",
     "pythonic": "toolmend.protocols.pythonic:PYTHONIC",
     "calling-tool": "toolmend.protocols.pythonic:CALLING_TOOL",
+    "gemma-tool-code": "toolmend.protocols.pythonic:GEMMA_TOOL_CODE",
     "minimax-m2": "toolmend.protocols.minimax_m2",
+    "functiongemma": "toolmend.protocols.functiongemma",
     # Model-native formats: JSON arguments in delimiters, special-token sections, bare JSON.
     "mistral": "toolmend.protocols.mistral",
     "deepseek": "toolmend.protocols.deepseek",

@@ -112,11 +112,13 @@ class AutoProtocol(TextProtocol):
         return tuple(closers)
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        before = ctx.char_before_marker
+        before, blank = ctx.char_before_marker, ctx.blank_so_far
         owners = [
             p
             for p in self.owners(marker, ctx.resolver)
-            if anchor_holds(p.anchors(ctx.resolver).get(marker, "anywhere"), before)
+            if anchor_holds(
+                p.anchors(ctx.resolver).get(marker, "anywhere"), before, blank_so_far=blank
+            )
         ]
         if len(owners) == 1:
             return _adopt(owners[0], marker, ctx)

@@ -2,11 +2,17 @@
 
     [{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", …}]
     Sure. {"function": "get_weather", "args": {"city": "Paris"}}
+    ```json
+    [{"name": "get_weather", "arguments": {"city": "Paris"}}]
+    ```
 
-Owns nothing but its place in the registry and rendering (a JSON list, xLAM's shape). Reading is
-`json_values`' under the false-positive guard: the JSON must look like a call from its first
-key, its name must resolve against the tools, and with `tools=None` it is a call only when it
-is the whole output.
+Owns its place in the registry, rendering (a JSON list, xLAM's shape) and the fenced form.
+Reading is `json_values`' under the false-positive guard: the JSON must look like a call from
+its first key, its name must resolve against the tools, and with `tools=None` it is a call only
+when it is the whole output. A ```` ```json ```` fence (found by the scanner only at a line
+start) is read only as the first thing in the visible output, blanks and reasoning aside;
+anywhere else, or holding no call, it is text to its closing fence (code, never scanned), and
+with `tools=None` only blanks may follow its closing fence.
 """
 
 from __future__ import annotations
@@ -15,11 +21,69 @@ import json
 from collections.abc import Sequence
 
 from toolmend.core.reader import BlockContext, BlockReader
+from toolmend.core.textscan import skip_blanks
 from toolmend.model import ToolCall
 from toolmend.names import ToolResolver
-from toolmend.protocols.json_values import CallValuesProtocol, CallValuesReader
+from toolmend.protocols.json_values import CallValuesProtocol, CallValuesReader, call_format
 
 BARE = ("{", "[")
+FENCE = "```json"
+FENCE_CLOSE = "```"
+_FENCED = call_format(closers=(FENCE_CLOSE,), block="a ```json fence")
+
+
+class FencedCallsReader(CallValuesReader):
+    """A ```` ```json ```` fence: its JSON read as bare calls, at the start of the output.
+
+    What is not a call (or not at the start) is the whole fence as text, read to its closing
+    line and never scanned, so that its closing backticks are not taken for a fence opening.
+    """
+
+    def __init__(self, ctx: BlockContext) -> None:
+        super().__init__(ctx, _FENCED, FENCE, bare=True)
+        self.guarded = True  # a value may open with `{` or `[`: the JSON scan decides
+        self.not_a_call = False  # decided here, by `blank_so_far`, whatever the tools
+        #: Not a call: the rest of the fence is read as text.
+        self.to_closer = not ctx.blank_so_far
+        self.after_close = False  # tools=None: the fence closed, only blanks may follow
+
+    def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if self.to_closer:
+            return self._rest_of_fence(buf, pos, end, final)
+        if self.after_close:
+            i = skip_blanks(buf, pos, end)
+            self.consumed.append(buf[pos:i])
+            if i < end:  # text follows: the fence was not the whole output
+                self.after_close = False
+                return super()._revert(i)
+            if final:
+                self.after_close = False
+                return super()._end(i)
+            return i
+        return super().step(buf, pos, end, final)
+
+    def _revert(self, at: int, *, rescan: bool = False) -> int:
+        self.to_closer = True
+        self.not_a_call = False
+        return at
+
+    def _rest_of_fence(self, buf: str, pos: int, end: int, final: bool) -> int:
+        k = buf.find("\n" + FENCE_CLOSE, pos, end)
+        if k < 0:
+            cut = end if final else max(pos, end - len(FENCE_CLOSE))
+            self.consumed.append(buf[pos:cut])
+            if final:
+                super()._revert(end)
+            return cut
+        stop = k + 1 + len(FENCE_CLOSE)
+        self.consumed.append(buf[pos:stop])
+        return super()._revert(stop)
+
+    def _end(self, at: int) -> int:
+        if self.deferred is not None and not self.after_close:
+            self.after_close = True  # the whole-output rule: decided by what follows
+            return at
+        return super()._end(at)
 
 
 class BareJsonProtocol(CallValuesProtocol):
@@ -30,12 +94,17 @@ class BareJsonProtocol(CallValuesProtocol):
     bare_markers = BARE
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return BARE
+        return (*BARE, FENCE)
+
+    def closing_markers_after(self, marker: str) -> Sequence[str]:
+        return (FENCE_CLOSE,) if marker == FENCE else self.closing_markers()
 
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return ()
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        if marker == FENCE:
+            return FencedCallsReader(ctx)
         return CallValuesReader(ctx, self.format, marker, bare=True, prime=marker)
 
     def render_call(self, call: ToolCall) -> str:

@@ -14,7 +14,9 @@ it belongs to the call. String arguments of the top-level object stream while th
 a trailing `}`, `]` or whitespace is held back until it is known to be text, because the repair
 of a forgotten `<|"|>` reads it as structure.
 
-The argument language itself (and its repairs) lives in `gemma4_args`. This module never
+FunctionGemma writes the same blocks with other tokens (`functiongemma`): the reader and the
+renderers here take a `GemmaMarkup`, Gemma 4's by default. The argument language itself (and
+its repairs) lives in `gemma4_args`. This module never
 validates arguments (the schema gate does) and never reads `<|channel>thought` reasoning (the
 parser keeps it apart: `reasoning_spans`).
 """
@@ -25,6 +27,7 @@ import ast
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolmend.core.fastpath import ValueRun, ValueText
@@ -41,11 +44,10 @@ from toolmend.model import Tool, ToolCall
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, carried_raw, inert_closers
 from toolmend.protocols.gemma4_args import (
-    CALL_CLOSE,
+    GEMMA4,
     STRING_DELIMITER,
-    TERMINATORS,
-    TURN_END,
     GemmaArgScan,
+    GemmaDialect,
     decode_arguments,
 )
 from toolmend.schema_gate import Policy, declared_types
@@ -66,17 +68,45 @@ _NAME = r"[^\s{}()\[\],<>\"'|:]+"
 _HEADER = re.compile(rf"[ \t\r\n]*call:[ \t]*({_NAME})[ \t]*([{{(])")
 _HEADER_PREFIX = re.compile(rf"[ \t\r\n]*(?:c|ca|cal|call|call:[ \t]*(?:{_NAME}[ \t]*)?)?")
 _HEADER_NAME = re.compile(rf"[ \t\r\n]*call:[ \t]*({_NAME})")
-_PAREN_SEARCH = re.compile(r"[()\[\]{}\"'\\]|" + "|".join(re.escape(t) for t in TERMINATORS))
 _BARE_KEY = re.compile(r"\w+")
-_NOISE = (*TERMINATORS, RESPONSE_OPEN)
 #: What a string's streamed text holds back at its end (the trailing run of these characters):
 #: the repair of a forgotten `<|"|>` reads a final `}` or `]`, and the whitespace around it, as
 #: structure.
 _HELD = "}] \t\r\n"
-_STOPS = (STRING_DELIMITER, *TERMINATORS)
-#: How a string is written, for the fast path: it ends at the delimiter or a terminator, and
-#: its trailing structure and blanks are held back from the argument stream.
-_STRING_TEXT = ValueText(_STOPS, hold=_HELD)
+
+
+@dataclass(frozen=True)
+class GemmaMarkup:
+    """The tokens of one Gemma family's call blocks, declarations and results."""
+
+    #: What opens a call block.
+    open: str
+    #: The string delimiter and the call terminators.
+    dialect: GemmaDialect
+    response_open: str
+    response_close: str
+    declaration_open: str
+    declaration_close: str
+    #: Tokens right after a call that are markup, not text: the terminators and a stray
+    #: result opener (a stop sequence the engine may let through).
+    noise: tuple[str, ...] = field(init=False)
+    #: How a string is written, for the fast path: it ends at the delimiter or a terminator,
+    #: and its trailing structure and blanks are held back from the argument stream.
+    string_text: ValueText = field(init=False)
+    #: The tokens Python-style arguments are read by.
+    paren_search: re.Pattern[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        ends = self.dialect.terminators
+        object.__setattr__(self, "noise", (*ends, self.response_open))
+        object.__setattr__(self, "string_text", ValueText(self.dialect.stops, hold=_HELD))
+        search = re.compile(r"[()\[\]{}\"'\\]|" + "|".join(re.escape(t) for t in ends))
+        object.__setattr__(self, "paren_search", search)
+
+
+GEMMA4_MARKUP = GemmaMarkup(
+    OPEN, GEMMA4, RESPONSE_OPEN, RESPONSE_CLOSE, DECLARATION_OPEN, DECLARATION_CLOSE
+)
 
 _HEADER_STATE, _ARGS, _PAREN, _AFTER, _AFTER_CLOSE = range(5)
 
@@ -92,9 +122,10 @@ def _property_names(tool: Tool | None) -> tuple[list[str], list[str]]:
 class _CallArguments(GemmaArgScan):
     """The argument object of one call, streaming its top-level values through `ctx.args`."""
 
-    def __init__(self, ctx: BlockContext) -> None:
-        super().__init__(allow_repair=ctx.policy is Policy.LENIENT)
+    def __init__(self, ctx: BlockContext, markup: GemmaMarkup) -> None:
+        super().__init__(allow_repair=ctx.policy is Policy.LENIENT, dialect=markup.dialect)
         self.ctx = ctx
+        self.markup = markup
         self.done_args: dict[str, Any] = {}  # top-level values complete so far
         self.partial_key: str | None = None  # the key of the open top-level string
         self.streaming = False
@@ -106,7 +137,7 @@ class _CallArguments(GemmaArgScan):
         self.partial_key = key
         self.streaming = self.ctx.args.open_string(key)
         if self.streaming:
-            self.run = self.ctx.stream_value(_STRING_TEXT, raw=(self.raw,))
+            self.run = self.ctx.stream_value(self.markup.string_text, raw=(self.raw,))
 
     def on_string_text(self, text: str) -> None:
         if not self.streaming:
@@ -176,8 +207,10 @@ def decode_python_arguments(inner: str) -> tuple[dict[str, Any] | None, str | No
 class Gemma4Reader(BlockReader):
     """Reads one `<|tool_call>` block: one or more `call:NAME{...}` and an optional terminator."""
 
-    def __init__(self, ctx: BlockContext) -> None:
+    def __init__(self, ctx: BlockContext, markup: GemmaMarkup = GEMMA4_MARKUP) -> None:
         self.ctx = ctx
+        self.markup = markup
+        self.terminators = markup.dialect.terminators
         self.state = _HEADER_STATE
         self.calls = 0  # calls begun in this block
         self.args: _CallArguments | None = None
@@ -226,17 +259,18 @@ class Gemma4Reader(BlockReader):
         if m is None:
             seg = buf[pos : min(end, pos + MAX_TAG_LENGTH)]
             rest = seg.lstrip(" \t\r\n")
-            if self.calls == 0 and rest and any(rest.startswith(t) for t in TERMINATORS):
+            terminators = self.terminators
+            if self.calls == 0 and rest and any(rest.startswith(t) for t in terminators):
                 stop = (
                     pos
                     + len(seg)
                     - len(rest)
-                    + len(next(t for t in TERMINATORS if rest.startswith(t)))
+                    + len(next(t for t in terminators if rest.startswith(t)))
                 )
                 self.ctx.end_block()  # an empty block: markup without a call
                 return stop, False
             undecided = _HEADER_PREFIX.fullmatch(seg) is not None or (
-                self.calls == 0 and any(t.startswith(rest) for t in TERMINATORS)
+                self.calls == 0 and any(t.startswith(rest) for t in terminators)
             )
             if undecided and not final and end - pos < MAX_TAG_LENGTH:
                 named = _HEADER_NAME.match(seg)
@@ -253,7 +287,7 @@ class Gemma4Reader(BlockReader):
         self.calls += 1
         self.header_name = None
         if opener == "{":
-            self.args = _CallArguments(self.ctx)
+            self.args = _CallArguments(self.ctx, self.markup)
             self.state = _ARGS
             return m.end() - 1, True
         self.ctx.args.halt()
@@ -278,6 +312,7 @@ class Gemma4Reader(BlockReader):
             string_keys=string_keys,
             known_keys=known,
             allow_repair=self.ctx.policy is Policy.LENIENT,
+            dialect=self.markup.dialect,
         )
 
     def _arguments(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
@@ -309,13 +344,13 @@ class Gemma4Reader(BlockReader):
     def _python_arguments(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """`call:NAME(key="v", n=1)`: up to the matching `)` outside quotes."""
         while True:
-            m = _PAREN_SEARCH.search(buf, pos, end)
+            m = self.markup.paren_search.search(buf, pos, end)
             if m is None:
                 self.paren.append(buf[pos:end])
                 return end, False
             tok = m.group()
             i = m.start()
-            if tok in TERMINATORS and not self.paren_quote:
+            if tok in self.terminators and not self.paren_quote:
                 self.paren.append(buf[pos:i])
                 self.ctx.end_call({}, at=i, error="the Python-style arguments are not closed")
                 self.state = _AFTER_CLOSE
@@ -357,19 +392,22 @@ class Gemma4Reader(BlockReader):
         i = skip_blanks(buf, pos, end)
         if i - pos > MAX_GAP:
             return self._end(pos)
-        rest = buf[i : min(end, i + len(RESPONSE_OPEN))]
-        for marker in _NOISE:
+        noise = self.markup.noise
+        rest = buf[i : min(end, i + max(map(len, (*noise, self.markup.open))))]
+        for marker in noise:
             if rest.startswith(marker):
                 self.state = _AFTER_CLOSE
                 return i + len(marker), True
         if not closed and rest.startswith(CALL_PREFIX):
             self.state = _HEADER_STATE
             return i, True
-        candidates = (*_NOISE, OPEN) if closed else (*_NOISE, OPEN, CALL_PREFIX)
+        candidates = (
+            (*noise, self.markup.open) if closed else (*noise, self.markup.open, CALL_PREFIX)
+        )
         if rest == "" or any(m.startswith(rest) and m != rest for m in candidates):
             if not final:
                 return pos, False
-            if rest and any(m.startswith(rest) for m in _NOISE):
+            if rest and any(m.startswith(rest) for m in noise):
                 return self._end(end)  # a cut-off terminator is markup
         return self._end(pos)
 
@@ -382,18 +420,20 @@ def _as_written(text: str) -> str:
     return text
 
 
-def _format_key(key: str, text: Callable[[str], str] = _as_written) -> str:
-    return key if _BARE_KEY.fullmatch(key) else STRING_DELIMITER + text(key) + STRING_DELIMITER
+def _format_key(key: str, text: Callable[[str], str], delimiter: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else delimiter + text(key) + delimiter
 
 
-def format_value(value: Any, text: Callable[[str], str] = _as_written) -> str:
-    """A JSON value written in Gemma 4's argument language (object keys sorted, as its template).
+def format_value(
+    value: Any, text: Callable[[str], str] = _as_written, delimiter: str = STRING_DELIMITER
+) -> str:
+    """A JSON value written in Gemma's argument language (object keys sorted, as its template).
 
-    Strings are raw between `<|"|>` delimiters; `text` is applied to each string and quoted key
+    Strings are raw between `delimiter`s; `text` is applied to each string and quoted key
     first (to refuse or make inert a delimiter inside one).
     """
     if isinstance(value, str):
-        return STRING_DELIMITER + text(value) + STRING_DELIMITER
+        return delimiter + text(value) + delimiter
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -402,101 +442,120 @@ def format_value(value: Any, text: Callable[[str], str] = _as_written) -> str:
         return json.dumps(value)
     if isinstance(value, dict):
         items = sorted(value.items(), key=lambda kv: (str(kv[0]).lower(), str(kv[0])))
-        return (
-            "{"
-            + ",".join(f"{_format_key(str(k), text)}:{format_value(v, text)}" for k, v in items)
-            + "}"
+        pairs = (
+            f"{_format_key(str(k), text, delimiter)}:{format_value(v, text, delimiter)}"
+            for k, v in items
         )
+        return "{" + ",".join(pairs) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(format_value(v, text) for v in value) + "]"
-    return format_value(str(value), text)
+        return "[" + ",".join(format_value(v, text, delimiter) for v in value) + "]"
+    return format_value(str(value), text, delimiter)
 
 
-def _declare_schema(schema: dict[str, Any]) -> str:
-    """A property's JSON Schema in the shape of Gemma 4's tool declarations."""
+def _declare_schema(schema: dict[str, Any], delimiter: str) -> str:
+    """A property's JSON Schema in the shape of Gemma's tool declarations."""
+
+    def value(v: Any) -> str:
+        return format_value(v, _as_written, delimiter)
+
     parts: list[str] = []
     if isinstance(schema.get("description"), str):
-        parts.append(f"description:{format_value(schema['description'])}")
+        parts.append(f"description:{value(schema['description'])}")
     if schema.get("nullable") is True:
         parts.append("nullable:true")
     if isinstance(schema.get("enum"), list):
-        parts.append(f"enum:{format_value(schema['enum'])}")
+        parts.append(f"enum:{value(schema['enum'])}")
     props = schema.get("properties")
     if isinstance(props, dict):
-        parts.append(f"properties:{_declare_properties(props)}")
+        parts.append(f"properties:{_declare_properties(props, delimiter)}")
     required = schema.get("required")
     if isinstance(required, list) and required:
-        parts.append(f"required:{format_value(required)}")
+        parts.append(f"required:{value(required)}")
     items = schema.get("items")
     if isinstance(items, dict) and items:
-        parts.append(f"items:{{{_declare_schema(items)}}}")
+        parts.append(f"items:{{{_declare_schema(items, delimiter)}}}")
     declared = schema.get("type")
     if isinstance(declared, str):
-        parts.append(f"type:{format_value(declared.upper())}")
+        parts.append(f"type:{value(declared.upper())}")
     elif isinstance(declared, list):
-        parts.append(f"type:{format_value([str(t).upper() for t in declared])}")
+        parts.append(f"type:{value([str(t).upper() for t in declared])}")
     return ",".join(parts)
 
 
-def _declare_properties(props: dict[str, Any]) -> str:
+def _declare_properties(props: dict[str, Any], delimiter: str) -> str:
     items = sorted(props.items(), key=lambda kv: kv[0].lower())
     return (
         "{"
         + ",".join(
-            f"{_format_key(k)}:{{{_declare_schema(v if isinstance(v, dict) else {})}}}"
+            f"{_format_key(k, _as_written, delimiter)}:"
+            f"{{{_declare_schema(v if isinstance(v, dict) else {}, delimiter)}}}"
             for k, v in items
         )
         + "}"
     )
 
 
-def declare_tool(tool: Tool) -> str:
-    """One tool as Gemma 4's chat template declares it: `<|tool>declaration:NAME{...}<tool|>`."""
+def declare_tool(tool: Tool, markup: GemmaMarkup = GEMMA4_MARKUP) -> str:
+    """One tool as the family's chat template declares it: `<|tool>declaration:NAME{...}<tool|>`."""
+    delimiter = markup.dialect.delimiter
     params = tool.parameters
-    body = f"description:{format_value(tool.description)}"
-    inner = _declare_schema({k: v for k, v in params.items() if k != "description"})
+    body = f"description:{format_value(tool.description, _as_written, delimiter)}"
+    inner = _declare_schema({k: v for k, v in params.items() if k != "description"}, delimiter)
     if inner:
         body += f",parameters:{{{inner}}}"
-    return f"{DECLARATION_OPEN}declaration:{tool.name}{{{body}}}{DECLARATION_CLOSE}"
+    return f"{markup.declaration_open}declaration:{tool.name}{{{body}}}{markup.declaration_close}"
 
 
 class Gemma4Protocol(TextProtocol):
+    """Gemma 4's blocks; another Gemma family is this class with its own `markup`."""
+
     id = "gemma4"
+    markup = GEMMA4_MARKUP
     #: The thought channel is reasoning: the parser never scans it for calls.
-    reasoning_spans = (ReasoningSpan("<|channel>thought", ("<channel|>",)),)
+    reasoning_spans: tuple[ReasoningSpan, ...] = (
+        ReasoningSpan("<|channel>thought", ("<channel|>",)),
+    )
     aliases = ("gemma4-delimiter",)
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|> (Gemma 4)'
     #: Its envelope's closer, and the delimiter of the raw string the content is written in.
     result_closers = (RESPONSE_CLOSE, STRING_DELIMITER)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (OPEN,)
+        return (self.markup.open,)
 
     def closing_markers(self) -> Sequence[str]:
-        return (CALL_CLOSE, TURN_END)
+        return self.markup.dialect.terminators
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        return Gemma4Reader(ctx)
+        return Gemma4Reader(ctx, self.markup)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
-        declarations = "".join(declare_tool(t) for t in tools)
+        markup = self.markup
+        declarations = "".join(declare_tool(t, markup) for t in tools)
+        q, close = markup.dialect.delimiter, markup.dialect.terminators[0]
         return (
             f"{declarations}\n\n"
-            "To call a tool, write `<|tool_call>call:` and its name, then its arguments in "
-            "braces, then `<tool_call|>`; write one such block per call:\n"
-            '<|tool_call>call:NAME{key:<|"|>text<|"|>,count:1,flag:true,list:[1,2],'
-            "object:{a:1}}<tool_call|>\n"
-            'Keys are bare words; every string value is enclosed in <|"|> on both sides; '
+            f"To call a tool, write `{markup.open}call:` and its name, then its arguments in "
+            f"braces, then `{close}`; write one such block per call:\n"
+            f"{markup.open}call:NAME{{key:{q}text{q},count:1,flag:true,list:[1,2],"
+            f"object:{{a:1}}}}{close}\n"
+            f"Keys are bare words; every string value is enclosed in {q} on both sides; "
             "numbers, booleans and null are written bare."
         )
 
     def render_call(self, call: ToolCall) -> str:
-        def raw(text: str) -> str:
-            return carried_raw(text, (STRING_DELIMITER,), protocol_id=self.id)
+        markup = self.markup
+        delimiter = markup.dialect.delimiter
 
-        return f"{OPEN}{CALL_PREFIX}{call.name}{format_value(call.arguments, raw)}{CALL_CLOSE}"
+        def raw(text: str) -> str:
+            return carried_raw(text, (delimiter,), protocol_id=self.id)
+
+        arguments = format_value(call.arguments, raw, delimiter)
+        return f"{markup.open}{CALL_PREFIX}{call.name}{arguments}{markup.dialect.terminators[0]}"
 
     def wrap_result(self, call_id: str, name: str, content: str) -> str:
+        markup = self.markup
+        delimiter = markup.dialect.delimiter
         try:
             value = json.loads(content)
         except ValueError:
@@ -506,11 +565,11 @@ class Gemma4Protocol(TextProtocol):
             return inert_closers(text, self.result_closers)
 
         body = (
-            format_value(value, inert)
+            format_value(value, inert, delimiter)
             if isinstance(value, dict)
-            else "{value:" + format_value(content) + "}"
+            else "{value:" + format_value(content, _as_written, delimiter) + "}"
         )
-        return f"{RESPONSE_OPEN}response:{name}{body}{RESPONSE_CLOSE}"
+        return f"{markup.response_open}response:{name}{body}{markup.response_close}"
 
 
 PROTOCOL = Gemma4Protocol()

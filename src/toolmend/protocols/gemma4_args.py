@@ -1,6 +1,9 @@
-"""Gemma 4's argument language: `{key:<|"|>text<|"|>,n:1,flag:true,obj:{a:1},list:[1,2]}`.
+"""Gemma's argument language: `{key:<|"|>text<|"|>,n:1,flag:true,obj:{a:1},list:[1,2]}`.
 
-This module owns reading that language into JSON values, piece by piece (`GemmaArgScan`) or in
+Gemma 4 and FunctionGemma write the same language and differ only in two tokens, the string
+delimiter (`<|"|>`, `<escape>`) and the call terminators: a `GemmaDialect` names them, and
+everything below takes one (Gemma 4's by default). This module owns reading that language into
+JSON values, piece by piece (`GemmaArgScan`) or in
 one go (`decode_arguments`), and the few repairs real Gemma 4 output needs:
 
 * strings live between `<|"|>` delimiters and are raw (no escapes); JSON `"..."` strings and
@@ -41,15 +44,33 @@ TURN_END = "<turn|>"
 #: What ends a call block. Inside an open string they are text (see the module docstring).
 TERMINATORS = (CALL_CLOSE, TURN_END)
 
+
+class GemmaDialect:
+    """The tokens one Gemma model family writes its arguments with.
+
+    Every token begins with its only `<`, as Gemma's special tokens do.
+    """
+
+    def __init__(self, delimiter: str, terminators: tuple[str, ...]) -> None:
+        for token in (delimiter, *terminators):
+            if not token.startswith("<") or "<" in token[1:]:
+                raise ValueError(f"a Gemma token begins with its only '<': {token!r}")
+        self.delimiter = delimiter
+        self.terminators = terminators
+        #: What ends plain text inside a delimited string, a JSON string, a single-quoted one.
+        self.stops = closers(delimiter, *terminators)
+        self.quoted_stops = closers('"', "\\", *terminators)
+        self.single_stops = closers("'", "\\", *terminators)
+
+
+#: Gemma 4's dialect: `<|"|>` strings, `<tool_call|>` / `<turn|>` terminators.
+GEMMA4 = GemmaDialect(STRING_DELIMITER, TERMINATORS)
+
 _WS = " \t\r\n"
 _JSON_LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 # Characters a bare value may start with and still be read as a JSON literal (upstream's rule
 # for which values the schema-gated raw-string repair leaves alone).
 _LITERAL_START = frozenset("-0123456789tfn")
-_GEMMA_STOPS = closers(STRING_DELIMITER, *TERMINATORS)
-#: What ends plain text inside a JSON string or a single-quoted one.
-_QUOTED_STOPS = closers('"', "\\", *TERMINATORS)
-_SINGLE_STOPS = closers("'", "\\", *TERMINATORS)
 _BARE_SEARCH = re.compile(r"[,}\]<]")
 _KEY_SEARCH = re.compile(r"[:,{}\[\]\"<]")
 
@@ -67,7 +88,8 @@ class GemmaArgScan:
     with certainty.
     """
 
-    def __init__(self, *, allow_repair: bool = True) -> None:
+    def __init__(self, *, allow_repair: bool = True, dialect: GemmaDialect = GEMMA4) -> None:
+        self.dialect = dialect
         #: The policy's answer to repairs that lose nothing (a trailing comma: `keyrules`).
         self.allow_repair = allow_repair
         self.stack: list[dict[str, Any] | list[Any]] = []
@@ -182,11 +204,12 @@ class GemmaArgScan:
                     return pos, None
             elif mode == _AFTER_SINGLE:
                 rest = buf[pos:end]
-                if rest.startswith(STRING_DELIMITER):
-                    self._take(STRING_DELIMITER)
-                    pos += len(STRING_DELIMITER)
+                delimiter = self.dialect.delimiter
+                if rest.startswith(delimiter):
+                    self._take(delimiter)
+                    pos += len(delimiter)
                     self.repairs.append("dangling-string-delimiter")
-                elif STRING_DELIMITER.startswith(rest) and not final:
+                elif delimiter.startswith(rest) and not final:
                     return pos, None
                 self.mode = _STRUCT
             else:
@@ -199,11 +222,12 @@ class GemmaArgScan:
 
     def _marker_at(self, buf: str, i: int, end: int, final: bool) -> tuple[str | None, bool]:
         """The delimiter or terminator starting at `buf[i]` ("<"), or whether more is needed."""
-        for marker in _GEMMA_STOPS:
+        stops = self.dialect.stops
+        for marker in stops:
             if buf.startswith(marker, i, end):
                 return marker, False
         rest = buf[i:end]
-        if not final and any(m.startswith(rest) for m in _GEMMA_STOPS):
+        if not final and any(m.startswith(rest) for m in stops):
             return None, True
         return None, False
 
@@ -224,9 +248,9 @@ class GemmaArgScan:
             marker, need = self._marker_at(buf, i, end, final)
             if need:
                 return i, None, True
-            if marker in TERMINATORS:
+            if marker in self.dialect.terminators:
                 return i, marker, False
-            delimiter = marker == STRING_DELIMITER
+            delimiter = marker == self.dialect.delimiter
         if self._expect_top:
             # Before the object: anything but `{` (a string delimiter too) is read inside an
             # object assumed open, so no value is ever read without a container.
@@ -268,9 +292,9 @@ class GemmaArgScan:
             self.expect[-1] = _KEYPOS if isinstance(self.stack[-1], dict) else _VALUE
         expect = self.expect[-1]
         if delimiter:  # checked like any other value or key: after its `:` or `,`
-            self._take(STRING_DELIMITER)
+            self._take(self.dialect.delimiter)
             self._open_string(_GEMMA)
-            return i + len(STRING_DELIMITER), None, False
+            return i + len(self.dialect.delimiter), None, False
         if c == '"':
             self._take(c)
             self._open_string(_QUOTED)
@@ -303,8 +327,9 @@ class GemmaArgScan:
 
     def _gemma(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a `<|"|>` string: everything up to the next `<|"|>` is text."""
+        dialect = self.dialect
         while True:
-            stop, marker = find_closer(buf, pos, end, _GEMMA_STOPS, final=final)
+            stop, marker = find_closer(buf, pos, end, dialect.stops, final=final)
             if stop > pos:
                 text = buf[pos:stop]
                 self.raw.append(text)
@@ -313,7 +338,7 @@ class GemmaArgScan:
                 pos = stop
             if not marker:
                 return pos, True
-            if marker == STRING_DELIMITER:
+            if marker == dialect.delimiter:
                 text = self.string_text()
                 self._take(marker)
                 self._end_string(text, streamed=True)
@@ -329,7 +354,8 @@ class GemmaArgScan:
     def _quoted(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, str | None, bool]:
         """Inside a JSON `"..."` string or a single-quoted value (escapes kept raw)."""
         single = self.mode == _SINGLE
-        stops = _SINGLE_STOPS if single else _QUOTED_STOPS
+        terminators = self.dialect.terminators
+        stops = self.dialect.single_stops if single else self.dialect.quoted_stops
         while True:
             stop, tok = find_closer(buf, pos, end, stops, final=final)
             if stop > pos:
@@ -346,7 +372,7 @@ class GemmaArgScan:
                 self._take(pair)
                 pos += len(pair)
                 continue
-            if tok in TERMINATORS:
+            if tok in terminators:
                 if single:
                     return pos, tok, False  # an unterminated quote: the terminator ends the call
                 if self.ignored_close_at < 0:
@@ -526,9 +552,9 @@ class DecodedGemmaArguments:
 
 
 def _decode_once(
-    text: str, *, repaired: bool = False, allow_repair: bool = True
+    text: str, dialect: GemmaDialect, *, repaired: bool = False, allow_repair: bool = True
 ) -> DecodedGemmaArguments:
-    scan = GemmaArgScan(allow_repair=allow_repair)
+    scan = GemmaArgScan(allow_repair=allow_repair, dialect=dialect)
     pos, stop = scan.scan(text, 0, len(text), True)
     if stop is None and not scan.done:
         scan.close_at_end(repaired=repaired)
@@ -546,8 +572,9 @@ def wrap_raw_string_value(
     bare_values: Sequence[tuple[str, int]],
     string_keys: Sequence[str],
     known_keys: Collection[str],
+    delimiter: str = STRING_DELIMITER,
 ) -> str | None:
-    """`text` with the bare value of the first string-typed key wrapped in `<|"|>`, or None.
+    """`text` with the bare value of the first string-typed key wrapped in `delimiter`, or None.
 
     The value runs from just after its key's `:` to the next `,known_key:`, else to the end of
     the text (less a final `}`), so it may hold commas and braces.
@@ -566,7 +593,7 @@ def wrap_raw_string_value(
         if stop < 0:
             trimmed = text.rstrip(_WS)
             stop = len(trimmed) - 1 if trimmed.endswith("}") and len(trimmed) > start else len(text)
-        return text[:start] + STRING_DELIMITER + text[start:stop] + STRING_DELIMITER + text[stop:]
+        return text[:start] + delimiter + text[start:stop] + delimiter + text[stop:]
     return None
 
 
@@ -577,6 +604,7 @@ def decode_arguments(
     known_keys: Collection[str] = (),
     assume_repaired: bool = False,
     allow_repair: bool = True,
+    dialect: GemmaDialect = GEMMA4,
 ) -> DecodedGemmaArguments:
     """Read a whole argument object (`{...}` as written after `call:NAME`), repairing if needed.
 
@@ -586,15 +614,17 @@ def decode_arguments(
     `assume_repaired`: the caller already repaired `text`, so a missing final `}` may be added.
     `allow_repair` (the lenient policy): a trailing comma is dropped as a repair, not an error.
     """
-    first = _decode_once(text, repaired=assume_repaired, allow_repair=allow_repair)
+    first = _decode_once(text, dialect, repaired=assume_repaired, allow_repair=allow_repair)
     if first.error is None or not string_keys:
         return first
-    probe = GemmaArgScan()
+    probe = GemmaArgScan(dialect=dialect)
     probe.scan(text, 0, len(text), True)
-    wrapped = wrap_raw_string_value(text, probe.bare_values, string_keys, known_keys)
+    wrapped = wrap_raw_string_value(
+        text, probe.bare_values, string_keys, known_keys, dialect.delimiter
+    )
     if wrapped is None:
         return first
-    second = _decode_once(wrapped, repaired=True, allow_repair=allow_repair)
+    second = _decode_once(wrapped, dialect, repaired=True, allow_repair=allow_repair)
     if second.error is not None:
         return first
     return DecodedGemmaArguments(second.arguments, ["raw-string-value", *second.repairs])

@@ -21,6 +21,10 @@ Reading, in short:
   (`<tool_call>{"name": ..., "arguments": ...}`, read by the Hermes reader) are read too.
 * A `<tool_call>` before the block's `</tool_call>` ends the unclosed call incomplete.
 
+LongCat-Flash writes the same blocks with its own tag names (`<longcat_tool_call>`,
+`<longcat_arg_key>`, ...): the reading takes a `KeyValueTags` (GLM's by default) and the JSON
+reader of the format's blocks, so `longcat` reuses it whole.
+
 It never scans text outside its block (the engine's `TextScanner` does), never validates or
 repairs arguments (the schema gate does), and streams no argument deltas before the block
 closes (a later duplicate may replace a value).
@@ -29,7 +33,7 @@ closes (a later duplicate may replace a value).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +51,7 @@ from toolmend.protocols.base import (
     declare_tools,
 )
 from toolmend.protocols.hermes import hermes_reader
-from toolmend.protocols.json_calls import JsonCallsReader, arguments_from_text
+from toolmend.protocols.json_calls import arguments_from_text
 from toolmend.schema_gate import Policy, declared_types
 from toolmend.textvalue import typed_value
 
@@ -56,16 +60,43 @@ CLOSE = "</tool_call>"
 ARG_KEY, ARG_KEY_END = "<arg_key>", "</arg_key>"
 ARG_VALUE, ARG_VALUE_END = "<arg_value>", "</arg_value>"
 
-_TAG = re.compile("</?arg_(?:key|value)>")
-_BLOCK_END_MARKERS = closers(CLOSE, OPEN)
-#: The body as the fast path may take it: text in which no block end can begin.
-_BODY_TEXT = ValueText(_BLOCK_END_MARKERS)
+
+@dataclass(frozen=True)
+class KeyValueTags:
+    """The tag names of one key/value-tag format: its block and its key and value tags."""
+
+    open: str
+    close: str
+    arg_key: str
+    arg_key_end: str
+    arg_value: str
+    arg_value_end: str
+    #: Any of the four argument tags.
+    tag: re.Pattern[str] = field(init=False)
+    #: The argument tag as written -> GLM's spelling of it (what `read_pairs` compares).
+    canonical: dict[str, str] = field(init=False)
+    #: The end of a block body: its closer, or a new block opening before it.
+    block_end: tuple[str, str] = field(init=False)
+    #: The body as the fast path may take it: text in which no block end can begin.
+    body_text: ValueText = field(init=False)
+    #: What a raw key or value cannot hold: it would read back as structure.
+    stops: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        written = (self.arg_key, self.arg_key_end, self.arg_value, self.arg_value_end)
+        glm = ("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
+        put = object.__setattr__
+        put(self, "tag", re.compile("|".join(map(re.escape, written))))
+        put(self, "canonical", dict(zip(written, glm, strict=True)))
+        put(self, "block_end", closers(self.close, self.open))
+        put(self, "body_text", ValueText(self.block_end))
+        put(self, "stops", (*written, self.open, self.close))
+
+
+GLM_TAGS = KeyValueTags(OPEN, CLOSE, ARG_KEY, ARG_KEY_END, ARG_VALUE, ARG_VALUE_END)
 _NAME_END = re.compile(r"[<{\n]")
 #: A tool name as models write it: no blanks, brackets, quotes or sentence punctuation.
 _NAME = re.compile(r"[^\s<>{}\[\]()\"'`,;=!?*]+")
-
-#: What a raw key or value cannot hold: it would read back as structure.
-_STOPS = (ARG_KEY, ARG_KEY_END, ARG_VALUE, ARG_VALUE_END, OPEN, CLOSE)
 
 NOT_CLOSED_BEFORE_NEXT = "the call is not closed before the next <tool_call>"
 
@@ -93,7 +124,7 @@ class Pairs:
     open_at_end: bool = False
 
 
-def read_pairs(rest: str) -> Pairs:
+def read_pairs(rest: str, tags: KeyValueTags = GLM_TAGS) -> Pairs:
     """The `<arg_key>`/`<arg_value>` pairs of `rest` (the body after the name), tolerantly.
 
     One pass over the tags. A value is the raw text between its tags; a value whose opening tag
@@ -104,8 +135,8 @@ def read_pairs(rest: str) -> Pairs:
     key: str | None = None  # a key read, waiting for its value
     open_tag = ""  # the tag whose content is being read ("" between pairs)
     start = 0  # where the current content began
-    for m in _TAG.finditer(rest):
-        tag, text = m.group(), rest[start : m.start()]
+    for m in tags.tag.finditer(rest):
+        tag, text = tags.canonical[m.group()], rest[start : m.start()]
         start = m.end()
         if open_tag == ARG_VALUE:
             if tag == ARG_VALUE_END:
@@ -173,7 +204,7 @@ class BodyVerdict:
     open_at_end: bool = False
 
 
-def read_body(rest: str, ctx: BlockContext) -> BodyVerdict:
+def read_body(rest: str, ctx: BlockContext, tags: KeyValueTags = GLM_TAGS) -> BodyVerdict:
     """The arguments of a block body after its name: key/value pairs or one JSON object."""
     tool, lenient = ctx.current_tool, ctx.policy is Policy.LENIENT
     if rest.lstrip().startswith("{"):
@@ -181,7 +212,7 @@ def read_body(rest: str, ctx: BlockContext) -> BodyVerdict:
         if read.error is None:
             return BodyVerdict(read.arguments, read.repairs, None)
         return BodyVerdict({}, [], read.error)
-    pairs = read_pairs(rest)
+    pairs = read_pairs(rest, tags)
     repairs = list(pairs.repairs)
     error = pairs.error
     if repairs and not lenient and error is None:
@@ -219,7 +250,7 @@ class GlmProtocol(TextProtocol):
         return claim_unless_first_char(body, "<{[")
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        return GlmReader(ctx)
+        return GlmReader(ctx, GLM_TAGS, hermes_reader)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         n = self.sep
@@ -238,8 +269,8 @@ class GlmProtocol(TextProtocol):
         parts = [f"{OPEN}{call.name}{n}"]
         for key, value in call.arguments.items():
             text = value if isinstance(value, str) else canonical_json(value)
-            carried_raw(key, _STOPS, protocol_id=self.id)
-            carried_raw(text, _STOPS, protocol_id=self.id)
+            carried_raw(key, GLM_TAGS.stops, protocol_id=self.id)
+            carried_raw(text, GLM_TAGS.stops, protocol_id=self.id)
             parts.append(f"{ARG_KEY}{key}{ARG_KEY_END}{n}{ARG_VALUE}{text}{ARG_VALUE_END}{n}")
         parts.append(CLOSE)
         return "".join(parts)
@@ -258,11 +289,19 @@ class GlmReader(BlockReader):
     up to `</tool_call>`, read whole by `read_body` when the block closes. Body text in which
     no block end can begin is taken by the engine's plain-text run without calling the reader."""
 
-    def __init__(self, ctx: BlockContext) -> None:
+    def __init__(
+        self,
+        ctx: BlockContext,
+        tags: KeyValueTags,
+        json_reader: Callable[[BlockContext], BlockReader],
+    ) -> None:
         self.ctx = ctx
+        self.tags = tags
+        #: The reader of a block that holds a JSON call object (`{"name": ...}`) instead.
+        self.json_reader = json_reader
         self.state = _HEAD
         self.pieces: list[str] = []  # the body after the name, as consumed
-        self.hermes: JsonCallsReader | None = None
+        self.hermes: BlockReader | None = None
         self._stop = 0
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
@@ -282,7 +321,7 @@ class GlmReader(BlockReader):
         if k == end and not final:
             return pos
         if k < end and buf[k] == "{":
-            self.hermes = hermes_reader(self.ctx)
+            self.hermes = self.json_reader(self.ctx)
             return self.hermes.step(buf, pos, end, final)
         m = _NAME_END.search(buf, k, min(end, k + MAX_TAG_LENGTH))
         if m is None and not final:
@@ -300,20 +339,21 @@ class GlmReader(BlockReader):
             self.ctx.revert(buf[pos:cut], rescan=False)
             return cut
         self.state = _BODY
-        self.ctx.stream_value(_BODY_TEXT, raw=(self.pieces,))
+        self.ctx.stream_value(self.tags.body_text, raw=(self.pieces,))
         return self._body(buf, cut, end, final) if cut < end else cut
 
     def _body(self, buf: str, pos: int, end: int, final: bool) -> int:
-        at, tag = find_closer(buf, pos, end, _BLOCK_END_MARKERS, final=final)
+        tags = self.tags
+        at, tag = find_closer(buf, pos, end, tags.block_end, final=final)
         if not tag:
             if at > pos:
                 self.pieces.append(buf[pos:at])
             return at
         self.pieces.append(buf[pos:at])
         self.ctx.stop_value()
-        body = read_body("".join(self.pieces), self.ctx)
-        if tag == CLOSE:
-            stop = at + len(CLOSE)
+        body = read_body("".join(self.pieces), self.ctx, tags)
+        if tag == tags.close:
+            stop = at + len(tags.close)
             self.ctx.end_call(body.arguments, at=stop, error=body.error, repairs=body.repairs)
         else:
             stop = at  # the next call is a block of its own
@@ -328,8 +368,8 @@ class GlmReader(BlockReader):
         if self.state != _BODY:
             return EofVerdict(recoverable=False)
         text = "".join(self.pieces)
-        text = text[: partial_marker_start(text, 0, len(text), (CLOSE,))]  # a cut-off closer
-        body = read_body(text, self.ctx)
+        text = text[: partial_marker_start(text, 0, len(text), (self.tags.close,))]  # cut off
+        body = read_body(text, self.ctx, self.tags)
         if body.error is not None:
             return EofVerdict(False, body.arguments, reason=body.error)
         # A value or key still open may be cut in the middle: only a body complete but for its

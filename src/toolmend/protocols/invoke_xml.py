@@ -19,6 +19,9 @@ Wire format, as both formats read it:
   value is the string as written unless the tool's schema declares the key with a type the
   string does not satisfy, then it is JSON (numbers, booleans, arrays, objects). Undeclared keys
   stay strings: the schema gate decides what they mean (renames, coercions, removal).
+* a value whose `</parameter>` is missing ends at the invoke's `</invoke>` or the wrapper's
+  closer, which end the invoke (and the block) with it (`core/closers.py`); the forgotten
+  closers are a repair (`close-parameter`, `close-invoke`), an error under the strict policy.
 * a duplicated parameter rejects the call (`DuplicateRule.REJECT`) or the last one wins
   (`DuplicateRule.LAST_WINS`, recorded as a repair; then no argument streams before the call
   closes, since a later value may replace an earlier one).
@@ -52,6 +55,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from toolmend.core.closers import NestedClosers
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
@@ -174,9 +178,14 @@ _ENTITIES = Escapes(
 
 
 @lru_cache(maxsize=16)
-def value_text(prefix: str) -> ValueText:
-    """A value ends at its `</parameter>` (with the invoke's prefix); entities are decoded."""
-    return ValueText((f"</{prefix}parameter>",), _ENTITIES)
+def _value_end(prefix: str, wrap_close: str) -> tuple[NestedClosers, ValueText]:
+    """Where a value ends (its `</parameter>`, else the invoke's or the wrapper's closer, with
+    the invoke's prefix) and how the fast path takes its text (entities are decoded)."""
+    levels = [(f"</{prefix}parameter>",), (f"</{prefix}invoke>",)]
+    if wrap_close:
+        levels.append((wrap_close,))
+    closers = NestedClosers(levels)
+    return closers, ValueText(closers.markers, _ENTITIES)
 
 
 def escape_text(text: str) -> str:
@@ -537,19 +546,30 @@ class InvokeReader(BlockReader):
         elif self.duplicate is None and not as_json:
             self.streaming = self.ctx.args.open_string(key)
         if not self.discard:
-            self.ctx.stream_value(value_text(self.prefix), decoded=(self.pieces,))
+            self.ctx.stream_value(
+                _value_end(self.prefix, self.wrap_close)[1], decoded=(self.pieces,)
+            )
         self.state = _VALUE
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
-        close = self.param_close
-        stop, closed = find_closer(buf, pos, end, (close,))
-        if closed:
+        at, close, level = _value_end(self.prefix, self.wrap_close)[0].find(buf, pos, end)
+        if close:
             self.ctx.stop_value()
-            self._value_piece(buf[pos:stop])
+            self._value_piece(buf[pos:at])
             self._close_value()
-            self.state = _BODY
-            return stop + len(close), True
+            stop = at + len(close)
+            if level == 0:
+                self.state = _BODY
+                return stop, True
+            self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
+            self._forgotten("close-invoke", f"the invoke is not closed with {self.invoke_close}")
+            self._end_invoke(stop)
+            if level == 1:
+                return stop, True
+            self.ctx.end_block()  # the wrapper's closer ends the block too
+            return stop, False
+        stop = at  # a partial closer may begin there
         if not final:
             amp = buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
             if amp != -1 and ";" not in buf[amp:stop]:
@@ -612,6 +632,14 @@ class InvokeReader(BlockReader):
         if not closed:
             return at, False
         return self._end_invoke(at + len(self.invoke_close)), True
+
+    def _forgotten(self, repair: str, error: str) -> None:
+        """A closer is missing where an enclosing closer makes the structure plain."""
+        if self.ctx.policy is Policy.LENIENT:
+            if repair not in self.repairs:
+                self.repairs.append(repair)
+        elif self.error is None:
+            self.error = error
 
     def _reason(self) -> str | None:
         if self.error is not None:

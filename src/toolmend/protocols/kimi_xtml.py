@@ -23,6 +23,9 @@ Reading rules:
 * A call whose tool does not resolve stays text, markup and all; so does a `tools` block holding
   only such calls. A malformed call header is not a call (text).
 * Anything else inside a call than argument channels and whitespace makes the call incomplete.
+* An argument whose `<|close|>argument` is missing ends at the call's `<|close|>call` (or the
+  wrapper's `<|close|>tools`), which then closes the call too (`core/closers.py`'s rule for
+  nested closers): a repair under the lenient policy, an error under strict.
 * The `think` channel is reasoning (`reasoning_spans`): the parser never scans it for calls.
 * Any other complete marker in visible text (a stray channel transition: response,
   message, unnamed `<|open|><|sep|>`, a bare `<|sep|>`, a sep-less `<|close|>think`) is removed
@@ -59,6 +62,7 @@ from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, declare_tools
 from toolmend.protocols.xtml_markers import CLOSE, LEADS, OPEN, SEP, MarkerStatus, match_marker
+from toolmend.schema_gate import Policy
 from toolmend.textvalue import strict_json_as
 
 TOOLS_OPEN = f"{OPEN}tools{SEP}"
@@ -168,7 +172,17 @@ _HEAD, _TOOLS, _BODY, _VALUE = range(4)
 class _Call:
     """One call being read (of a declared tool, or of an unknown one whose markup is text)."""
 
-    __slots__ = ("arguments", "error", "junk", "key", "kind", "known", "pieces", "streaming")
+    __slots__ = (
+        "arguments",
+        "error",
+        "junk",
+        "key",
+        "kind",
+        "known",
+        "pieces",
+        "repairs",
+        "streaming",
+    )
 
     def __init__(self, known: bool) -> None:
         self.known = known
@@ -179,6 +193,7 @@ class _Call:
         self.pieces: list[str] = []  # the raw value of the argument in progress
         self.streaming = False
         self.junk = False  # unexpected content was met (reported once)
+        self.repairs: list[str] = []  # forgotten closers put back
 
 
 class XtmlReader(BlockReader):
@@ -414,6 +429,7 @@ class XtmlReader(BlockReader):
         self.call = None
         self.state = _TOOLS
         if call.known:
+            repairs = [*call.repairs, *repairs]
             self.ctx.end_call(call.arguments, at=at, error=error or call.error, repairs=repairs)
             self.calls_ended += 1
             if close_block or not self.wrapped:
@@ -491,6 +507,15 @@ class XtmlReader(BlockReader):
             self._finish_value(call)
             self.state = _BODY
             return self._advance(buf, i, m.end), True
+        if m.is_marker("close", "call") or (m.is_marker("close", "tools") and self.wrapped):
+            # An enclosing closer: the argument's own was forgotten; the body reads the closer.
+            self._finish_value(call)
+            if self.ctx.policy is Policy.LENIENT:
+                call.repairs.append("xtml-argument-close-missing")
+            elif call.error is None:
+                call.error = "an argument is not closed with <|close|>argument"
+            self.state = _BODY
+            return i, True
         stop = m.end if m.status is MarkerStatus.COMPLETE else i + 2
         self._piece(call, buf, i, stop)  # marker-shaped text inside a value is value text
         return stop, True

@@ -20,6 +20,12 @@ Values are read by their parameter's schema type:
   turned into strings;
 * an undeclared parameter is a string unless its text is all child tags.
 
+Roo Code's shapes are read against the tool's own schema: an undeclared `<args>` wrapper is
+transparent (`<read_file><args><file>…</file></args></read_file>`), and a tag whose name is
+undeclared but whose plural is a declared array (`<file>` for `files`, `<line_range>` for
+`line_ranges`) is one element of that array (Roo's native `read_file` takes `files: [{path,
+line_ranges}]`).
+
 `<tool_name/>` is a call without arguments. A body whose first non-blank character is not a tag
 is not a call: the opening tag stays text. Text between parameter tags, a parameter given twice,
 or a malformed value make the call incomplete with an error. The module never executes, renames
@@ -230,6 +236,20 @@ def _decode_array(occurrences: list[str], schema: Any, where: str, depth: int) -
     return [decode_value(raw, items, f"{where}[0]", depth + 1)]
 
 
+#: The wrapper Roo Code writes around a call's parameters (`<read_file><args>…</args>`).
+ARGS_WRAPPER = "args"
+
+
+def declared_name(schema: Any, name: str) -> str:
+    """The property a tag `name` stands for: itself, or its plural when only that is declared
+    as an array (Roo Code's `<file>` element of `files`)."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict) or name in props:
+        return name
+    plural = props.get(name + "s")
+    return name + "s" if "array" in schema_types(plural) else name
+
+
 def _property_schema(schema: Any, name: str) -> Any:
     """The subschema of property `name` of an object schema (None when it has none)."""
     if not isinstance(schema, dict):
@@ -254,7 +274,7 @@ def _decode_object(raw: str, schema: Any, where: str, depth: int) -> dict[str, A
         return dict(mapping)
     grouped: dict[str, list[str]] = {}
     for name, inner in elements:
-        grouped.setdefault(name, []).append(inner)
+        grouped.setdefault(declared_name(schema, name), []).append(inner)
     out: dict[str, Any] = {}
     for name, raws in grouped.items():
         sub = _property_schema(schema, name)
@@ -334,10 +354,10 @@ class _Value:
 
     __slots__ = ("closer", "depth", "key", "mode", "raw", "schema", "sent", "streaming")
 
-    def __init__(self, key: str, schema: Any) -> None:
+    def __init__(self, key: str, schema: Any, tag: str) -> None:
         self.key = key
         self.schema = schema
-        self.closer = f"</{key}>"
+        self.closer = f"</{tag}>"
         self.raw: list[str] = []
         # A string decides at its first characters whether it is raw text or CDATA (_LEAD).
         self.mode = _LEAD if is_raw_string(schema) else _COLLECT
@@ -358,6 +378,7 @@ class MorphXmlReader(ToolTagReader):
         self.pending: str | None = None  # the array parameter read last: it may repeat
         self.error: str | None = None
         self.stopped = False  # the block ended or reverted during this step
+        self.in_args = False  # inside Roo Code's `<args>` wrapper
 
     def _schema_of(self, key: str) -> Any:
         tool = self.ctx.current_tool
@@ -416,6 +437,9 @@ class MorphXmlReader(ToolTagReader):
             self._flush_pending()
             self.stopped = True
             return self.finish_call(self._settled(), after, self.error)
+        if close is not None and close.group(1) == ARGS_WRAPPER and self.in_args:
+            self.in_args = False
+            return after
         param = _PARAM_TAG.fullmatch(tag)
         if param is None or not self.begin():
             if not self.begun:
@@ -424,10 +448,17 @@ class MorphXmlReader(ToolTagReader):
                 return at
             self._fail("a malformed tag between parameters")
             return after
-        key = param.group(1)
+        written = param.group(1)
+        tool = self.ctx.current_tool
+        schema = tool.parameters if tool is not None else None
+        wrapper = written == ARGS_WRAPPER and not param.group(2) and not self.in_args
+        if wrapper and tool is not None and self._schema_of(ARGS_WRAPPER) is None:
+            self.in_args = True  # Roo Code's wrapper: its children are the parameters
+            return after
+        key = declared_name(schema, written)
         if self.pending is not None and key != self.pending:
             self._flush_pending()
-        self.value = _Value(key, self._schema_of(key))
+        self.value = _Value(key, self._schema_of(key), written)
         self.state = _VALUE
         if param.group(2):  # <key/>: an empty value
             self._close_value()
@@ -507,7 +538,7 @@ class MorphXmlReader(ToolTagReader):
 
     def _collect_step(self, v: _Value, buf: str, pos: int, end: int, final: bool) -> int:
         """A structured or typed value: its raw text up to the closer matching its tag."""
-        opener = f"<{v.key}>"
+        opener = "<" + v.closer[2:]  # the tag as written (`<file>` of `files`)
         while True:
             at, closed = find_closer(buf, pos, end, (v.closer,))
             nested = buf.find(opener, pos, at)

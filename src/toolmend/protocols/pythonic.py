@@ -1,7 +1,8 @@
 """Pythonic calls: `[get_weather(city="Paris"), f(x=1)]`, read with Python's `ast`, never run.
 
 The call syntax of Llama 3.2/4's pythonic template, LFM2 (`<|tool_call_start|>[...]
-<|tool_call_end|>`), OLMo 3 (`<function_calls>f(a=1)\\ng(b=2)</function_calls>`), the
+<|tool_call_end|>`), OLMo 3 (`<function_calls>f(a=1)\\ng(b=2)</function_calls>`), Gemma's
+`tool_code` fences (```` ```tool_code\\nf(a=1)\\n``` ````, at a line start), the
 `[Calling tool: f({...})]` lines some Qwen-served agents leak, and bare lists. One mechanism,
 configured per format by a `PythonicFormat` (markers, closer, anchoring); this module owns it:
 
@@ -262,6 +263,9 @@ class PythonicFormat:
     depth: int = 1
     #: Opens only at the start of the output or of a line, and only around resolving names.
     anchored: bool = False
+    #: The opener is a code fence's (the scanner finds it only at a line start) and a rendered
+    #: call is one call on its line.
+    fenced: bool = False
     aliases: tuple[str, ...] = ()
     #: How a rendered call is written: the markers around `render_calls`' list.
     render_open: str = ""
@@ -318,6 +322,10 @@ class PythonicProtocol(TextProtocol):
         if self.format.openers == (CALLING_TOOL_MARKER,):
             return f"{CALLING_TOOL_MARKER} {call.name}({canonical_json(call.arguments)})]"
         body = render_calls([call])
+        if self.format.fenced:
+            # One call on its line, as the fence is written; a backtick can stand only inside
+            # a string literal, where `\x60` spells it without closing the fence.
+            body = body[1:-1].replace("`", "\\x60")
         if self.format.closer:
             carried_raw(body, (self.format.closer,), protocol_id=self.id)
         return f"{self.format.render_open}{body}{self.format.render_close}"
@@ -477,6 +485,18 @@ PYTHONIC = PythonicProtocol(
         closer=None,
         anchored=True,
         aliases=("llama4-pythonic",),
+    )
+)
+GEMMA_TOOL_CODE = PythonicProtocol(
+    PythonicFormat(
+        id="gemma-tool-code",
+        summary="Gemma tool_code fences, one call per line: ```tool_code\\nf(a=1)\\n```",
+        openers=("```tool_code",),
+        closer="```",
+        fenced=True,
+        aliases=("tool-code", "gemma3"),
+        render_open="```tool_code\n",
+        render_close="\n```",
     )
 )
 CALLING_TOOL = PythonicProtocol(

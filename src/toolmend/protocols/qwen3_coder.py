@@ -10,7 +10,8 @@ Parsing, in short:
   block holds one function; a `</tool_call>` right after `</function>` belongs to it.
 * A parameter value is raw text: one leading and one trailing newline are the template's and are
   trimmed; nothing else is trimmed or decoded. Only `</parameter>` ends a value, or (the closer
-  forgotten) `</function>` or the next `<parameter=`; any other `<`, `>` or tag is content.
+  forgotten) the next `<parameter=`, `</function>`, or the wrapper's `</tool_call>`, which then
+  ends the call and the block (`core/closers.py`); any other `<`, `>` or tag is content.
 * Values are typed by the tool's schema (`parameter_value`): a string keeps its text; numbers,
   booleans and null are read from the text; objects and arrays from JSON or Python literals.
   Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
@@ -28,8 +29,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from toolmend.core.closers import NestedClosers
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
@@ -55,12 +58,6 @@ PARAMETER_END = "</parameter>"
 #: HTML, so a value cut just there may be unfinished and must not be executed.
 MIN_PARTIAL_CLOSER = 4
 
-_VALUE_END_MARKERS = closers(PARAMETER_END, FUNCTION_END, PARAMETER)
-#: A value is raw text up to a closer, for the fast path; a final newline is held back (it may
-#: be the template's, trimmed before the closer).
-_VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
-
-
 @dataclass(frozen=True)
 class Wrapper:
     """The tags a call block may be wrapped in (`<tool_call>`; Seed-OSS's `<seed:tool_call>`),
@@ -80,6 +77,19 @@ class Wrapper:
 
 
 TOOL_CALL = Wrapper(OPEN, CLOSE)
+
+
+@lru_cache(maxsize=8)
+def value_end(wrap_close: str | None) -> tuple[NestedClosers, ValueText]:
+    """Where a value ends, level by level: its own closer (or the next parameter), the
+    function's, and inside a wrapper the wrapper's (`wrap_close`); and how the fast path takes
+    its text: raw, a final newline held back (it may be the template's, trimmed before the
+    closer)."""
+    levels = [(PARAMETER_END, PARAMETER), (FUNCTION_END,), *([(wrap_close,)] if wrap_close else [])]
+    nested = NestedClosers(levels)
+    return nested, ValueText(nested.markers, held="\n")
+
+
 _NOT_SPACE = re.compile(r"\S")
 _STRING = frozenset(("string",))
 
@@ -165,7 +175,7 @@ class Qwen3CoderProtocol(TextProtocol):
         lines = [self.wrapper.open, f"{FUNCTION}{call.name}>"]
         for key, value in call.arguments.items():
             text = value if isinstance(value, str) else canonical_json(value)
-            carried_raw(text, _VALUE_END_MARKERS, protocol_id=self.id)
+            carried_raw(text, value_end(self.wrapper.close)[0].markers, protocol_id=self.id)
             lines.append(f"{PARAMETER}{key}>\n{text}\n{PARAMETER_END}")
         lines += [FUNCTION_END, self.wrapper.close]
         return "\n".join(lines)
@@ -217,6 +227,7 @@ class Qwen3CoderReader(BlockReader):
         self.ctx = ctx
         self.wrapped = wrapped
         self.wrapper = wrapper
+        self.value_closers, self.value_text = value_end(wrapper.close if wrapped else None)
         self.state = _PRELUDE if wrapped else _HEADER
         self.name_offset = 0  # _HEADER: where the name starts, counted from the held position
         self.begun = False
@@ -420,8 +431,8 @@ class Qwen3CoderReader(BlockReader):
             if buf[pos] == "\n":
                 pos += 1
             if self.streaming:
-                self.ctx.stream_value(_VALUE_TEXT, raw=(self.pieces,))
-        k, marker = find_closer(buf, pos, end, _VALUE_END_MARKERS)
+                self.ctx.stream_value(self.value_text, raw=(self.pieces,))
+        k, marker, level = self.value_closers.find(buf, pos, end)
         if not marker:
             if final:
                 self.tail = buf[pos:end]
@@ -432,6 +443,7 @@ class Qwen3CoderReader(BlockReader):
             if cut > pos:
                 self._release(buf[pos:cut])
             return cut
+        stop = k + len(marker)
         text = buf[pos:k]
         if text.endswith("\n"):
             text = text[:-1]
@@ -439,15 +451,20 @@ class Qwen3CoderReader(BlockReader):
         if marker == PARAMETER_END:
             self._close_value()
             self.state = _BODY
-            return k + len(marker)
+            return stop
         self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
         self._close_value()
         if marker == PARAMETER:
             self.state = _PARAM_HEADER
-            return k + len(marker)
-        self._end_call(k + len(marker))
+            return stop
+        if level == 2:  # the wrapper's closer: the function's is missing too
+            self._forgotten("close-function", f"the function is not closed with {FUNCTION_END}")
+            self._end_call(stop)
+            self._finish_block(stop)
+            return stop
+        self._end_call(stop)
         self.state = _AFTER
-        return k + len(marker)
+        return stop
 
     def _release(self, text: str) -> None:
         if text:
@@ -555,10 +572,10 @@ class Qwen3CoderReader(BlockReader):
 
     def _value_at_eof(self) -> EofVerdict:
         tail = self.tail
-        for marker in (PARAMETER_END, FUNCTION_END):
+        for marker in (PARAMETER_END, FUNCTION_END, *((self.wrapper.close,) if self.wrapped else ())):
             cut = partial_marker_start(tail, 0, len(tail), (marker,))
             if len(tail) - cut >= MIN_PARTIAL_CLOSER:
-                if marker == FUNCTION_END:
+                if marker != PARAMETER_END:
                     self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
                 text = tail[:cut]
                 self._release(text[:-1] if text.endswith("\n") else text)
