@@ -58,6 +58,7 @@ PARAMETER_END = "</parameter>"
 #: HTML, so a value cut just there may be unfinished and must not be executed.
 MIN_PARTIAL_CLOSER = 4
 
+
 @dataclass(frozen=True)
 class Wrapper:
     """The tags a call block may be wrapped in (`<tool_call>`; Seed-OSS's `<seed:tool_call>`),
@@ -572,7 +573,8 @@ class Qwen3CoderReader(BlockReader):
 
     def _value_at_eof(self) -> EofVerdict:
         tail = self.tail
-        for marker in (PARAMETER_END, FUNCTION_END, *((self.wrapper.close,) if self.wrapped else ())):
+        wrapper_close = (self.wrapper.close,) if self.wrapped else ()
+        for marker in (PARAMETER_END, FUNCTION_END, *wrapper_close):
             cut = partial_marker_start(tail, 0, len(tail), (marker,))
             if len(tail) - cut >= MIN_PARTIAL_CLOSER:
                 if marker != PARAMETER_END:
