@@ -430,7 +430,7 @@ class StreamParser:
             return end, False
         marker = scanner.matched
         stop = marker_at + len(marker)
-        if marker in self._reasoning_calls:
+        if marker not in self._reason_closers:  # a closer that is also an opener closes
             self._hold_reasoning_call(marker)
             return stop, True
         self._release_held()
