@@ -25,7 +25,10 @@ What a message is:
 
 Output that begins inside a message is read from the first marker on (an engine strips the
 leading `<|start|>assistant`); output that begins inside reasoning is the parser's
-`reasoning="open"`. Never: reads a message's text for calls other than through its header.
+`reasoning="open"`. A call whose special tokens were decoded away
+(`assistantcommentary to=functions.NAME json{…}`) is read from its recipient; the reasoning
+before it, with its tokens gone, cannot be told from text. Never: reads a message's text for
+calls other than through its header.
 """
 
 from __future__ import annotations
@@ -143,6 +146,30 @@ SYNTAX = HeaderJsonSyntax(
     call_closers=TERMINATORS,
     single_call=True,
     cut_by=NEXT_MESSAGE,
+)
+
+
+#: A call whose special tokens an engine decoded away (`skip_special_tokens`), as users report
+#: gpt-oss behind vLLM and llama.cpp: `…assistantcommentary to=functions.NAME json{…}`. The
+#: recipient opens it (the glued role and channel with it, when they are there).
+STRIPPED_CALL = "to=functions."
+STRIPPED_CALLS = (f"assistantcommentary {STRIPPED_CALL}", STRIPPED_CALL)
+_STRIPPED_HEADER = re.compile(
+    r"([^\s<>{}]+)(?:\s+(?:json|code))?\s*(?:<\|constrain\|>\s*\w*\s*)?(?:<\|message\|>\s*)?\Z"
+)
+
+
+def stripped_tool_name(header: str) -> str | None:
+    """The tool of `NAME json` (what is left of `NAME <|constrain|>json<|message|>`)."""
+    m = _STRIPPED_HEADER.match(header)
+    return m.group(1) if m else None
+
+
+STRIPPED = HeaderJsonSyntax(
+    parse_header=stripped_tool_name,
+    call_openers=STRIPPED_CALLS,
+    call_closers=TERMINATORS,
+    single_call=True,
 )
 
 
@@ -273,7 +300,7 @@ class HarmonyProtocol(TextProtocol):
     )
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (*NEXT_MESSAGE, *TERMINATORS)
+        return (*NEXT_MESSAGE, *TERMINATORS, *STRIPPED_CALLS)
 
     def closing_markers(self) -> Sequence[str]:
         return (*TERMINATORS, *NEXT_MESSAGE)
@@ -281,6 +308,8 @@ class HarmonyProtocol(TextProtocol):
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         if marker in TERMINATORS:
             return MarkupOnlyReader(ctx)  # a message's end whose header was stripped
+        if marker in STRIPPED_CALLS:
+            return HeaderJsonReader(STRIPPED, marker, ctx)
         return HarmonyReader(marker, ctx)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
