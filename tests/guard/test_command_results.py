@@ -1,11 +1,12 @@
 """The command-result formats agents put around a shell tool's output are structure.
 
-Each format is the agent's own (read in its source): Codex `Exit code: N` + `Wall time:` +
-`Output:`, Roo Code's "Command executed in terminal ..." sentence (`src/core/tools/
-ExecuteCommandTool.ts`), gemini-cli's `Output:` / `Exit Code:` / `Process Group PGID:` fields
-(`packages/core/src/tools/shell.ts`), mini-swe-agent's `<returncode>` / `<output>` template
-(`src/minisweagent/config/default.yaml`), Claude Code's `Error: Exit code N`, Cline's
-`Command exited with code N`. The outputs inside were captured by running the programs here.
+Roo Code's "Command executed in terminal ..." sentence (`src/core/tools/ExecuteCommandTool.ts`),
+gemini-cli's `Output:` / `Exit Code:` / `Process Group PGID:` fields (`packages/core/src/tools/
+shell.ts`), mini-swe-agent's `<returncode>` / `<output>` template (`src/minisweagent/config/
+default.yaml`) and Cline's `Command exited with code N` (`sdk/packages/core/src/extensions/tools/
+executors/bash.ts`) were read in those snapshots; Claude Code's `Error: Exit code N` is quoted in
+its issue threads; Codex's `Exit code: N` footer is the form issue #14 reports as a miss (the
+header form with `Wall time:` is assumed, not read). The outputs inside were captured here.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ the agents, SDKs and model servers that produce them (each row keeps its reposit
 issue, licence and provenance), plus successful outputs that only mention errors. Rows of split
 `dev` were read while the wording families were written; rows of split `heldout` were harvested
 afterwards and only scored. Every source is scored with the wordings written from that source
-alone switched off (`Classifier(exclude_origins={source})`).
+alone switched off (`Classifier(exclude_origins={source})`). `data/blind_errors.json` is a
+separate split, harvested before a session's wordings were written and scored once at its end
+(`data/FIRST_SCORINGS.md`, batch 11).
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ ROWS = load_cases("real_errors.json")
 BLIND = load_cases("blind_errors.json")
 ERRORS = [r for r in ROWS if r["kind"] == "error"]
 SUCCESSES = [r for r in ROWS if r["kind"] == "success"]
+
+#: The blind split's one honest scoring (guard4, at 826bed7, after every wording of that session
+#: was written): right, total. A floor for later changes, not the goal, and not to be re-scored
+#: as blind once wordings have been written from its misses.
+BLIND_FIRST_SCORING = (102, 146)
+#: The same split after its misses were read and their families widened (guard4): a floor for
+#: regressions, not a blind figure.
+BLIND_AFTER_READING = 135
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -93,6 +103,18 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
     for source, (r, t) in scores.items():
         if t >= MIN_TEXTS:
             assert r / t >= PER_SOURCE_GOAL, source
+
+
+def test_the_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure() -> None:
+    errors = [r for r in BLIND if r["kind"] == "error"]
+    classifier = Classifier()
+    right = sum(classifier.classify(r["text"]).category == r["category"] for r in errors)
+    print(f"\nblind: {right}/{len(errors)} = {right / len(errors):.1%}")
+    assert len(errors) == BLIND_FIRST_SCORING[1]
+    assert right >= max(BLIND_FIRST_SCORING[0], BLIND_AFTER_READING)
+    successes = [r for r in BLIND if r["kind"] == "success"]
+    assert len(successes) >= 30
+    assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
 
 
 def test_no_successful_output_is_taken_for_a_failure() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from toolmend.recovery import family_protocols
@@ -96,3 +98,32 @@ def test_a_chunk_split_into_text_and_reasoning_keeps_its_role_on_the_first_piece
     assert deltas[0] == {"role": "assistant", "content": "Hi "}
     assert [d.get("reasoning_content") for d in deltas[:3]] == [None, "hmm", None]
     assert "".join(d.get("content") or "" for d in deltas) == "Hi  there"
+
+
+#: Kimi K2's section tokens (the second format a Kimi model is read with), as the LocalAI and
+#: vllm-mlx parser tests write them (`tests/corpus/engines/`), for the same call as TOOLS_BLOCK.
+K2_SECTION = (
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+    '<|tool_call_argument_begin|>{"city": "Oslo", "days": 2}<|tool_call_end|>'
+    "<|tool_calls_section_end|>"
+)
+
+
+@pytest.mark.parametrize(
+    "pieces", list(splits_at_every_boundary(f"a {K2_SECTION} b {TOOLS_BLOCK} c"))
+)
+def test_both_kimi_formats_are_read_in_one_reply_however_it_is_split(pieces):
+    got = recover(pieces, model=KIMI)
+    assert got["calls"] == [("get_weather", {"city": "Oslo", "days": 2})] * 2
+    assert got["text"] == "a  b  c"
+
+
+def test_a_long_k2_section_call_in_small_chunks_keeps_its_arguments_and_the_text_after_it():
+    # Long enough that its text reaches the parsers in batches while the call is read.
+    content = "".join(f"line {i}: print({i})\n" for i in range(300))
+    section = K2_SECTION.replace(
+        '{"city": "Oslo", "days": 2}', f'{{"file_path": "a.py", "content": {json.dumps(content)}}}'
+    ).replace("get_weather", "write_file")
+    got = recover(split_every(f"Writing.{section}Done.", 5), model=KIMI)
+    assert got["calls"] == [("write_file", {"file_path": "a.py", "content": content})]
+    assert got["text"] == "Writing.Done."

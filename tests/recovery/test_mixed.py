@@ -123,3 +123,17 @@ def test_each_choice_of_a_multi_choice_stream_is_recovered_on_its_own():
     assert fold(out, 0)["calls"] == [("read_file", {"path": "a.py"})]
     assert fold(out, 1)["calls"] == [] and fold(out, 1)["text"] == "no call"
     assert fold(out, 1)["finish"] == ["stop"] and fold(out, 0)["finish"] == ["tool_calls"]
+
+
+def test_a_leaked_call_in_small_pieces_still_comes_before_the_native_call_after_it():
+    pieces = [HERMES_A[i : i + 3] for i in range(0, len(HERMES_A), 3)]
+    chunks = [
+        chunk({"role": "assistant", "content": "First "}),
+        *[chunk({"content": piece}) for piece in pieces],
+        chunk({"tool_calls": native_fragments("call_b", "todo", '{"item": "b"}')}),
+        chunk({"content": " done"}),
+        chunk({}, "tool_calls"),
+    ]
+    got = run(chunks)
+    assert got["calls"] == [("read_file", {"path": "a.py"}), ("todo", {"item": "b"})]
+    assert got["text"] == "First  done"

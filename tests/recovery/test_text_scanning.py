@@ -227,3 +227,12 @@ def test_a_long_leaked_call_and_the_text_after_it_come_out_whole_however_it_is_c
     got = recover(split_every(text, size), model=model)
     assert got["calls"] == [("write_file", {"file_path": "a.md", "content": LONG_CONTENT})]
     assert got["text"] == "Writing it.\n\nWritten; next I will explain `<tool_call>`."
+
+
+@pytest.mark.parametrize("pieces", list(splits_at_every_boundary(f"a {HERMES} b")))
+def test_under_auto_a_recovered_call_is_credited_to_the_format_that_read_it_however_split(pieces):
+    diags: list[dict] = []
+    got = recover(pieces, model="qwen3-32b", on_diagnostic=diags.append)
+    assert got["calls"] == [("get_weather", {"city": "Oslo", "days": 2})]
+    recovered = [d["protocol"] for d in diags if d["code"] == "leaked_call_recovered"]
+    assert recovered == ["hermes"]

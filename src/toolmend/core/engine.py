@@ -57,6 +57,13 @@ class ParserOptions(TypedDict, total=False):
 _TEXT, _BLOCK, _SKIP, _REASON = 0, 1, 2, 3
 
 
+def prepare(syntax: ProtocolSyntax) -> None:
+    """Build now what every parser of `syntax` shares (its text scanner's compiled patterns,
+    cached by marker set), so that a protocol's first parse costs what every later one does.
+    A format whose markers are tool names gets its scanner on its first parse with them."""
+    StreamParser(syntax)
+
+
 class StreamParser:
     """Sans-IO streaming parser for one protocol; see the module docstring."""
 

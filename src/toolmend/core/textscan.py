@@ -64,8 +64,17 @@ def partial_marker_start(
     prefixes, longest, firsts = _marker_prefixes(
         markers if isinstance(markers, tuple) else tuple(markers)
     )
-    search = _any_of(firsts if first_chars is None else first_chars).search
-    hit = search(buf, max(start, end - longest + 1), end)
+    firsts = firsts if first_chars is None else first_chars
+    j = max(start, end - longest + 1)
+    if len(firsts) == 1:  # most closers: one `str.find` per candidate, no pattern
+        j = buf.find(firsts, j, end)
+        while j >= 0:
+            if buf[j:end] in prefixes:
+                return j
+            j = buf.find(firsts, j + 1, end)
+        return end
+    search = _any_of(firsts).search
+    hit = search(buf, j, end)
     while hit is not None:
         j = hit.start()
         if buf[j:end] in prefixes:
@@ -97,6 +106,15 @@ def find_closer(
         if m is not None:
             return m.start(), m.group()
     return (end if final else partial_marker_start(buf, pos, end, closers)), ""
+
+
+def closers(*literals: str) -> tuple[str, ...]:
+    """Declare, at import, closers a reader passes to `find_closer`: their search is compiled
+    now rather than on a parse's first use (the way a `ValueText` is)."""
+    if len(literals) > 1:
+        _alternation(literals)
+    _marker_prefixes(literals)
+    return literals
 
 
 @functools.lru_cache(maxsize=256)
@@ -144,6 +162,52 @@ def _eventful(markers: tuple[str, ...], mask_code: bool) -> re.Pattern[str]:
     if mask_code:
         alternatives.update(("`", "\n"))
     return re.compile("|".join(sorted(alternatives, key=len, reverse=True)) or "(?!)")
+
+
+@functools.lru_cache(maxsize=256)
+def _scan_plan(
+    markers: tuple[str, ...], mask_code: bool, cut_markers: tuple[str, ...] | None
+) -> tuple[
+    tuple[str, ...],
+    int,
+    str,
+    tuple[str, ...],
+    dict[str, tuple[str, ...]],
+    re.Pattern[str],
+    re.Pattern[str],
+]:
+    """What a `TextScanner` of `markers` reads with, built once per marker set (cached like
+    `_marker_prefixes`: every parser of one protocol shares it, so constructing a parser
+    compiles nothing). Never mutated.
+
+    Returns the markers (longest first, so a marker that is a prefix of another never shadows
+    it), the longest's length, their first characters, the markers a cut-off prefix of counts
+    as markup (`cut_marker`; default: all), for a marker that begins longer ones those (to wait
+    for at a boundary), the search for markers and code boundaries, and `_eventful`.
+    """
+    if any(not m for m in markers):
+        raise ValueError("a TextScanner's markers must be non-empty strings")
+    # No markers is allowed (e.g. a format whose markers are tool names, with no tools):
+    # then nothing opens a block and the scanner only keeps the code mask.
+    ordered = tuple(sorted(set(markers), key=len, reverse=True))
+    longer = {m: tuple(o for o in ordered if len(o) > len(m) and o.startswith(m)) for m in ordered}
+    firsts = "".join(sorted({m[0] for m in ordered}))
+    _any_of(firsts)  # what `partial_marker_start` searches with, compiled with the rest
+    alternatives = [re.escape(m) for m in ordered]
+    if mask_code:
+        # "``*", not "`+": when every alternative begins with a literal character, `re`
+        # skips ahead by that character set, 3-4x faster over prose than trying each
+        # alternative at each position.
+        alternatives += ["``*", "\n"]
+    return (
+        ordered,
+        len(ordered[0]) if ordered else 0,
+        firsts,
+        ordered if cut_markers is None else cut_markers,
+        longer,
+        re.compile("|".join(alternatives) or "(?!)"),
+        _eventful(ordered, mask_code),
+    )
 
 
 _SPACES = re.compile(r" {0,3}")
@@ -200,30 +264,17 @@ class TextScanner:
         mask_code: bool = True,
         cut_markers: Sequence[str] | None = None,
     ) -> None:
-        if any(not m for m in markers):
-            raise ValueError("a TextScanner's markers must be non-empty strings")
-        # No markers is allowed (e.g. a format whose markers are tool names, with no tools):
-        # then nothing opens a block and the scanner only keeps the code mask.
-        # Longest first, so a marker that is a prefix of another never shadows it.
-        self._markers = tuple(sorted(set(markers), key=len, reverse=True))
-        self._longest = len(self._markers[0]) if self._markers else 0
-        self._first_chars = "".join(sorted({m[0] for m in self._markers}))
-        #: The markers a cut-off prefix of counts as markup (`cut_marker`); default: all.
-        self._cut_markers = self._markers if cut_markers is None else tuple(cut_markers)
-        #: For a marker that begins a longer one: the longer ones (to wait for at a boundary).
-        self._longer = {
-            m: tuple(o for o in self._markers if len(o) > len(m) and o.startswith(m))
-            for m in self._markers
-        }
-        alternatives = [re.escape(m) for m in self._markers]
-        if mask_code:
-            # "``*", not "`+": when every alternative begins with a literal character, `re`
-            # skips ahead by that character set, 3-4x faster over prose than trying each
-            # alternative at each position.
-            alternatives += ["``*", "\n"]
-        self._search = re.compile("|".join(alternatives) or "(?!)")
-        #: Where a marker, a code span or a line could begin (`takes_whole`).
-        self._eventful = _eventful(self._markers, mask_code)
+        (
+            self._markers,
+            self._longest,
+            self._first_chars,
+            self._cut_markers,
+            self._longer,
+            self._search,
+            self._eventful,
+        ) = _scan_plan(
+            tuple(markers), mask_code, None if cut_markers is None else tuple(cut_markers)
+        )
         self._mask_code = mask_code
         self._mode = _NORMAL
         self._line_start = True

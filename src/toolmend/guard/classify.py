@@ -197,13 +197,16 @@ _GENERIC_PATTERNS = frozenset({"EI/NETWORK_ERROR/001", "EI/COMMAND_FAILED/001"})
 
 
 def _decisive_status_pattern(env: Envelope) -> str | None:
-    """The pattern a status or exit code names by itself: refused auth, a rate limit, a timeout."""
+    """The pattern a status or exit code names by itself: refused auth, a rate limit, a timeout,
+    a server that answered 404 or 5xx."""
     if env.status in (401, 403):
         return "EI/PERMISSION_DENIED/001"
     if env.status == 429:
         return "EI/RATE_LIMITED/001"
     if env.status == 408 or env.exit_code == 124:  # 124: GNU timeout's (and Codex's) exit code
         return "EI/TIMEOUT/001"
+    if env.status is not None and (env.status == 404 or env.status >= 500):
+        return "EI/NETWORK_ERROR/001"  # an HTTP client's exception line is not a crashed program
     return None
 
 

@@ -145,6 +145,7 @@ DUPLICATE = words(
 STUCK = words(
     "cline roo-code opencode pydantic-ai openai-agents smolagents langgraph aider",
     r"You seem to be having trouble proceeding",
+    r"\bis having trouble\.\.\.|may indicate a failure in the model's thought process",
     r"\bdoom[_ ]loop\b",
     r"consecutive mistake limit",
     r"exceeded max(?:imum)? retries(?: count)?",
@@ -198,6 +199,9 @@ TOO_LARGE = words(
     r"exceeds? (?:a |the )?(?:max(?:imum)? (?:of )?)?\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars"
     r"|tokens?|lines?)\b",
     r"output of your last command was too long",
+    r"\b(?:file|image|content|output|response|input|payload|request|download|body)s?\b[^\n]{0,40}?"
+    r"\btoo (?:large|long|big)\b[^\n]{0,30}?(?:\d|exceed|max)",
+    r"\bexceeded (?:the )?max(?:imum)? size\b",
     r"\bis too (?:large|long|big) (?:to (?:read|fit|load|include|process|display)|for (?:the )?"
     r"(?:context|model))",
 )
@@ -229,6 +233,9 @@ MCP_MISSING = words(
     r"No connection found for server|MCP Client not found for server",
     r"Unknown MCP (?:tool|server)|\bunknown_server\b",
     r"Server is not configured",
+    r"\bserver [`'\"]?[\w.\-]+[`'\"]? is disabled\b",
+    r"\bNo MCP server (?:registered|configured|found|named)\b",
+    r"\bNo (?:URL|command) configured for MCP server\b|\bMCP Connection [\w.\-]+ not found\b",
     r"not found in (?:the )?MCP (?:configuration|config|settings)",
 )
 
@@ -236,6 +243,7 @@ MCP_DOWN = words(
     "mcp-typescript-sdk mcp-python-sdk",
     r"MCP error -32000: Connection closed",
     r"MCP server [`'\"]?[\w.\-]+[`'\"]? (?:disconnected|crashed|exited|is not running)",
+    r"\bFailed to start extension\b|\bCould not run extension command\b",
 )
 
 #: The agent's own MCP client has no live connection to the server.
@@ -410,6 +418,7 @@ PARAM_VALUE = words(
     r"[\"']? (?:not found|does not exist)",
     r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
     r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
+    r"\bLine (?:with index |number )?\d+ does not exist\b",
     r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range)\b[^\n]{0,30}\bout of "
     r"(?:range|bounds)\b",
 )
@@ -424,11 +433,12 @@ SCHEMA_VALIDATOR = words(
     r"Additional properties are not allowed|must NOT have (?:additional|more|fewer) "
     r"|must be (?:[<>]=?|equal to one of the allowed values)",
 )
-#: A URL that does not parse or has a scheme the tool does not fetch (urllib's "unknown url type",
-#: Cline's and gemini-cli's "Invalid URL", "Only http and https are supported").
+#: A URL that does not parse (urllib's "unknown url type", Cline's "Invalid URL: ...").
 BAD_URL = words(
-    "mcp-python-sdk cline gemini-cli",
+    "mcp-python-sdk cline",
     r"\bunknown url type\b|\b(?:invalid|malformed|bad) URL\b|\bnot a valid URL\b",
+    r"\bURL (?:scheme|protocol) must be\b",
+    r"\bOnly https?(?: and https?)? (?:URLs )?(?:are|is) supported\b",
 )
 #: A named item the tool has none of ("no note named todo").
 NOTHING_NAMED = words(
@@ -486,6 +496,7 @@ FILE_MISSING = words(
     r"The system cannot find the (?:file|path) specified",
     r"Could not find file\b|Failed to read file\b",
     r"Parent directory does not exist",
+    r"\bMissing File:? \S|\bUnknown resource:? \S",
     r"Cannot find module '(?:/|\.{1,2}/|[A-Za-z]:\\)",  # Node: a script path, not a package
     r"(?:file or directory|path) not found:",
     r"unable to open (?:the )?(?:database )?file",  # SQLite's SQLITE_CANTOPEN
@@ -565,7 +576,7 @@ DIFF_MALFORMED = words(
     r"(?:Unmatched|Unpaired) \S+ in SEARCH/REPLACE block",
     r"Expected [`'\"]?(?:=======|>>>>>>> REPLACE|<<<<<<< SEARCH)",
     r"\b(?:diff|patch|hunk|edit)(?: block)?s? (?:is |was |are )?malformed\b"
-    r"|\bmalformed (?:diff|patch|hunk|edit)",
+    r"|\bmalformed (?:diff|patch|hunk|edit)|\bmalformed [\w/]+ blocks?\b",
     r"first line of the patch must be",
     r"Empty search content is not allowed|old_string cannot be empty",
     r"missing required sections",
@@ -574,6 +585,22 @@ DIFF_MALFORMED = words(
     r"(?:patch|diff)\b",
     r"must be (?:in |a )?(?:valid )?unified diff(?: format)?",
     r"\bnot a (?:valid )?(?:unified )?diff\b",
+)
+#: The apply_patch format's parsers (Cline's SDK, Roo Code): a line the grammar does not know, a
+#: hunk without its `@@` marker, an empty hunk.
+PATCH_GRAMMAR = words(
+    "cline roo-code",
+    r"\b(?:Unknown|Invalid) (?:line|Add File line|Update File line)\b[^\n]{0,20}?"
+    r"(?:while parsing|:)",
+    r"\bExpected update hunk to start with\b|\bhunk for path [^\n]{1,200} is empty\b",
+    r"\bincomplete sentinels\b",
+)
+#: Hunks of such a patch that did not match the file ("Patch could not be applied because 2 hunks
+#: did not match", "Failed to find context 'def f():' in src/a.py").
+PATCH_UNMATCHED = words(
+    "cline roo-code codex",
+    r"\b(?:hunks?|chunks?) (?:did|does|do) not match\b",
+    r"\bFailed to find (?:context|expected lines)\b",
 )
 
 DIFF_NO_MATCH = words(
@@ -648,6 +675,8 @@ OS_DENIED = words(
     r"Read-only file system|\bEROFS\b",
     r"\b403 Forbidden\b|\b401 Unauthorized\b",
     r"(?:insufficient|no|not have|lacks?|missing) (?:the )?(?:required )?permissions?\b",
+    r"\bAPI key (?:is )?(?:missing|not set|not provided|invalid|incorrect)\b",
+    r"\b(?:Invalid|Incorrect) API key\b",
 )
 
 # --- time, network, commands ----------------------------------------------------------------
@@ -672,6 +701,7 @@ TIMEOUT_SIGNAL = words("coreutils", r"^timeout: sending signal \w+ to command\b"
 EXECUTION_LIMITS = words(
     "continue mcp-servers smolagents",
     r"\[Timeout\b[^\]\n]{0,80}\]|\b(?:process|command) (?:was )?killed after \d",
+    r"^(?:(?:ba)?sh: line \d+: )?\d+ Killed\s+timeout\b",
     r"\btook (?:more|longer) than \d[\d,.]* ?(?:ms|milliseconds|s|secs?|seconds|minutes?)\b",
     r"\b(?:reached|exceeded) the max(?:imum)? number of (?:operations|steps|instructions)\b",
     r"\bmax(?:imum)? number of \d[\d,]* iterations\b[^\n]{0,40}\bexceeded",
@@ -694,6 +724,9 @@ NETWORK = words(
     r"Could not resolve host|Network is unreachable|No route to host|\bE(?:HOST|NET)UNREACH\b",
     r"certificate verify failed|SSL(?:Error|: )|socket hang up|Temporary failure in name "
     r"resolution",
+    r"\b(?:too many|max(?:imum)?) redirects\b",
+    r"\b(?:model runner|llama-server|inference server) has (?:unexpectedly )?(?:stopped|terminated"
+    r"|crashed)\b",
 )
 
 #: Clients that could not reach a host (curl, git over HTTP, npm offline or unreachable).
@@ -770,6 +803,9 @@ RUNTIME_FAILURE = words(
     r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
     r"|Interrupted: \d+ errors? during collection",
     r"^CONFLICT \(|Automatic merge failed",
+    r"^(?:[\w.]+\.)?(?:RecursionError|NameError|AttributeError|ZeroDivisionError|IndexError"
+    r"|UnboundLocalError|InterpreterError): \S|\bThe variable `\w+` is not defined\b"
+    r"|\bobject has no attribute\b|\bnothing (?:added )?to commit\b",
     r"^(?:ERROR: )?usage: \S|\berror: unrecognized arguments?\b",
     r"\bsyntax error(?: near| at|: unexpected|$)|\bunbound variable\b|\bno such (?:table|column)\b",
     r"No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b|Directory not empty"
@@ -818,6 +854,7 @@ PROGRAM_USAGE = words(
     r"\bare the same file\b",
     # awk's and sed's script diagnostics: the program, then the position in its script
     r"^[a-z][\w.+\-]{0,30}: (?:-e expression #\d+, char \d+|line \d+): ",
+    r"^[a-z][\w.+\-]{0,30}: Unmatched [(\[{]",
 )
 #: A program refusing an option or operand in its own prefix (`head: invalid number of lines`,
 #: `ls: unrecognized option`, git's `fatal: unrecognized argument`).

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from toolmend.core.engine import prepare
 from toolmend.model import UnknownProtocolError
 from toolmend.protocols.base import TextProtocol
 
@@ -60,6 +61,7 @@ def _load(protocol_id: str) -> TextProtocol:
     if proto is None:
         module, _, name = _MODULES[protocol_id].partition(":")
         proto = getattr(import_module(module), name or "PROTOCOL")
+        prepare(proto)
         _loaded[protocol_id] = proto
     return proto
 

@@ -43,6 +43,11 @@ DETECTION_ORDER = (
     "yaml-xml",
 )
 
+#: The member list by registered ids (the registry is fixed in a process, but a test may add a
+#: format to it): building it loads every member, asked three times per parser started.
+_MEMBERS: dict[tuple[str, ...], list[TextProtocol]] = {}
+MAX_MEMBER_SETS = 8
+
 
 class AutoProtocol(TextProtocol):
     id = "auto"
@@ -51,10 +56,15 @@ class AutoProtocol(TextProtocol):
     def _members(self) -> list[TextProtocol]:
         from toolmend.protocols import get_protocol, protocols
 
-        known = [p for p in protocols() if p != self.id]
-        ordered = [p for p in DETECTION_ORDER if p in known]
-        ordered += [p for p in known if p not in ordered]
-        return [get_protocol(p) for p in ordered]
+        known = tuple(p for p in protocols() if p != self.id)
+        cached = _MEMBERS.get(known)  # asked several times by every parser auto starts
+        if cached is None:
+            ordered = [p for p in DETECTION_ORDER if p in known]
+            ordered += [p for p in known if p not in ordered]
+            cached = _MEMBERS[known] = [get_protocol(p) for p in ordered]
+            while len(_MEMBERS) > MAX_MEMBER_SETS:
+                del _MEMBERS[next(iter(_MEMBERS))]
+        return cached
 
     def owners(self, marker: str, resolver: ToolResolver) -> list[TextProtocol]:
         return [p for p in self._members() if marker in p.opening_markers(resolver)]

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolmend.core.keyrules import TRAILING_COMMA, TRAILING_COMMA_ERROR, duplicate_key_error
-from toolmend.core.textscan import find_closer, skip_blanks
+from toolmend.core.textscan import closers, find_closer, skip_blanks
 
 STRING_DELIMITER = '<|"|>'
 CALL_CLOSE = "<tool_call|>"
@@ -45,10 +45,10 @@ _JSON_LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|fa
 # Characters a bare value may start with and still be read as a JSON literal (upstream's rule
 # for which values the schema-gated raw-string repair leaves alone).
 _LITERAL_START = frozenset("-0123456789tfn")
-_GEMMA_STOPS = (STRING_DELIMITER, *TERMINATORS)
+_GEMMA_STOPS = closers(STRING_DELIMITER, *TERMINATORS)
 #: What ends plain text inside a JSON string or a single-quoted one.
-_QUOTED_STOPS = ('"', "\\", *TERMINATORS)
-_SINGLE_STOPS = ("'", "\\", *TERMINATORS)
+_QUOTED_STOPS = closers('"', "\\", *TERMINATORS)
+_SINGLE_STOPS = closers("'", "\\", *TERMINATORS)
 _BARE_SEARCH = re.compile(r"[,}\]<]")
 _KEY_SEARCH = re.compile(r"[:,{}\[\]\"<]")
 

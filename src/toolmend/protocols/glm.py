@@ -36,7 +36,7 @@ from typing import Any
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import find_closer, partial_marker_start, skip_blanks
+from toolmend.core.textscan import closers, find_closer, partial_marker_start, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import (
@@ -57,7 +57,7 @@ ARG_KEY, ARG_KEY_END = "<arg_key>", "</arg_key>"
 ARG_VALUE, ARG_VALUE_END = "<arg_value>", "</arg_value>"
 
 _TAG = re.compile("</?arg_(?:key|value)>")
-_BLOCK_END_MARKERS = (CLOSE, OPEN)
+_BLOCK_END_MARKERS = closers(CLOSE, OPEN)
 #: The body as the fast path may take it: text in which no block end can begin.
 _BODY_TEXT = ValueText(_BLOCK_END_MARKERS)
 _NAME_END = re.compile(r"[<{\n]")

@@ -46,7 +46,7 @@ from toolmend.core.reader import (
     EofVerdict,
     ReasoningSpan,
 )
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.textscan import closers, find_closer, partial_marker_start
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import MarkupOnlyReader, TextProtocol, carried_raw
@@ -138,7 +138,7 @@ def read_header(marker: str, text: str) -> Header | None:
 
 
 _HIDDEN = -1  # besides HeaderJsonReader's states: a hidden message's body
-_HIDDEN_END = re.compile("|".join(re.escape(t) for t in (*TERMINATORS, *NEXT_MESSAGE)))
+_HIDDEN_ENDS = closers(*TERMINATORS, *NEXT_MESSAGE)
 
 SYNTAX = HeaderJsonSyntax(
     parse_header=lambda header: None,  # harmony's header is read by `HarmonyReader`
@@ -217,11 +217,11 @@ class HarmonyReader(HeaderJsonReader):
 
     def _hidden(self, buf: str, pos: int, end: int, final: bool) -> int:
         """Reasoning under a header written unlike the reasoning span's: up to its end."""
-        m = _HIDDEN_END.search(buf, pos, end)
-        if m is None:
-            return end if final else partial_marker_start(buf, pos, end, SPECIAL_TOKENS, "<")
+        at, found = find_closer(buf, pos, end, _HIDDEN_ENDS, final=final)
+        if not found:
+            return at
         self.ctx.end_block()
-        return m.end() if m.group() in TERMINATORS else m.start()
+        return at + len(found) if found in TERMINATORS else at
 
     def at_eof(self) -> EofVerdict:
         if self.in_header:

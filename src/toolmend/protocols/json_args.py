@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import find_closer, is_proper_prefix
+from toolmend.core.textscan import closers, find_closer, is_proper_prefix
 from toolmend.protocols.json_calls import JsonCallFormat, JsonCallsReader
 
 #: Blanks only: what most formats allow between the arguments object and the call's closer.
@@ -69,11 +69,14 @@ class HeaderJsonSyntax:
     #: (incomplete, R3) instead of closing it with a repair.
     cut_by: tuple[str, ...] = ()
     stops: tuple[str, ...] = field(init=False)
+    #: What ends a call's header: the `{` of its arguments, or a stop.
+    header_ends: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         stops = dict.fromkeys((*self.call_closers, *self.block_closers, *self.call_openers))
         stops.update(dict.fromkeys(self.breakers))
         object.__setattr__(self, "stops", tuple(stops))
+        object.__setattr__(self, "header_ends", closers("{", *stops))
 
 
 class _ArgumentsReader(JsonCallsReader):
@@ -117,8 +120,6 @@ class HeaderJsonReader(BlockReader):
         self.calls = 0  # calls begun in this block
         self.unknown = 0  # calls of tools that do not resolve, read past
         self.delegate: BlockReader | None = None
-        #: What ends a call's header: the `{` of its arguments, or a stop.
-        self._header_ends = ("{", *syntax.stops)
 
     # ----------------------------------------------------------------------- BlockReader
 
@@ -180,7 +181,7 @@ class HeaderJsonReader(BlockReader):
             if kind:
                 self.delegate = self.syntax.objects_reader(self.ctx, self.marker)
                 return pos, False
-        stop_at, ender = find_closer(buf, pos, end, self._header_ends, final=final)
+        stop_at, ender = find_closer(buf, pos, end, self.syntax.header_ends, final=final)
         stop_at = self._header_limit(buf, pos, stop_at)
         self.header.append(buf[pos:stop_at])
         self.header_length += stop_at - pos

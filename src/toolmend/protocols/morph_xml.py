@@ -39,7 +39,7 @@ from typing import Any
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import find_closer, is_proper_prefix
+from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker_start
 from toolmend.model import Tool, ToolCall
 from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import ToolTagReader, ToolTagSyntax
@@ -509,16 +509,18 @@ class MorphXmlReader(ToolTagReader):
         """A structured or typed value: its raw text up to the closer matching its tag."""
         opener = f"<{v.key}>"
         while True:
-            at, tag = find_closer(buf, pos, end, (opener, v.closer))
-            if tag == opener:
+            at, closed = find_closer(buf, pos, end, (v.closer,))
+            nested = buf.find(opener, pos, at)
+            if nested >= 0:
                 v.depth += 1
-                v.raw.append(buf[pos : at + len(opener)])
-                pos = at + len(opener)
-            elif not tag:
-                v.raw.append(buf[pos:at])
+                v.raw.append(buf[pos : nested + len(opener)])
+                pos = nested + len(opener)
+            elif not closed:
+                stop = partial_marker_start(buf, pos, end, (opener, v.closer))
+                v.raw.append(buf[pos:stop])
                 if final:
-                    self.tail = buf[at:end]
-                return at
+                    self.tail = buf[stop:end]
+                return stop
             elif v.depth:
                 v.depth -= 1
                 v.raw.append(buf[pos : at + len(v.closer)])

@@ -33,7 +33,7 @@ from typing import Any
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import closers, find_closer, is_proper_prefix, partial_marker_start
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -55,7 +55,7 @@ PARAMETER_END = "</parameter>"
 #: HTML, so a value cut just there may be unfinished and must not be executed.
 MIN_PARTIAL_CLOSER = 4
 
-_VALUE_END_MARKERS = (PARAMETER_END, FUNCTION_END, PARAMETER)
+_VALUE_END_MARKERS = closers(PARAMETER_END, FUNCTION_END, PARAMETER)
 #: A value is raw text up to a closer, for the fast path; a final newline is held back (it may
 #: be the template's, trimmed before the closer).
 _VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
@@ -64,19 +64,19 @@ _VALUE_TEXT = ValueText(_VALUE_END_MARKERS, held="\n")
 @dataclass(frozen=True)
 class Wrapper:
     """The tags a call block may be wrapped in (`<tool_call>`; Seed-OSS's `<seed:tool_call>`),
-    and the markers the reader looks for because of them."""
+    and the markers the reader looks for because of them (declared when the wrapper is)."""
 
     open: str
     close: str
     #: What ends unexpected text between parameters.
     body_markers: tuple[str, ...] = field(init=False)
     #: What ends a JSON arguments body: the function's closer or the wrapper's.
-    closers: tuple[str, str] = field(init=False)
+    closers: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        body = (PARAMETER, FUNCTION_END, self.close, FUNCTION, self.open)
+        body = closers(PARAMETER, FUNCTION_END, self.close, FUNCTION, self.open)
         object.__setattr__(self, "body_markers", body)
-        object.__setattr__(self, "closers", (FUNCTION_END, self.close))
+        object.__setattr__(self, "closers", closers(FUNCTION_END, self.close))
 
 
 TOOL_CALL = Wrapper(OPEN, CLOSE)

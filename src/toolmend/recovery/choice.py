@@ -94,12 +94,13 @@ class ChoiceRecovery:
 
     # ---------------------------------------------------------------------------- streaming
 
-    def take(self, choice: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """The output choices for one input choice: split-off segments, then its copy."""
+    def take(self, choice: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
+        """The output choices for one input choice: split-off segments, then its copy (the
+        copy alone, not in a list, when that is all: the once-per-chunk case)."""
         delta = choice.get("delta")
         out = dict(choice)
         if type(delta) is not dict and not isinstance(delta, Mapping):
-            return [out]
+            return out
         new_delta = out["delta"] = dict(delta)
         runs: list[Run] | None = None
         content = delta.get("content")
@@ -111,14 +112,17 @@ class ChoiceRecovery:
                 runs = []
                 self._absorb(read, runs, cut=None)  # type: ignore[arg-type]
         if "tool_calls" in delta:
+            drained = self._leg.drain() if self._leg is not None else []
+            if drained:  # text batched before these calls: a call it closes comes first
+                runs = _runs_of(new_delta) if runs is None else runs
+                self._absorb(drained, runs, cut=None)
             self._take_native(delta["tool_calls"])
             del new_delta["tool_calls"]
         finish = choice.get("finish_reason")
         if finish is None and runs is None:
-            return [out]
+            return out
         if runs is None:
-            visible = new_delta.get("content")
-            runs = [Run(False, [visible])] if visible and type(visible) is str else []
+            runs = _runs_of(new_delta)
         if finish is not None:
             calls, rejected, executable = self._terminal(Terminal.FINISH, runs)
             out["finish_reason"] = rewrite_finish(finish, executable)
@@ -371,6 +375,12 @@ class ChoiceRecovery:
         elif had_content:
             delta["content"] = ""
         return segments
+
+
+def _runs_of(delta: Mapping[str, Any]) -> list[Run]:
+    """The visible text already in `delta` as the first run."""
+    visible = delta.get("content")
+    return [Run(False, [visible])] if visible and type(visible) is str else []
 
 
 def _run_delta(run: Run, delta: dict[str, Any]) -> dict[str, Any]:

@@ -124,14 +124,15 @@ class StreamRecovery:
             choice = choices[0]
             index = choice.get("index") if type(choice) is dict else None
             state = self._choices.get(index) if type(index) is int else None
-            outs = state.take(choice) if state is not None else self._take(0, choice)
+            taken = state.take(choice) if state is not None else self._take(0, choice)
             last = dict(chunk)
             if "usage" in last:
                 last["usage"] = copy_json(last["usage"])
-            last["choices"] = [outs[-1]]
-            if len(outs) == 1:
+            if isinstance(taken, dict):
+                last["choices"] = [taken]
                 return [self._with_diagnostics(last) if self._pending else last]
-            per_choice = [outs]
+            per_choice = [taken]
+            last["choices"] = [taken[-1]]
         else:
             per_choice = [self._take(position, choice) for position, choice in enumerate(choices)]
             last = copy_chunk(chunk)
@@ -164,7 +165,8 @@ class StreamRecovery:
         state = self._choices.get(index) if type(index) is int else None
         if state is None:
             state = self._choice(index if isinstance(index, int) else position)
-        return state.take(choice)
+        taken = state.take(choice)
+        return [taken] if isinstance(taken, dict) else taken
 
     def _read_model(self, chunk: Mapping[str, Any]) -> None:
         model = chunk.get("model")

@@ -66,21 +66,32 @@ class EventParser(Protocol):
 
 
 class _Stage:
-    """One parser of the chain, whether it is inside a reasoning span, and the parser that
-    reads that span's text only to report the calls written there."""
+    """One parser of the chain: whether it is inside a call (and which format read it) or a
+    reasoning span, and the parser that reads that span's text only to report its calls."""
 
-    __slots__ = ("in_think", "parser", "protocol", "reasoning_reader", "swallow_strip", "tools")
+    __slots__ = (
+        "call_protocol",
+        "in_call",
+        "in_think",
+        "parser",
+        "protocol",
+        "reasoning_reader",
+        "swallow_strip",
+        "tools",
+    )
 
     def __init__(self, protocol: str, parser: EventParser, tools: list[Tool] | None) -> None:
         self.protocol = protocol
         self.parser = parser
         self.tools = tools
+        self.in_call = False  # a call started and has not ended (nor given way to text)
+        self.call_protocol = ""  # the format that read that call (under `auto`, the detected)
         self.in_think = False
         self.reasoning_reader: EventParser | None = None
         self.swallow_strip = False
 
 
-#: While a call is being read, its text goes to the parser in pieces of at least this many
+#: While a call is being read, its text goes to the parsers in pieces of at least this many
 #: characters instead of one piece per chunk: nothing of a call is emitted before its end, so
 #: only the visible text right after a call waits (for at most this much more input), and the
 #: parser's per-feed cost is paid about once per 50 chunks instead of once per chunk.
@@ -90,21 +101,11 @@ CALL_BATCH = 256
 class TextLeg:
     """The parsers of one choice's visible text; `feed(text)` / `finish()` return `Piece`s."""
 
-    __slots__ = (
-        "_batch",
-        "_batched",
-        "_call_protocol",
-        "_in_call",
-        "_single",
-        "_stages",
-        "finished",
-    )
+    __slots__ = ("_batch", "_batched", "_in_call", "_stages", "finished")
 
     def __init__(self, protocols: Sequence[str], tools: list[Tool] | None) -> None:
         self._stages = [_Stage(p, stream_parser(p, tools), tools) for p in protocols]
-        self._single = self._stages[0] if len(self._stages) == 1 else None
-        self._in_call = False  # the single parser is inside a call (started, not ended)
-        self._call_protocol = ""  # the format that read the call in progress
+        self._in_call = False  # some parser of the chain is inside a call
         self._batch: list[str] = []
         self._batched = 0
         self.finished = False
@@ -119,25 +120,30 @@ class TextLeg:
             text = "".join(self._batch)
             self._batch.clear()
             self._batched = 0
-        stage = self._single
-        if stage is None or stage.in_think:
-            out: list[Piece] = []
-            self._run(0, text, out)
-            return out
-        # The common case, once per chunk: only visible text or a call's progress.
-        events = stage.parser.feed(text)
-        visible = ""
-        for event in events:
-            kind = type(event)
-            if kind is TextDelta:
-                visible += event.text  # type: ignore[union-attr]
-            elif kind is ToolCallStart:
-                self._in_call = True
-            elif kind is not ToolCallDelta:
-                out = []
-                self._route(0, events, out)
+        # The common case, once per chunk and parser: only visible text or a call's progress,
+        # the text one parser leaves going on to the next.
+        for i, stage in enumerate(self._stages):
+            if stage.in_think:
+                out: list[Piece] = []
+                self._run(i, text, out)
                 return out
-        return visible
+            events = stage.parser.feed(text)
+            text = ""
+            for event in events:
+                kind = type(event)
+                if kind is TextDelta:
+                    text += event.text  # type: ignore[union-attr]
+                    if stage.in_call:
+                        self._in_call_of(stage, False)
+                elif kind is ToolCallStart:
+                    self._call_started(stage, event)  # type: ignore[arg-type]
+                elif kind is not ToolCallDelta:
+                    out = []
+                    self._route(i, events, out)  # replays the events above: the same state
+                    return out
+            if not text:
+                break
+        return text
 
     def drain(self) -> list[Piece]:
         """What the text batched so far completes: it arrived before whatever ends the stream,
@@ -147,7 +153,7 @@ class TextLeg:
             text = "".join(self._batch)
             self._batch.clear()
             self._batched = 0
-            self._route(0, self._stages[0].parser.feed(text), out)
+            self._run(0, text, out)
         return out
 
     def finish(self) -> list[Piece]:
@@ -172,19 +178,27 @@ class TextLeg:
         stage = self._stages[i]
         for event in events:
             if isinstance(event, TextDelta):
+                if stage.in_call:
+                    self._in_call_of(stage, False)
                 self._run(i + 1, event.text, out)
             elif isinstance(event, ReasoningDelta):
                 self._reasoning(stage, event, out)
             elif isinstance(event, ToolCallStart):
-                self._in_call = stage is self._single
-                # The format that read the call (under `auto`, the one detected) names it.
-                self._call_protocol = event.protocol or stage.protocol
+                self._call_started(stage, event)
             elif isinstance(event, ToolCallEnd):
-                self._in_call = False
-                protocol = self._call_protocol or stage.protocol
-                out.append(Piece("call", protocol, call=event.call))
+                self._in_call_of(stage, False)
+                out.append(Piece("call", stage.call_protocol or stage.protocol, call=event.call))
             elif isinstance(event, Diagnostic):
                 self._diagnostic(stage, event, out)
+
+    def _call_started(self, stage: _Stage, event: ToolCallStart) -> None:
+        # The format that read the call (under `auto`, the one detected) names it.
+        stage.call_protocol = event.protocol or stage.protocol
+        self._in_call_of(stage, True)
+
+    def _in_call_of(self, stage: _Stage, in_call: bool) -> None:
+        stage.in_call = in_call
+        self._in_call = in_call or any(s.in_call for s in self._stages)
 
     def _reasoning(self, stage: _Stage, event: ReasoningDelta, out: list[Piece]) -> None:
         """Reasoning text, or a span's marker (markup only): opens or closes the span."""

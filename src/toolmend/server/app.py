@@ -1,8 +1,9 @@
 """The ASGI application: routes, the worker's lifespan, and the app factory uvicorn workers use.
 
 This module owns wiring only: `create_app(config)` builds the Starlette app with its routes
-(`/v1/chat/completions`, `/v1/models`, `/healthz`, `/metrics`) and, in its lifespan, the one
-pooled upstream client and the request log of this worker. `app_from_environment` is the
+(`/v1/chat/completions`, `/v1/models`, `/healthz`, `/metrics`) and, in its lifespan, a warm-up
+of the request path (`warm_up`), the one pooled upstream client and the request log of this
+worker. `app_from_environment` is the
 factory each `--workers` process calls; it resolves the same configuration from the same
 file, environment and flags. Request handling lives in `chat`.
 """
@@ -21,6 +22,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from toolmend.model import coerce_tools
+from toolmend.recovery import recover_stream
 from toolmend.server import metrics
 from toolmend.server.access import authenticate, forwards_client_authorization
 from toolmend.server.chat import (
@@ -33,6 +36,7 @@ from toolmend.server.chat import (
 )
 from toolmend.server.config import Overrides, ServerConfig, resolve_config
 from toolmend.server.frontend_api import frontend_routes
+from toolmend.server.guarding import guard_request
 from toolmend.server.requestlog import RequestLog, RequestRecord
 from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
 
@@ -92,11 +96,55 @@ async def _list_models(state: ServerState, authorization: str | None) -> list[di
     return listed
 
 
+#: The tool `warm_up`'s request declares, calls in leaked markup and sees fail.
+_WARM_UP_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "read_file",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+        },
+    },
+}
+_WARM_UP_CALL = {
+    "id": "call_warm_up",
+    "type": "function",
+    "function": {"name": "read_file", "arguments": '{"path": "a.py"}'},
+}
+
+
+def warm_up() -> None:
+    """Pay a first request's one-time costs before the worker serves: every format's module
+    and tables (`auto` loads them all), the schema gate's validator and the guard's
+    classifier, about a second of imports and compiled patterns that the first client would
+    otherwise wait for. Runs the request path's library calls on a made-up answer."""
+    answer = '<tool_call>{"name": "read_file", "arguments": {"path": "a.py"}}</tool_call>'
+    chunk = {
+        "id": "chatcmpl-warm-up",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "warm-up",
+        "choices": [{"index": 0, "delta": {"content": answer}, "finish_reason": "stop"}],
+    }
+    for _ in recover_stream([chunk], tools=[_WARM_UP_TOOL], model="warm-up"):
+        pass
+    failing = "Error: ENOENT: no such file or directory, open 'a.py'"
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "Read a.py."},
+        {"role": "assistant", "content": None, "tool_calls": [_WARM_UP_CALL]},
+        {"role": "tool", "tool_call_id": "call_warm_up", "content": failing},
+    ]
+    guard_request(history, coerce_tools([_WARM_UP_TOOL]))
+
+
 def create_app(config: ServerConfig) -> Starlette:
     """The proxy as an ASGI app; its lifespan opens this worker's pool and log."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        warm_up()
         client = UpstreamClient()
         await client.start()
         log = RequestLog(config.log_file)
