@@ -50,7 +50,7 @@ from toolmend.core.textscan import closers, find_closer, partial_marker_start
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import MarkupOnlyReader, TextProtocol, carried_raw
-from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax
+from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax, header_name_by
 
 START = "<|start|>"
 CHANNEL = "<|channel|>"
@@ -157,12 +157,8 @@ STRIPPED_CALLS = (f"assistantcommentary {STRIPPED_CALL}", STRIPPED_CALL)
 _STRIPPED_HEADER = re.compile(
     r"([^\s<>{}]+)(?:\s+(?:json|code))?\s*(?:<\|constrain\|>\s*\w*\s*)?(?:<\|message\|>\s*)?\Z"
 )
-
-
-def stripped_tool_name(header: str) -> str | None:
-    """The tool of `NAME json` (what is left of `NAME <|constrain|>json<|message|>`)."""
-    m = _STRIPPED_HEADER.match(header)
-    return m.group(1) if m else None
+#: The tool of `NAME json` (what is left of `NAME <|constrain|>json<|message|>`).
+stripped_tool_name = header_name_by(_STRIPPED_HEADER)
 
 
 STRIPPED = HeaderJsonSyntax(
