@@ -23,7 +23,7 @@ from toolmend.core.reader import BlockContext, BlockReader
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, MarkupOnlyReader, TextProtocol, declare_tools
-from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax, HeaderParser
+from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax, header_name_by
 
 FUNCTION = "<function="
 FUNCTION_END = "</function>"
@@ -54,19 +54,9 @@ _V2_HEADER = re.compile(
 )
 
 
-def _name_by(pattern: re.Pattern[str]) -> HeaderParser:
-    """The header parser that reads the tool name as `pattern`'s first group."""
-
-    def tool_name(header: str) -> str | None:
-        m = pattern.match(header)
-        return m.group(1) if m else None
-
-    return tool_name
-
-
-v31_tool_name = _name_by(_V31_HEADER)
-v3_tool_name = _name_by(_V3_HEADER)
-v2_tool_name = _name_by(_V2_HEADER)
+v31_tool_name = header_name_by(_V31_HEADER)
+v3_tool_name = header_name_by(_V3_HEADER)
+v2_tool_name = header_name_by(_V2_HEADER)
 
 V31 = HeaderJsonSyntax(
     parse_header=v31_tool_name,

@@ -25,7 +25,10 @@ What a message is:
 
 Output that begins inside a message is read from the first marker on (an engine strips the
 leading `<|start|>assistant`); output that begins inside reasoning is the parser's
-`reasoning="open"`. Never: reads a message's text for calls other than through its header.
+`reasoning="open"`. A call whose special tokens were decoded away
+(`assistantcommentary to=functions.NAME json{…}`) is read from its recipient; the reasoning
+before it, with its tokens gone, cannot be told from text. Never: reads a message's text for
+calls other than through its header.
 """
 
 from __future__ import annotations
@@ -43,11 +46,11 @@ from toolmend.core.reader import (
     EofVerdict,
     ReasoningSpan,
 )
-from toolmend.core.textscan import partial_marker_start
+from toolmend.core.textscan import closers, find_closer, partial_marker_start
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import MarkupOnlyReader, TextProtocol, carried_raw
-from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax
+from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax, header_name_by
 
 START = "<|start|>"
 CHANNEL = "<|channel|>"
@@ -135,7 +138,7 @@ def read_header(marker: str, text: str) -> Header | None:
 
 
 _HIDDEN = -1  # besides HeaderJsonReader's states: a hidden message's body
-_HIDDEN_END = re.compile("|".join(re.escape(t) for t in (*TERMINATORS, *NEXT_MESSAGE)))
+_HIDDEN_ENDS = closers(*TERMINATORS, *NEXT_MESSAGE)
 
 SYNTAX = HeaderJsonSyntax(
     parse_header=lambda header: None,  # harmony's header is read by `HarmonyReader`
@@ -143,6 +146,26 @@ SYNTAX = HeaderJsonSyntax(
     call_closers=TERMINATORS,
     single_call=True,
     cut_by=NEXT_MESSAGE,
+)
+
+
+#: A call whose special tokens an engine decoded away (`skip_special_tokens`), as users report
+#: gpt-oss behind vLLM and llama.cpp: `…assistantcommentary to=functions.NAME json{…}`. The
+#: recipient opens it (the glued role and channel with it, when they are there).
+STRIPPED_CALL = "to=functions."
+STRIPPED_CALLS = (f"assistantcommentary {STRIPPED_CALL}", STRIPPED_CALL)
+_STRIPPED_HEADER = re.compile(
+    r"([^\s<>{}]+)(?:\s+(?:json|code))?\s*(?:<\|constrain\|>\s*\w*\s*)?(?:<\|message\|>\s*)?\Z"
+)
+#: The tool of `NAME json` (what is left of `NAME <|constrain|>json<|message|>`).
+stripped_tool_name = header_name_by(_STRIPPED_HEADER)
+
+
+STRIPPED = HeaderJsonSyntax(
+    parse_header=stripped_tool_name,
+    call_openers=STRIPPED_CALLS,
+    call_closers=TERMINATORS,
+    single_call=True,
 )
 
 
@@ -190,11 +213,11 @@ class HarmonyReader(HeaderJsonReader):
 
     def _hidden(self, buf: str, pos: int, end: int, final: bool) -> int:
         """Reasoning under a header written unlike the reasoning span's: up to its end."""
-        m = _HIDDEN_END.search(buf, pos, end)
-        if m is None:
-            return end if final else partial_marker_start(buf, pos, end, SPECIAL_TOKENS, "<")
+        at, found = find_closer(buf, pos, end, _HIDDEN_ENDS, final=final)
+        if not found:
+            return at
         self.ctx.end_block()
-        return m.end() if m.group() in TERMINATORS else m.start()
+        return at + len(found) if found in TERMINATORS else at
 
     def at_eof(self) -> EofVerdict:
         if self.in_header:
@@ -273,7 +296,7 @@ class HarmonyProtocol(TextProtocol):
     )
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (*NEXT_MESSAGE, *TERMINATORS)
+        return (*NEXT_MESSAGE, *TERMINATORS, *STRIPPED_CALLS)
 
     def closing_markers(self) -> Sequence[str]:
         return (*TERMINATORS, *NEXT_MESSAGE)
@@ -281,6 +304,8 @@ class HarmonyProtocol(TextProtocol):
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         if marker in TERMINATORS:
             return MarkupOnlyReader(ctx)  # a message's end whose header was stripped
+        if marker in STRIPPED_CALLS:
+            return HeaderJsonReader(STRIPPED, marker, ctx)
         return HarmonyReader(marker, ctx)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:

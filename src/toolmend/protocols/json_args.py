@@ -37,6 +37,19 @@ BLANKS = re.compile(r"[ \t\r\n]*")
 #: A header parser: the text between a call's opener and its `{` -> the tool name, or None
 #: when the text is not this format's header.
 HeaderParser = Callable[[str], "str | None"]
+
+
+def header_name_by(pattern: re.Pattern[str]) -> HeaderParser:
+    """The header parser that reads the tool name as `pattern`'s first group (None when the
+    header does not match it)."""
+
+    def tool_name(header: str) -> str | None:
+        m = pattern.match(header)
+        return m.group(1) if m else None
+
+    return tool_name
+
+
 #: Builds the reader of a block of call objects (`[{"name": …, "arguments": …}]`).
 ObjectsReaderFactory = Callable[[BlockContext, str], BlockReader]
 

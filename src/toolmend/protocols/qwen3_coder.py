@@ -62,14 +62,14 @@ MIN_PARTIAL_CLOSER = 4
 @dataclass(frozen=True)
 class Wrapper:
     """The tags a call block may be wrapped in (`<tool_call>`; Seed-OSS's `<seed:tool_call>`),
-    and the markers the reader looks for because of them."""
+    and the markers the reader looks for because of them (declared when the wrapper is)."""
 
     open: str
     close: str
     #: What ends unexpected text between parameters.
     body_markers: tuple[str, ...] = field(init=False)
     #: What ends a JSON arguments body: the function's closer or the wrapper's.
-    closers: tuple[str, str] = field(init=False)
+    closers: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         body = closers(PARAMETER, FUNCTION_END, self.close, FUNCTION, self.open)
