@@ -99,3 +99,12 @@ def test_however_the_text_is_split_the_closer_is_found_where_it_is(
 def test_one_character_closers_mix_with_long_ones(text: str, cuts: list[int]) -> None:
     closers = ('"', '<|"|>', "<tool_call|>")
     assert read_in_chunks(text, closers, cuts) == whole_answer(text, closers)
+
+
+def test_a_closer_inside_a_cut_off_longer_closer_waits_for_the_longer_one() -> None:
+    # Hypothesis found it: with `"` and `<|"|>` both closers, `<|"` cut off after three
+    # characters gave the `"` at 2, though the whole text's first closer is `<|"|>` at 0.
+    closers = ('"', '<|"|>', "<tool_call|>")
+    assert find_closer('<|"', 0, 3, closers) == (0, "")
+    assert find_closer('<|"', 0, 3, closers, final=True) == (2, '"')
+    assert read_in_chunks('<|"|>', closers, [3]) == whole_answer('<|"|>', closers)

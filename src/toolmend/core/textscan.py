@@ -107,6 +107,12 @@ def find_closer(
     else:
         m = _alternation(closers).search(buf, pos, end)
         if m is not None:
+            if not final:
+                # A closer inside a longer one (`"` in `<|"|>`): a cut-off longer closer that
+                # begins earlier may still complete, and would then be the first.
+                held = partial_marker_start(buf, pos, end, closers)
+                if held < m.start():
+                    return held, ""
             return m.start(), m.group()
     return (end if final else partial_marker_start(buf, pos, end, closers)), ""
 
