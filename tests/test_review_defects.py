@@ -416,3 +416,27 @@ def test_a_call_that_ended_inside_a_string_value_takes_no_text_of_a_later_block(
     for e in events:
         after = after or isinstance(e, toolmend.ToolCallEnd)
         assert not (after and isinstance(e, toolmend.ToolCallDelta) and e.id in ended)
+
+
+@pytest.mark.parametrize("key", ["name", "function", "tool", "tool_name"])
+@pytest.mark.parametrize("protocol", ["hermes", "auto"])
+def test_a_tool_call_body_names_its_tool_under_every_key_models_write(
+    protocol: str, key: str
+) -> None:
+    # Bare JSON calls read all four spellings; a <tool_call> body read only `name`, so a body
+    # naming its tool under `function` was a malformed call with no text left.
+    text = f'<tool_call>\n{{"{key}": "get_weather", "arguments": {{"city": "Rome"}}}}\n</tool_call>'
+    result = toolmend.parse(text, protocol, TOOLS)
+    assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Rome"}, True)
+    ]
+    assert_split_invariant(protocol, text, TOOLS)
+
+
+def test_the_openai_wire_shape_in_a_tool_call_body_is_still_unwrapped() -> None:
+    text = (
+        '<tool_call>{"type": "function", "function": {"name": "get_weather", '
+        '"arguments": "{\\"city\\": \\"Rome\\"}"}}</tool_call>'
+    )
+    result = toolmend.parse(text, "hermes", TOOLS)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("get_weather", {"city": "Rome"})]

@@ -15,12 +15,14 @@ from toolmend.core.reader import BlockContext, BlockReader
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char, declare_tools
-from toolmend.protocols.json_calls import JsonCallFormat, JsonCallsReader
+from toolmend.protocols.json_calls import NAME_KEYS, JsonCallFormat, JsonCallsReader
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 #: A block: JSON call objects up to `</tool_call>`; a new `<tool_call>` before it ends it too.
-BLOCK = JsonCallFormat(closers=(CLOSE,), reopeners=(OPEN,), block="a <tool_call> block")
+BLOCK = JsonCallFormat(
+    closers=(CLOSE,), reopeners=(OPEN,), block="a <tool_call> block", name_keys=NAME_KEYS
+)
 
 
 class HermesProtocol(TextProtocol):

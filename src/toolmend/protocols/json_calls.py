@@ -38,6 +38,8 @@ from toolmend.schema_gate import Policy
 #: Keys models use for the arguments object (Hermes writes "arguments"; others "parameters",
 #: "args" or, Anthropic-style, "input").
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
+#: Keys models write a call's tool name under.
+NAME_KEYS = ("name", "function", "tool", "tool_name")
 #: Keys of a call object that say nothing about what to run (an id, the OpenAI `type`).
 #: Any other key is read or makes the call incomplete: no key of a call is dropped silently.
 METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
@@ -384,9 +386,8 @@ class JsonCallsReader(JsonScan, BlockReader):
             self._finish_object(obj, repairs, at=at)
 
     def _finish_object(self, obj: dict[str, Any], repairs: list[str], *, at: int) -> None:
-        if not any(k in obj for k in self.format.name_keys) and isinstance(
-            obj.get("function"), dict
-        ):
+        named = any(isinstance(obj.get(k), str) for k in self.format.name_keys)
+        if not named and isinstance(obj.get("function"), dict):
             obj = obj["function"]  # the OpenAI wire shape {"type": "function", "function": {...}}
         name = next((obj[k] for k in self.format.name_keys if k in obj), None)
         if not self.begun:

@@ -33,17 +33,16 @@ from toolmend.protocols.base import TextProtocol, declare_tools
 from toolmend.protocols.json_calls import (
     ARGUMENT_KEYS,
     METADATA_KEYS,
+    NAME_KEYS,
     JsonCallFormat,
     JsonCallsReader,
 )
 from toolmend.schema_gate import Policy
 
-#: Keys models write a call's tool name under.
-CALL_NAME_KEYS = ("name", "function", "tool", "tool_name")
 #: Cohere's Command-A numbers its calls.
 CALL_METADATA_KEYS = METADATA_KEYS | {"tool_call_id"}
 #: What a call object's first key may be: anything else is not a call (the bare guard).
-CALL_KEYS = frozenset((*CALL_NAME_KEYS, *ARGUMENT_KEYS, *CALL_METADATA_KEYS))
+CALL_KEYS = frozenset((*NAME_KEYS, *ARGUMENT_KEYS, *CALL_METADATA_KEYS))
 
 
 def call_format(
@@ -54,7 +53,7 @@ def call_format(
         closers=closers,
         reopeners=reopeners,
         block=block,
-        name_keys=CALL_NAME_KEYS,
+        name_keys=NAME_KEYS,
         metadata_keys=CALL_METADATA_KEYS,
     )
 
@@ -263,7 +262,7 @@ def _names_a_tool(value: Any) -> bool:
         return False
     function = value.get("function")
     inner = function if isinstance(function, dict) else value
-    return any(isinstance(inner.get(k), str) for k in CALL_NAME_KEYS)
+    return any(isinstance(inner.get(k), str) for k in NAME_KEYS)
 
 
 class CallValuesProtocol(TextProtocol):
