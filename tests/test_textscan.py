@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolmend.core.textscan import TextScanner, is_proper_prefix, partial_marker_start, skip_blanks
+from toolmend.core.textscan import (
+    EVENTFUL_PREFIX,
+    TextScanner,
+    is_proper_prefix,
+    partial_marker_start,
+    skip_blanks,
+)
+from toolmend.model import coerce_tools
+from toolmend.names import ToolResolver
+from toolmend.protocols import get_protocol
 
 MARKER = "<tool_call>"
 
@@ -148,3 +157,39 @@ def test_a_marker_a_code_span_or_a_line_in_prose_needs_the_scan() -> None:
     assert scanner.plain_extent("see <x") == -1  # a whole marker at the end
     assert scanner.plain_extent("a `b`") == -1
     assert scanner.plain_extent("one\ntwo") == -1
+
+
+def _eventful_by_definition(text: str, markers: list[str]) -> bool:
+    """Whether a marker could begin in `text`: its first `EVENTFUL_PREFIX` characters anywhere,
+    a part of them at the end, or a backtick or line break."""
+    if "`" in text or "\n" in text:
+        return True
+    for marker in markers:
+        head = marker[:EVENTFUL_PREFIX]
+        if head in text or any(text.endswith(head[:k]) for k in range(1, len(head))):
+            return True
+    return False
+
+
+AUTO_MARKERS = list(
+    get_protocol("auto").opening_markers(ToolResolver(coerce_tools([{"name": "get_weather"}])))
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(sorted({c for m in AUTO_MARKERS for c in m[:4]} | set("ab ."))),
+        max_size=12,
+    )
+)
+def test_text_is_plain_whole_exactly_where_none_of_autos_markers_could_begin(text: str) -> None:
+    # The search is built as a trie of the markers' starts; it must find what the flat list of
+    # starts finds, over every registered format's markers at once; and what it leaves out of
+    # the plain text is what a scan holds back.
+    scanner = TextScanner(AUTO_MARKERS)
+    scanner.scan("x", 0, False)  # past the line start
+    extent = scanner.plain_extent(text)
+    assert (extent == len(text)) is not _eventful_by_definition(text, AUTO_MARKERS)
+    if extent >= 0:
+        assert scanner.scan(text, 0, False) == (extent, None)
