@@ -56,6 +56,24 @@ def test_an_upstream_that_stalls_past_the_read_timeout_gives_a_504(
     assert time.perf_counter() - started < 2.5
 
 
+def test_an_upstream_that_goes_silent_mid_stream_past_the_read_timeout_ends_with_a_timeout(
+    upstream: ScriptedHandle, start_proxy: StartProxy
+) -> None:
+    # The head comes at once, then each chunk 0.8 s apart: the silence after the head passes
+    # the 0.3 s read timeout, so the stream ends with the timeout's error event, long before
+    # the answer would have.
+    proxy = start_proxy(limits=Limits(read_timeout=0.3))
+    model = upstream.script(Answer("one two three four", chunk_size=4, pace_ms=800))
+    started = time.perf_counter()
+    stream = proxy.client().chat.completions.create(model=model, messages=ASK, stream=True)
+    with pytest.raises(openai.APIError) as caught:
+        for _ in stream:
+            pass
+    assert "stopped sending" in str(caught.value.message)
+    assert time.perf_counter() - started < 2.5
+    assert proxy.log(at_least=1)[-1]["error"]["type"] == "upstream_timeout"
+
+
 @pytest.mark.parametrize("status", [400, 404, 429, 500, 503])
 def test_an_upstream_error_status_is_passed_through_with_its_body(
     upstream: ScriptedHandle, proxy: ProxyHandle, status: int
