@@ -295,7 +295,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=76,
         flags=frozenset({Flag.MISSING_PARAM}),
-        text=w.PARAM_MISSING + w.NOTHING_GIVEN,
+        text=w.PARAM_MISSING + w.NOTHING_GIVEN + w.MUST_SPECIFY,
         what="The {tool} call is missing the required parameter {param_or_required}.",
         why="The tool cannot run without every required parameter.",
         next=(
@@ -495,7 +495,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="policy_denied",
         priority=58,
-        text=w.POLICY_DENIED + w.POLICY_RULES,
+        text=w.POLICY_DENIED + w.POLICY_RULES + w.NOTHING_ALLOWED,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was blocked by the agent's access rules (workspace, ignore "
@@ -540,7 +540,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_NOT_FOUND,
         variant="generic",
         priority=50,
-        text=w.FILE_MISSING + w.FILE_MISSING_PROGRAMS + w.NOTHING_NAMED,
+        text=w.FILE_MISSING + w.FILE_MISSING_PROGRAMS + w.NOTHING_NAMED + w.UNREADABLE_PATH,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -572,7 +572,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.VALUE_BOUNDS
         + w.VALUE_ORDER
         + w.EMPTY_VALUE
-        + w.VALUE_CHOICES,
+        + w.VALUE_CHOICES
+        + w.BAD_CHARACTERS,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",

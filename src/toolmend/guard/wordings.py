@@ -207,10 +207,14 @@ TOO_LARGE = words(
     "claude-code continue gemini-cli goose roo-code opencode mini-swe-agent",
     r"(?:file|image|content|output|response|diff|patch|request|input|payload)\b[^\n]{0,80}?\bis "
     r"too (?:large|long|big) ?[(:]",
-    r"exceeds? (?:the )?(?:\d+ ?(?:[KMG]B|bytes|tokens) )?(?:maximum|max|limit)(?: allowed)?"
+    r"exceed(?:s|ed)? (?:the )?(?:\d+ ?(?:[KMG]B|bytes|tokens) )?(?:maximum|max|limit)\b"
+    # a maximum of time or of steps is not a size
+    r"(?! (?:[\w-]+ )?(?:time|duration|runtime|number of|steps|turns|iterations|retries)\b)"
+    r"(?: allowed)?"
     r"(?: (?:size|tokens|file size|length))?",
     r"File size exceeds",
-    r"exceeds? (?:a |the )?(?:max(?:imum)? (?:of )?)?\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars"
+    r"exceed(?:s|ed)? (?:a |the )?(?:max(?:imum)? (?:of )?)?\d[\d,.]* ?(?:[KMG]i?B|bytes|characters"
+    r"|chars"
     r"|tokens?|lines?)\b",
     r"output of your last command was too long",
     r"\b(?:file|image|content|output|response|input|payload|request|download|body)s?\b[^\n]{0,40}?"
@@ -223,7 +227,8 @@ TOO_LARGE = words(
 #: "exceeds the size limit of N bytes", "(exceeds 2000 line limit)": a size named as a limit.
 OVER_NAMED_LIMIT = words(
     "gemini-cli goose",
-    r"exceeds? (?:the |a |its )?(?:[\w.]+ ){0,3}(?:size|length|token|byte|character|output|line"
+    r"exceed(?:s|ed)? (?:the |a |its )?(?:[\w.]+ ){0,3}(?:size|length|token|byte|character|output"
+    r"|line"
     r"|file|content|response|payload)s? limit\b",
 )
 
@@ -444,6 +449,9 @@ TYPE_PLAIN = words(
     "roo-code openai-agents smolagents",
     r"\bis not an? (?:object|array|string|number|integer|boolean|list|dict(?:ionary)?|mapping)\b",
     r"\bmust be (?:valid )?(?:numbers|integers|strings|arrays|objects|booleans|lists)\b",
+    r"\bexpected [\w.\-]+ to be (?:an? )?(?:dict|list|str|string|int|integer|number|object|array"
+    r"|bool|boolean|float|tuple|mapping)\b",
+    r"\bdoes not match (?:its|the) (?:declared |expected )?(?:[\w-]+ )?(?:type|schema)\b",
 )
 
 PARAM_VALUE = words(
@@ -463,6 +471,8 @@ PARAM_VALUE = words(
     r"Cannot specify both|cannot be used (?:with|together)|cannot start with '-'",
     r"\b(?:unsupported|unknown|invalid) (?:value|unit|option|mode|format|enum|choice)\b",
     r"^(?:Error: )?Invalid (?!JSON|diff|patch|tool call)[\w ]{1,40}(?::|\")",
+    r"^(?:Error: )?(?:Unknown|Unsupported|Unrecognized|Unrecogni[sz]ed) (?!command\b|error\b)"
+    r"(?:[\w.\-]+ ){0,6}?[`'\"]?[A-Za-z_][\w.\-]*[`'\"]?: \S",
     r"\binvalid (?:regex|glob|search pattern|pattern)\b",
     r"\b(?:unsupported|cannot read text for) (?:\w+ )?(?:format|file type|extension)s?\b",
     r"\bInvalid (?:mode|offset|insert_line|regular expression|URL|timezone|time format"
@@ -491,7 +501,9 @@ BAD_URL = words(
     "mcp-python-sdk cline",
     r"\bunknown url type\b|\b(?:invalid|malformed|bad) URL\b|\bnot a valid URL\b",
     r"\bURL (?:scheme|protocol) must be\b",
-    r"\bOnly https?(?: and https?)? (?:URLs )?(?:are|is) supported\b",
+    r"\bOnly https?(?:,? (?:and )?https?)?(?:,? and data)? (?:URLs )?(?:are|is) (?:supported"
+    r"|allowed|permitted|accepted)\b",
+    r"\b(?:unsafe|unsupported|invalid|disallowed|forbidden) (?:URL )?(?:protocol|scheme)\b",
 )
 #: A named item the tool has none of ("no note named todo").
 NOTHING_NAMED = words(
@@ -537,6 +549,19 @@ VALUE_CHOICES = words(
     r"supported\b",
 )
 
+#: A value with characters the tool does not take ("Path contains invalid characters").
+BAD_CHARACTERS = words(
+    "gemini-cli mcp-servers",
+    r"\bcontains? (?:invalid|illegal|unsupported|forbidden|disallowed|suspicious) (?:characters?"
+    r"|values?|entries|keys|bytes)\b",
+)
+#: A value the tool needs that the call did not give, said as what "you must specify".
+MUST_SPECIFY = words(
+    "langgraph gemini-cli",
+    r"\bmust (?:specify|provide|pass|supply) (?:the |an? )?[\w-]+(?: [\w-]+)? (?:when|if|for"
+    r"|argument|parameter|field|value)\b",
+)
+
 # --- files and edits ------------------------------------------------------------------------
 
 FILE_WRONG_KIND = words(
@@ -571,6 +596,14 @@ FILE_MISSING = words(
     r"Cannot find module '(?:/|\.{1,2}/|[A-Za-z]:\\)",  # Node: a script path, not a package
     r"(?:file or directory|path) not found:",
     r"unable to open (?:the )?(?:database )?file",  # SQLite's SQLITE_CANTOPEN
+)
+
+#: A file, directory or resource that could not be read, opened or found, by any verb.
+UNREADABLE_PATH = words(
+    "gemini-cli vercel-ai mcp-servers roo-code cline",
+    r"\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:read|open|access|list|stat) "
+    r"(?:the )?(?:file|directory|folder|dir)\b",
+    r"\bresource\b[^\n]{0,60}?\b(?:not found|does not exist|could not be found)\b",
 )
 
 #: Programs that name the missing file in their own words: git mv's source, a "cannot (find or)
@@ -760,6 +793,12 @@ POLICY_RULES = words(
     r"(?:context|mode|session|workspace)\b",
 )
 
+#: A server or agent with nowhere it is allowed to work ("No allowed directories available").
+NOTHING_ALLOWED = words(
+    "mcp-servers",
+    r"\bno allowed (?:directories|paths|roots|hosts|domains|folders)\b",
+)
+
 OS_DENIED = words(
     "os http",
     r"\bEACCES\b|\bEPERM\b",
@@ -927,9 +966,8 @@ RUNTIME_FAILURE = words(
     r"^(?:ERROR: )?usage: \S|\berror: unrecognized arguments?\b",
     r"\bsyntax error(?: near| at|: unexpected|$)|\bunbound variable\b|\bno such (?:table|column)\b",
     r"No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b|Directory not empty"
-    r"|\bENOTEMPTY\b|\bEPIPE\b|Broken pipe|No such process|\bESRCH\b|Cannot allocate memory"
-    r"|\bENOMEM\b|\bEADDRINUSE\b"
-    r"|address already in use",
+    r"|\bENOTEMPTY\b|\bEPIPE\b|Broken pipe|\bE[MN]FILE\b|Too many open files|No such process"
+    r"|\bESRCH\b|Cannot allocate memory|\bENOMEM\b|\bEADDRINUSE\b|address already in use",
 )
 
 #: A program's own crash report: a Python traceback, a JavaScript stack, npm's error lines,
@@ -1047,6 +1085,7 @@ PLAIN_FAILURE = words(
     r"\b(?:is|are|was|were) not (?:available|configured|initiali[sz]ed|supported|enabled|ready"
     r"|running|set|defined|implemented|installed|reachable|possible)\b",
     r"\bnot (?:found|supported|allowed|permitted|implemented)\b",
+    r"\bdid not (?:return|produce|respond|start|finish|complete|succeed)\b",
     r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
     r"(?: (?:has )?(?:occurred|occured|happened)|:)",
     r"\bsomething went wrong\b",
