@@ -10,7 +10,10 @@ guidance text (that is `patterns`).
 
 Origins name the harvested sources of `tests/guard/data/real_errors.json` (`roo-code`,
 `claude-code`, `mcp-servers`, ...); `os`, `parser` and `http` mark wordings that belong to an
-operating system, a JSON parser or HTTP itself, which no single source contributed.
+operating system, a JSON parser or HTTP itself, which no single source contributed; `plain`
+marks the general shapes of a sentence that many agents share ("could not locate the file X",
+"X should be an integer", "over the 1 MB limit"), built from synonyms (`LOCATE`, `ABSENT`)
+rather than from any one source's string.
 """
 
 from __future__ import annotations
@@ -26,6 +29,15 @@ NAME = r"[`'\"]?(?P<{group}>[A-Za-z_][\w.\-]{{0,63}})[`'\"]?"
 SEARCH_TEXT = (
     r"(?:old_?string|old_?str|old_?text|oldString|search(?: block| text| string| content)?"
     r"|string to replace|text to replace|string|text|expected lines|exact match)"
+)
+
+
+#: The verbs of a search that came back empty: "could not find", "unable to locate", ...
+LOCATE = r"(?:could not|couldn't|cannot|can't|unable to|failed to|did not) (?:find|locate|resolve)"
+#: The states of a thing that is not there: "not found", "does not exist", "is not registered".
+ABSENT = (
+    r"(?:not found|does not exist|doesn't exist|could not be found|cannot be found|was not found"
+    r"|is not (?:registered|known|available|defined|declared)|not registered|is unknown)"
 )
 
 
@@ -110,7 +122,8 @@ JSON_ARGUMENT_CONTEXT = words(
     "roo-code cline openai-agents ollama vercel-ai mini-swe-agent smolagents goose lmstudio",
     r"Invalid JSON (?:input|argument)",
     r"error parsing tool call",
-    r"(?:failed|unable|could not) to (?:parse|decode|interpret) (?:the )?(?:tool(?: call)? |"
+    r"(?:(?:failed|unable) to|could not|couldn't|cannot|can't) (?:parse|decode|interpret) (?:the )?"
+    r"(?:tool(?: call)? |"
     r"function |\w+ )?(?:arguments|parameters|params|input|call|tool use parameters|value|JSON"
     r"|XML)",
     r"Could not interpret tool use parameters",
@@ -232,6 +245,20 @@ OVER_NAMED_LIMIT = words(
     r"|file|content|response|payload)s? limit\b",
 )
 
+#: A size over a limit in plain words ("over the 1 MB limit", "larger than 100000 bytes", "larger
+#: than the maximum allowed size", "Maximum file size of 10MB exceeded").
+OVER_SIZE = words(
+    "plain",
+    r"\bover (?:the |its |a )?(?:\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars|tokens|lines) )?"
+    r"(?:size |length |token |byte |character |line )?limit\b",
+    r"\b(?:larger|bigger|longer) than (?:\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars|tokens"
+    r"|lines)\b|the (?:max(?:imum)?|limit|allowed))",
+    r"\b(?:size|length|content|file|output|response|payload|body|input)\b[^\n]{0,40}?\b(?:greater|more)"
+    r" than (?:the )?(?:max(?:imum)?|limit|allowed)\b",
+    r"\bmax(?:imum)? (?:file |output |response |request |payload |content |body )?(?:size|length)"
+    r"\b[^\n]{0,30}\bexceeded\b",
+)
+
 RATE = words(
     "openai-agents claude-code langgraph http",
     r"rate[ _-]?limit",
@@ -239,6 +266,13 @@ RATE = words(
     r"Too Many Requests",
     r"quota (?:exceeded|exhausted)|RESOURCE_EXHAUSTED",
     r"\boverloaded(?:_error)?\b",
+)
+
+#: A quota used up, in plain words.
+QUOTA_USED = words(
+    "plain",
+    r"\bquota\b[^\n]{0,30}\b(?:exceeded|exhausted|reached|used up)\b",
+    r"\b(?:exceeded|exhausted|reached) (?:your |the |its )?(?:\w+ )?quota\b",
 )
 
 # --- tools and protocol ---------------------------------------------------------------------
@@ -281,12 +315,21 @@ MCP_SERVER_STATE = words(
     "cline continue openai-agents roo-code gemini-cli mcp-typescript-sdk",
     r"\bMCP (?:server|client|connection|process|session|config)\b[^\n]{0,80}?\b(?:not (?:found"
     r"|connected|configured|initiali[sz]ed|running|available|enabled|ready)|disconnected|disabled"
-    r"|failed|error|does not (?:have|support)|could not|cannot|unable)\b",
+    r"|failed|error|does not (?:have|support|exist)|doesn't exist|could not|cannot|unable"
+    r"|offline|unreachable|unavailable)\b",
+    r"\b" + LOCATE + r" (?:the |an? )?MCP server\b",
     r"\b(?:disconnected|lost (?:the )?connection) from (?:the )?MCP server\b",
     r"\b(?:error|failed|failure) (?:while )?(?:loading|listing|fetching|getting|reading) (?:the )?"
     r"(?:tools|resources|resource templates|prompts)\b[^\n]{0,20}\bMCP\b",
     r"^(?:(?:MCP )?Server|Client) (?:is )?not (?:initiali[sz]ed|connected)\b",
     r"\bServer [`'\"]?[\w.\-]+[`'\"]? (?:with [\w ]{1,30} )?not found\b",
+)
+
+#: A tool a named server does not have, in plain words ("Tool 'x' not found on MCP server 'y'").
+MCP_TOOL_ABSENT = words(
+    "plain",
+    r"\b(?:tool|function) [`'\"]?[\w.\-]+[`'\"]? (?:" + ABSENT + r"|is disabled) (?:on|in) "
+    r"(?:the )?(?:MCP )?server\b",
 )
 #: An SDK's MCP server manager that could not connect a server.
 MCP_CONNECT_FAILED = words(
@@ -313,12 +356,20 @@ UNKNOWN_TOOL = words(
     r"function name '" + name("tool") + r"' had invalid characters",
     r"unsupported call:? " + name("tool"),
     r"\bNo (?:tool|function) (?:named|called) " + name("tool"),
-    r"\b(?:could not|couldn't|unable to) find (?:a |the )?(?:tool|function) (?:named |called )?"
-    + name("tool"),
+    r"\b" + LOCATE + r" (?:a |the )?(?:tool|function) (?:named |called )?" + name("tool"),
     r"\bunrecognized (?:tool|function)(?: name)?\b",
     r"\b(?:tool|function) not found:? " + name("tool"),
     r"\binvalid (?:tool|function) name\b",
     r"function name '[^'\n]{1,64}' had invalid characters",
+)
+
+#: A name said not to be a tool in plain words ("'grep' is not a registered tool", "There is no
+#: tool called grep").
+NOT_A_TOOL = words(
+    "plain",
+    r"\bis not an? (?:registered|known|valid|available|declared|recogni[sz]ed|defined) "
+    r"(?:tool|function)\b",
+    r"\bthere is no (?:tool|function) (?:named|called)\b",
 )
 
 NO_TOOL_CALL = words(
@@ -399,7 +450,14 @@ PARAM_MISSING = words(
     r"(?:provided|specified|given|set)",
     r"\bmissing (?:parameter|argument|field|property|key)s?:? " + _PARAM,
     r"(?:following|these) required (?:parameters|arguments|fields|properties) (?:are|were) missing",
-    r"\bno value (?:was )?(?:provided|given) for " + _PARAM,
+    r"\bno value (?:was )?(?:provided|given|supplied|specified|passed) for (?:(?:the )?required "
+    r"(?:parameter|argument|field|property|key) )?" + _PARAM,
+    r"\b(?:parameter|argument|field|property|key|option) " + _PARAM + r" (?:must|should|has to"
+    r"|needs to) be (?:provided|given|specified|supplied|set|passed)\b",
+    r"\b(?:parameter|argument|field|property|key|option) " + _PARAM + r" (?:was|is|were) (?:not"
+    r"|never) (?:provided|given|specified|supplied|set|passed)\b",
+    r"^(?:Error: )?(?:You|Please) (?:must )?(?:provide|specify|pass|supply|give) (?:an? |the )?"
+    r"(?!exactly\b|one\b|only\b|at least\b)[\w-]+",
     r"expected \w+, received undefined",
     r"\bmissing required [`'\"](?P<param>[A-Za-z_][\w.\-]{0,63})[`'\"] (?:field|parameter|argument"
     r"|property|key)\b",
@@ -431,8 +489,8 @@ PARAM_TYPE = words(
     r"\bhas type '\w+' but should be '\w+'",
     r"(?:^|[\s:/])" + _PARAM + r" (?:parameter )?must be (?:an? )?(?:valid )?(?:array|number"
     r"|integer|string|boolean|object|list|bool)\b" + _NOT_A_RANGE,
-    r"must be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list|bool)\b"
-    + _NOT_A_RANGE,
+    r"(?:must|should) be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list"
+    r"|bool|int|str|float|dict)\b" + _NOT_A_RANGE,
     r"is not of type '(?:string|integer|number|boolean|array|object|null)'",
     r"cannot unmarshal \w+ into Go (?:struct field|value of type)",
     r"invalid type: [\w ]+(?: \"[^\"]*\")?, expected",
@@ -463,7 +521,10 @@ PARAM_VALUE = words(
     r"|key|field)s?\b",
     r"is not in the tool's input schema",
     r"Invalid enum value|Invalid option: expected one of|Too (?:big|small): expected",
-    r"(?:is )?not one of the (?:allowed|permitted|valid) (?:values|options)|must be one of",
+    r"(?:is )?not one of the (?:allowed|permitted|valid) (?:values|options)",
+    r"(?:must|should) be one of",
+    r"\bis not (?:allowed|permitted|accepted|valid|supported) (?:for|as) (?:the )?(?:value of )?"
+    r"[`'\"]?[\w.\-]+[`'\"]?\.?$",
     r"\binvalid_(?:enum_value|value|format|string)\b|\btoo_(?:big|small)\b",
     r"must be (?:an? )?(?:between|greater|less|at (?:least|most)|positive|non-negative"
     r"|[\w-]+-indexed|\d+ or (?:greater|less)|in the future|an ISO|one of|absolute|relative"
@@ -598,6 +659,15 @@ FILE_MISSING = words(
     r"unable to open (?:the )?(?:database )?file",  # SQLite's SQLITE_CANTOPEN
 )
 
+#: A file or directory a search did not find, in plain words ("Unable to locate file a.py",
+#: "Cannot find file: a.py", "a.py: no such file", "No file exists at path a.py").
+FILE_NOT_LOCATED = words(
+    "plain",
+    r"\b" + LOCATE + r" (?:the |an? )?(?:file|directory|folder|dir|path)\b",
+    r": no such (?:file|directory|folder|path)\b",
+    r"\bno (?:such )?(?:file|directory|folder)s? (?:exists? )?(?:at|named|called|matching|found)\b",
+)
+
 #: A file, directory or resource that could not be read, opened or found, by any verb.
 UNREADABLE_PATH = words(
     "gemini-cli vercel-ai mcp-servers roo-code cline",
@@ -624,6 +694,13 @@ FILE_EXISTS = words(
     r"\bEEXIST\b|FileExistsError|\[Errno 17\]|\bFile exists\b",
     r"(?:file|directory|path)\b[^\n]{0,120}?already exists",
     r"(?:create|creating) a file that already exists",
+)
+
+#: A tool that will not overwrite what is there.
+NO_OVERWRITE = words(
+    "plain",
+    r"\b(?:refus\w+ to|will not|won't|cannot|can't|does not|doesn't) overwrite (?:the |an |any )?"
+    r"existing\b",
 )
 
 #: A quoted path (it has a slash) that already exists: git worktree and friends.
@@ -671,6 +748,12 @@ DIFF_AMBIGUOUS = words(
     r"Occurrence count mismatch|Expected \d+ occurrences?(?:\(s\))?,? but (?:found|matching found)",
     r"appears (?:\d+ times|multiple times|more than once)",
     r"more than (?:one|once) (?:match|occurrence|place)",
+)
+
+#: The search text counted more than once, in plain words ("old_str matched 3 times").
+MATCHED_TIMES = words(
+    "plain",
+    r"\b(?:matched|matches|occurs|occurred|found) (?:[2-9]|\d{2,}) times\b",
 )
 
 DIFF_MALFORMED = words(
@@ -723,7 +806,8 @@ DIFF_NO_MATCH = words(
     " mcp-servers goose codex",
     SEARCH_TEXT + r"[^\n]{0,60}?(?:not found|did not match|does not match|failed to (?:exactly )?"
     r"match|could not be found|did not appear|does not appear)",
-    r"(?:could not|couldn't|unable to|failed to) find (?:the |an? )?(?:exact )?(?:specified |given "
+    r"(?:could not|couldn't|unable to|failed to) (?:find|locate) (?:the |an? )?(?:exact )?"
+    r"(?:specified |given "
     r"|provided )?" + SEARCH_TEXT,
     r"\b0 occurrences found\b",
     r"No sufficiently similar match",
@@ -738,6 +822,13 @@ DIFF_NO_MATCH = words(
     r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
     r"(?:in (?:the )?(?:current )?file|substring|anchor)",
     r"(?:file|content)[^\n]{0,40} does not match (?:the )?(?:requested|expected)",
+)
+
+#: No match for an edit's search text, in plain words ("no match for the search block").
+NO_MATCH_FOR = words(
+    "plain",
+    r"\bno (?:exact )?match(?:es)? (?:found )?(?:for|of) (?:the )?(?:search|old|replace|edit|diff"
+    r"|text|string|block|pattern)",
 )
 
 SHELL = words(
@@ -774,7 +865,8 @@ POLICY_DENIED = words(
     r"denied by policy|execution blocked|not in the allow ?list|prevents you from using",
     r"\bwrite-protected\b",
     r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
-    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b",
+    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b(?! (?:for|as) )",
+    r"\baccess to [^\n]{1,80}? (?:is )?(?:not permitted|not allowed|denied|forbidden|refused)\b",
     r"Forbidden (?:access|call|function)",
     r"\baccess_denied\b|Access denied\b",
     r"sandbox denied",
@@ -810,6 +902,13 @@ OS_DENIED = words(
     r"\b(?:Invalid|Incorrect) API key\b",
 )
 
+#: A response that starts by refusing the caller ("Unauthorized: invalid token").
+REFUSED_CALLER = words(
+    "plain",
+    r"^(?:Error: )?(?:Unauthori[sz]ed|Forbidden|Unauthenticated|Access denied)\b",
+    r"\byou do not have (?:the )?(?:required )?(?:permission|access|rights)\b",
+)
+
 #: A credential the tool needs is missing or refused ("Missing API key. Make sure you have
 #: 'SERPAPI_API_KEY' ...", "OpenRouter API key is required", "requires re-authentication").
 MISSING_CREDENTIALS = words(
@@ -833,6 +932,16 @@ TIMEOUT = words(
     r"timeout of \d+ ?ms exceeded",
     r"MCP error -32001",
     r"\bdeadline exceeded\b",
+)
+
+#: A time budget in plain words ("Execution time limit exceeded", "deadline of 30s exceeded",
+#: "did not finish within 120 seconds").
+TIME_BUDGET = words(
+    "plain",
+    r"\btime ?limit (?:exceeded|reached|hit)\b|\b(?:exceeded|reached|hit) (?:the |its )?"
+    r"(?:\w+ )?time ?limit\b",
+    r"\bdeadline\b[^\n]{0,30}\b(?:exceeded|passed|expired)\b",
+    r"\bdid not (?:finish|complete|respond|return)\b[^\n]{0,20}\bwithin\b",
 )
 
 #: GNU timeout telling the signal it sent when the time ran out (`timeout --verbose`).
@@ -877,6 +986,15 @@ NETWORK = words(
     r"\b(?:too many|max(?:imum)?) redirects\b",
     r"\b(?:model runner|llama-server|inference server) has (?:unexpectedly )?(?:stopped|terminated"
     r"|crashed)\b",
+)
+
+#: A host that cannot be reached or resolved, in plain words.
+HOST_UNREACHABLE = words(
+    "plain",
+    r"\b(?:host|network|server|endpoint) (?:is )?(?:unreachable|not reachable)\b",
+    r"\bDNS (?:lookup|resolution|query) failed\b|\b(?:could not|couldn't|unable to|failed to) "
+    r"resolve (?:host|hostname|the host|address)\b",
+    r"\b(?:could not|couldn't|unable to|failed to) reach\b",
 )
 
 #: Clients that could not reach a host (curl, git over HTTP, npm offline or unreachable).
