@@ -295,7 +295,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=76,
         flags=frozenset({Flag.MISSING_PARAM}),
-        text=w.PARAM_MISSING + w.NOTHING_GIVEN + w.MUST_SPECIFY,
+        text=w.PARAM_MISSING + w.NOTHING_GIVEN + w.MUST_SPECIFY + w.MISSING_THING,
         what="The {tool} call is missing the required parameter {param_or_required}.",
         why="The tool cannot run without every required parameter.",
         next=(
@@ -577,6 +577,7 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.VALUE_ORDER
         + w.EMPTY_VALUE
         + w.VALUE_CHOICES
+        + w.UNSUPPORTED_REQUEST
         + w.BAD_CHARACTERS,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "

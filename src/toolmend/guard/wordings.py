@@ -610,6 +610,17 @@ VALUE_CHOICES = words(
     r"supported\b",
 )
 
+#: A capability the named thing does not have ("\"nomic-embed\" does not support chat", "raw
+#: mode does not support template", "this model only supports one image", "image generation
+#: models are not currently supported"): the call asked for something this target cannot do.
+UNSUPPORTED_REQUEST = words(
+    "plain",
+    r"\b(?:does not|doesn't|do not|don't|cannot) support\b|\bonly supports?\b",
+    r"\b(?:is|are) not (?:currently |yet )?supported\b",
+)
+#: A whole message that names one missing thing ("missing request body").
+MISSING_THING = words("plain", r"^(?:Error: )?missing [\w-]+(?: [\w-]+){0,2}\.?$")
+
 #: A value with characters the tool does not take ("Path contains invalid characters").
 BAD_CHARACTERS = words(
     "gemini-cli mcp-servers",
@@ -1078,6 +1089,8 @@ RUNTIME_FAILURE = words(
     r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
     r"|Interrupted: \d+ errors? during collection",
     r"^CONFLICT \(|Automatic merge failed",
+    r"\b(?:[Cc]hild|subprocess|child process) (?:returned|exited with) (?:status|code) [1-9]"
+    r"|\bError is not recoverable\b|\bnot in gzip format\b",
     r"^(?:[\w.]+\.)?(?:RecursionError|NameError|AttributeError|ZeroDivisionError|IndexError"
     r"|UnboundLocalError|InterpreterError): \S|\bThe variable `\w+` is not defined\b"
     r"|\bobject has no attribute\b|\bnothing (?:added )?to commit\b",
@@ -1136,7 +1149,7 @@ PROGRAM_USAGE = words(
 PROGRAM_BAD_OPTION = words(
     "coreutils git",
     r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing|illegal) (?:option|number"
-    r"|argument|operand|mode)\b",
+    r"|argument|operand|mode|predicate|expression|flag|switch|primary|action)\b",
 )
 #: git's refusals in its own words.
 GIT_REFUSALS = words("git", r"\bnot something we can merge\b")
