@@ -26,6 +26,7 @@ bounded by the fragment cap.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Literal, TypedDict
@@ -61,6 +62,12 @@ _SPECIAL_TOKEN = re.compile(r"<[|｜][^<>\s]*>|\[[A-Z][A-Z_]*\]")
 def is_special_token(marker: str) -> bool:
     """Whether `marker` is written in special-token syntax (see `_SPECIAL_TOKEN`)."""
     return _SPECIAL_TOKEN.fullmatch(marker) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def special_tokens(markers: tuple[str, ...]) -> tuple[str, ...]:
+    """The markers in special-token syntax, once per marker set (every parser asks)."""
+    return tuple(m for m in markers if is_special_token(m))
 
 
 class ParserOptions(TypedDict, total=False):
@@ -151,9 +158,7 @@ class StreamParser:
         #: Reasoning opener -> its closers.
         self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
         #: The opening markers in special-token syntax, watched for inside reasoning.
-        self._reasoning_calls = tuple(
-            m for m in syntax.opening_markers(resolver) if is_special_token(m)
-        )
+        self._reasoning_calls = special_tokens(tuple(syntax.opening_markers(resolver)))
         #: Reasoning text held from the span's first special-token opener on, and where (in
         #: it) each opener began.
         self._held: list[str] = []
