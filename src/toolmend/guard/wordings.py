@@ -167,7 +167,8 @@ STUCK = words(
     "cline roo-code opencode pydantic-ai openai-agents smolagents langgraph aider",
     r"You seem to be having trouble proceeding",
     r"\bis having trouble\.\.\.|may indicate a failure in the model's thought process",
-    r"\bdoom[_ ]loop\b",
+    r"\bdoom[_ ]loop\b|\bloop detected\b|\bdetected (?:a |an )?(?:potential |infinite )?(?:tool[- ]"
+    r"call )?loop\b",
     r"consecutive mistake limit",
     r"exceeded max(?:imum)? retries(?: count)?",
     r"Max(?:imum)? (?:turns|steps|iterations) (?:\(\d+\) )?(?:exceeded|reached)",
@@ -189,6 +190,8 @@ STEP_LIMIT = words(
 STEP_SETTING = words(
     "cline openai-agents smolagents",
     r"\b(?:exceeded|reached|hit) (?:the )?max(?:imum)?[ _]?(?:iterations|steps|turns)\b",
+    r"\b(?:exceeded|reached|reaching|hit) (?:the )?max(?:imum)?(?: number)? of \d+ (?:tool calls"
+    r"|steps|turns|iterations|requests|model calls)\b",
 )
 #: A framework gave up after its own retry budget (output validation, tool retries).
 RETRIES_EXHAUSTED = words(
@@ -322,6 +325,9 @@ MCP_SERVER_STATE = words(
     r"\b(?:error|failed|failure) (?:while )?(?:loading|listing|fetching|getting|reading) (?:the )?"
     r"(?:tools|resources|resource templates|prompts)\b[^\n]{0,20}\bMCP\b",
     r"^(?:(?:MCP )?Server|Client) (?:is )?not (?:initiali[sz]ed|connected)\b",
+    # goose's extensions are its MCP servers
+    r"\bextension [`'\"]?[\w.\-]+[`'\"]? (?:is )?(?:not (?:enabled|found|loaded|running|available"
+    r"|connected)|disabled)\b",
     r"\bServer [`'\"]?[\w.\-]+[`'\"]? (?:with [\w ]{1,30} )?not found\b",
 )
 
@@ -370,6 +376,11 @@ NOT_A_TOOL = words(
     r"\bis not an? (?:registered|known|valid|available|declared|recogni[sz]ed|defined) "
     r"(?:tool|function)\b",
     r"\bthere is no (?:tool|function) (?:named|called)\b",
+)
+
+#: A name not on the list of tools the agent offers.
+NOT_LISTED_TOOL = words(
+    "plain", r"\bnot in the (?:list of )?(?:available|registered|declared|provided) tools\b"
 )
 
 NO_TOOL_CALL = words(
@@ -842,6 +853,14 @@ NO_MATCH_FOR = words(
     r"|text|string|block|pattern)",
 )
 
+#: An edit that could not be applied, or whose target is not in the file, in plain words.
+EDIT_NOT_APPLIED = words(
+    "plain",
+    r"\b(?:diff|patch|edit|hunk|change)s?\b[^\n]{0,40}?\b(?:could not|couldn't|cannot|can't|failed"
+    r" to) (?:be )?appl(?:y|ied)\b",
+    r"\bnot found (?:verbatim |exactly |literally )?in (?:the )?(?:file|content|document)\b",
+)
+
 SHELL = words(
     "cline roo-code kilocode vscode",
     r"shell integration",
@@ -860,7 +879,7 @@ USER_DENIED = words(
     r"Permission to use \S+.{0,120}? (?:has been|was) denied",
     r"requested permissions? to use \S+, but you haven't granted it",
     r"\bwas not approved\b",
-    r"requires user confirmation",
+    r"requires user confirmation|\brequires? (?:user |your )?(?:approval|confirmation|consent)\b",
     r"rejected with (?:the )?user(?:'s)? (?:message|feedback)|\btool use (?:was )?rejected\b",
 )
 
@@ -894,6 +913,8 @@ POLICY_RULES = words(
     r"^Only (?:the )?[\w -]{1,30}? (?:can|may) \w+",
     r"\b(?:is|are) (?:disabled|not (?:allowed|permitted|enabled)) in (?:this|the current) "
     r"(?:context|mode|session|workspace)\b",
+    r"\bnot (?:allowed|permitted|available|enabled) (?:in|during|while in) (?:the |this )?"
+    r"(?:[\w-]+ ){0,2}(?:mode|context|session)\b",
 )
 
 #: A server or agent with nowhere it is allowed to work ("No allowed directories available").
@@ -952,6 +973,7 @@ TIME_BUDGET = words(
     r"\btime ?limit (?:exceeded|reached|hit)\b|\b(?:exceeded|reached|hit) (?:the |its )?"
     r"(?:\w+ )?time ?limit\b",
     r"\bdeadline\b[^\n]{0,30}\b(?:exceeded|passed|expired)\b",
+    r"\babort(?:ed)? (?:after \d|due to (?:a )?time ?out\b)",
     r"\bdid not (?:finish|complete|respond|return)\b[^\n]{0,20}\bwithin\b",
 )
 
