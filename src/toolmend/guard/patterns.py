@@ -392,6 +392,22 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/INVALID_TOOL_PROTOCOL/006",
+        category=Category.INVALID_TOOL_PROTOCOL,
+        variant="unpaired_result",
+        priority=67,
+        text=w.UNPAIRED_RESULTS,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The model server refused the conversation: a tool call and its result do not pair "
+        "up.",
+        why="Every tool call needs exactly one result right after it, under the same id; the "
+        "history sent breaks that, so repeating the step fails the same way.",
+        next=(
+            "Make a new tool call instead of repeating one whose result is missing.",
+            "If this comes back, continue from a short summary of what is done and what remains.",
+        ),
+    ),
+    Pattern(
         id="EI/INVALID_TOOL_PROTOCOL/005",
         category=Category.INVALID_TOOL_PROTOCOL,
         variant="one_tool_per_message",

@@ -423,6 +423,19 @@ MALFORMED_CALL = words(
     r"(?:streaming )?tool call",
 )
 
+#: A provider refusing a history whose tool calls and results do not pair up (Anthropic's
+#: "`tool_use` ids were found without `tool_result` blocks", "unexpected `tool_use_id` found in
+#: `tool_result` blocks"; OpenAI's "must be followed by tool messages responding to each
+#: 'tool_call_id'", "messages with role 'tool' must be a response to a preceeding message").
+UNPAIRED_RESULTS = words(
+    "claude-code anthropic-api openai-api",
+    r"\btool_use(?:_id)?\b[^\n]{0,60}?\b(?:without|found in|corresponding)\b[^\n]{0,20}?"
+    r"\btool_result\b",
+    r"\bmust be followed by tool messages\b|\bdid not have response messages\b",
+    r"\brole [`'\"]?tool[`'\"]? must be a response to a prece\w* message\b",
+    r"\bTool results are missing for tool calls\b|\bMissingToolResultsError\b",
+)
+
 #: Calls the agent cannot make at all: a tool that cannot be called directly, an argument line of
 #: a text tool-call format it does not read.
 UNCALLABLE = words(
@@ -1232,6 +1245,7 @@ MUST_INSTALL = words(
 PLAIN_FAILURE = words(
     "plain",
     r"^\W{0,3}(?:Error|Fatal|Failure)\b\s*[:!\-]",
+    r"^\W{0,3}(?:[A-Z][\w-]* ){1,3}(?:Error|Failure)\b\s*(?:\d{3}\b\s*)?[:!\-{]",
     r"^\W{0,3}(?:Failed|Unable|Could not|Couldn't|Cannot|Can't|Can not) \w+",
     r"^[\w`'\"./ -]{0,60}?\b(?:failed|errored|crashed|aborted)\b(?:[:.!]|$| with| due| because"
     r"| to| while| for)",
