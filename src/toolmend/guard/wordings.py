@@ -325,6 +325,7 @@ MCP_SERVER_STATE = words(
     r"\b(?:error|failed|failure) (?:while )?(?:loading|listing|fetching|getting|reading) (?:the )?"
     r"(?:tools|resources|resource templates|prompts)\b[^\n]{0,20}\bMCP\b",
     r"^(?:(?:MCP )?Server|Client) (?:is )?not (?:initiali[sz]ed|connected)\b",
+    r"^(?:MCP )?Server does not support (?:tools|resources|prompts|sampling|roots|completions)\b",
     # goose's extensions are its MCP servers
     r"\bextension [`'\"]?[\w.\-]+[`'\"]? (?:is )?(?:not (?:enabled|found|loaded|running|available"
     r"|connected)|disabled)\b",
@@ -376,6 +377,8 @@ NOT_A_TOOL = words(
     r"\bis not an? (?:registered|known|valid|available|declared|recogni[sz]ed|defined) "
     r"(?:tool|function)\b",
     r"\bthere is no (?:tool|function) (?:named|called)\b",
+    r"\bmissing tools? [`'\"{(\[]|\bwithout (?:a|an) [\w-]+ tool\b|\bno [\w-]+ tool (?:is )?"
+    r"(?:available|configured|registered|provided|bound)\b",
 )
 
 #: A name not on the list of tools the agent offers.
@@ -630,6 +633,10 @@ VALUE_CHOICES = words(
     r"\bhas (?:an )?invalid [\w-]+\b",
     r"^(?:Error: )?Unknown (?!error\b)[\w ]{1,30}? [`'\"][^`'\"\n]{1,80}[`'\"]",
     r"[`'\"][\w .\-]{1,60}[`'\"] is (?:configured but )?disabled\b",
+    r"\b" + LOCATE + r" (?:a |an |the )?(?:model|agent|mode|skill|artifact|profile|preset|template"
+    r"|workflow|provider|entity|record|collection|index)\b",
+    r"^(?:Error: )?(?:Model|Agent|Mode|Skill|Artifact|Profile|Preset|Template|Workflow|Provider"
+    r"|Entity|Record|Collection|Index) not found\b",
     r"\b(?:cannot|can't|unable to) read (?:a |the )?binary\b|\bbinary files? (?:is |are )?not "
     r"supported\b",
 )
@@ -643,7 +650,11 @@ UNSUPPORTED_REQUEST = words(
     r"\b(?:is|are) not (?:currently |yet )?supported\b",
 )
 #: A whole message that names one missing thing ("missing request body").
-MISSING_THING = words("plain", r"^(?:Error: )?missing [\w-]+(?: [\w-]+){0,2}\.?$")
+MISSING_THING = words(
+    "plain",
+    r"^(?:Error: )?missing [\w-]+(?: [\w-]+){0,2}\.?$",
+    r"\b(?:is|are) missing (?:a |an |the |its )?(?:valid |required )?[\w-]+(?: [\w-]+)?\.?$",
+)
 
 #: A value with characters the tool does not take ("Path contains invalid characters").
 BAD_CHARACTERS = words(
@@ -1240,8 +1251,9 @@ MUST_INSTALL = words(
 
 #: A message that says plainly that something failed, in no family's words: it starts with
 #: "Error:" or "Failed to ...", names something that failed, errored or is not available,
-#: configured, supported or found. Matched last, below every family, so it only decides what
-#: nothing else recognised; `os`-like origin `plain`: no single source wrote it.
+#: configured, supported or found, or is an exception's `Type: message` line. Matched last,
+#: below every family, so it only decides what nothing else recognised (origin `plain`: no
+#: single source wrote it).
 PLAIN_FAILURE = words(
     "plain",
     r"^\W{0,3}(?:Error|Fatal|Failure)\b\s*[:!\-]",
@@ -1256,4 +1268,6 @@ PLAIN_FAILURE = words(
     r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
     r"(?: (?:has )?(?:occurred|occured|happened)|:)",
     r"\bsomething went wrong\b",
+    # an exception's `Type: message` line: the code behind the tool raised it
+    r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?: \[\w+\])?: \S",
 )
