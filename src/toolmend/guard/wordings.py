@@ -466,7 +466,9 @@ PARAM_MISSING = words(
     r"Missing " + _PARAM + r" argument",
     r"missing (?:\d+ )?required (?:positional |keyword-only )?arguments?: '" + _PARAM + r"'",
     r"(?:^|\W)(?:the )?(?:parameter|argument|field|property) " + _PARAM + r" is required",
-    r"(?:^|[\s:])" + _PARAM + r"(?: \(\w+\))? (?:is|are) required\b(?!\. Install)",
+    r"(?:^|[\s:])"
+    + _PARAM
+    + r"(?: \(\w+\))? (?:is|are) required\b(?!\. Install| to (?:use|run)\b)",
     r"(?:^|[\s:])" + _PARAM + r" array is required",
     r"The " + _PARAM + r" parameter (?:was|is) (?:empty|missing)",
     r"^\s*(?P<param>[A-Za-z_][\w.\-]{0,63})(?::| *\n)\s*Field required",
@@ -709,7 +711,7 @@ FILE_MISSING = words(
 #: "Cannot find file: a.py", "a.py: no such file", "No file exists at path a.py").
 FILE_NOT_LOCATED = words(
     "plain",
-    r"\b" + LOCATE + r" (?:the |an? )?(?:file|directory|folder|dir|path)\b",
+    r"\b" + LOCATE + r" (?:the |an? )?(?:[\w-]+ )?(?:file|directory|folder|dir|path)\b",
     r": no such (?:file|directory|folder|path)\b",
     r"\bno (?:such )?(?:file|directory|folder)s? (?:exists? )?(?:at|named|called|matching|found)\b",
 )
@@ -963,6 +965,7 @@ REFUSED_CALLER = words(
     "plain",
     r"^(?:Error: )?(?:Unauthori[sz]ed|Forbidden|Unauthenticated|Access denied)\b",
     r"\byou do not have (?:the )?(?:required )?(?:permission|access|rights)\b",
+    r"\b(?:status|code|HTTP)(?: code)?:? 40[13]\b",
 )
 
 #: A credential the tool needs is missing or refused ("Missing API key. Make sure you have
@@ -974,6 +977,8 @@ MISSING_CREDENTIALS = words(
     r"\b(?:API[ _-]?key|access token|credentials) (?:is |are )?(?:required|missing|not set"
     r"|not found)\b",
     r"\brequires? (?:re-?)?authentication\b|\bauthentication (?:is )?required\b",
+    r"\bauthenticat(?:ion|e)\b[^\n]{0,20}?\bfail|\b(?:failed|unable) to (?:re-?)?authenticate\b"
+    r"|\binvalid_(?:grant|client|token)\b|\bunauthorized_client\b",
 )
 
 # --- time, network, commands ----------------------------------------------------------------
@@ -1236,7 +1241,7 @@ MISSING_PROGRAM_EXEC = words(
 #: A missing dependency named with how to install it.
 INSTALL_HINT = words(
     "mcp-python-sdk",
-    r"\bInstall (?:it )?with [`'\"]?(?:pip3?|uv|npm|pnpm|yarn|cargo|brew|apt(?:-get)?) "
+    r"\bInstall (?:it )?with:? [`'\"]?(?:pip3?|uv|npm|pnpm|yarn|cargo|brew|apt(?:-get)?) "
     r"(?:install|add)\b|\bare properly installed\b",
 )
 
@@ -1262,7 +1267,8 @@ PLAIN_FAILURE = words(
     r"^[\w`'\"./ -]{0,60}?\b(?:failed|errored|crashed|aborted)\b(?:[:.!]|$| with| due| because"
     r"| to| while| for)",
     r"\b(?:is|are|was|were) not (?:available|configured|initiali[sz]ed|supported|enabled|ready"
-    r"|running|set|defined|implemented|installed|reachable|possible)\b",
+    r"|running|set|defined|implemented|installed|reachable|possible|launched|started|open"
+    r"|connected)\b",
     r"\bnot (?:found|supported|allowed|permitted|implemented)\b",
     r"\bdid not (?:return|produce|respond|start|finish|complete|succeed)\b",
     r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
