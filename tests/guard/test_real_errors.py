@@ -34,9 +34,9 @@ SUCCESSES = [r for r in ROWS if r["kind"] == "success"]
 #: was written): right, total. A floor for later changes, not the goal, and not to be re-scored
 #: as blind once wordings have been written from its misses.
 BLIND_FIRST_SCORING = (102, 146)
-#: The same split after its misses were read and their families widened (guard4): a floor for
-#: regressions, not a blind figure.
-BLIND_AFTER_READING = 135
+#: The same split after its misses were read and their families widened (guard4: 135; guard5's
+#: families: 141): a floor for regressions, not a blind figure.
+BLIND_AFTER_READING = 141
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
