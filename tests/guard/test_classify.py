@@ -112,3 +112,204 @@ def test_a_content_tools_output_that_only_starts_like_a_plain_failure_is_content
     log = "Error: widget cache is not configured (logged at 12:00)\nrecovered at 12:01\n"
     assert classify_error(log).plain
     assert not classify_result(log, tool="read_file").failed
+
+
+#: One sentence per way many agents say a thing (written for this test, not harvested): a noun
+#: with "not found / does not exist / could not locate", a size "too large / over the limit /
+#: larger than", "X is required / must be provided", "should be an integer / expected X, got Y",
+#: and the other families' plain shapes.
+PLAIN_SHAPES = [
+    ("FILE_NOT_FOUND", "Unable to locate file src/app.py"),
+    ("FILE_NOT_FOUND", "Could not locate the file 'config.yaml'"),
+    ("FILE_NOT_FOUND", "The file src/app.py does not exist."),
+    ("FILE_NOT_FOUND", "No file exists at path src/app.py"),
+    ("FILE_NOT_FOUND", "src/app.py: no such file"),
+    ("FILE_NOT_FOUND", "Cannot find file: src/app.py"),
+    ("FILE_NOT_FOUND", "Directory 'build' does not exist"),
+    ("FILE_NOT_FOUND", "Error: path 'docs/x.md' not found in workspace"),
+    ("FILE_NOT_FOUND", "Failed to read src/app.py: ENOENT"),
+    ("TOOL_NOT_FOUND", "Unable to locate tool 'grep_files'"),
+    ("TOOL_NOT_FOUND", "Tool 'grep_files' does not exist."),
+    ("TOOL_NOT_FOUND", "No such tool: grep_files"),
+    ("TOOL_NOT_FOUND", "Could not find a tool named grep_files"),
+    ("TOOL_NOT_FOUND", "The requested tool grep_files is not available"),
+    ("TOOL_NOT_FOUND", "Function 'grep_files' is not defined in the toolset"),
+    ("TOOL_NOT_FOUND", "'grep_files' is not a registered tool"),
+    ("TOOL_NOT_FOUND", "Tool grep_files not registered"),
+    ("TOOL_NOT_FOUND", "There is no tool called grep_files."),
+    ("MCP_TOOL_MISSING", "MCP server 'github' does not exist"),
+    ("MCP_TOOL_MISSING", "Could not find MCP server github"),
+    ("MCP_TOOL_MISSING", "No MCP server named 'github' is connected"),
+    ("MCP_TOOL_MISSING", "Unable to locate MCP server github"),
+    ("MCP_TOOL_MISSING", "MCP server github is offline"),
+    ("MCP_TOOL_MISSING", "Tool 'create_issue' not found on MCP server 'github'"),
+    ("CONTEXT_OVERFLOW", "File too large: 12 MB (limit 5 MB)"),
+    ("CONTEXT_OVERFLOW", "Output exceeds the limit of 30000 characters"),
+    ("CONTEXT_OVERFLOW", "The response is over the 1 MB limit"),
+    ("CONTEXT_OVERFLOW", "content length 5242881 is greater than the maximum of 5242880"),
+    ("CONTEXT_OVERFLOW", "Payload size 12MB exceeds maximum allowed 10MB"),
+    ("CONTEXT_OVERFLOW", "Result truncated: output larger than 100000 bytes"),
+    ("CONTEXT_OVERFLOW", "file is larger than the maximum allowed size (10 MB)"),
+    ("CONTEXT_OVERFLOW", "Maximum file size of 10MB exceeded"),
+    ("PARAM_MISSING", "path is required"),
+    ("PARAM_MISSING", "The 'path' argument is required."),
+    ("PARAM_MISSING", "Missing required parameter: path"),
+    ("PARAM_MISSING", "missing required property 'path'"),
+    ("PARAM_MISSING", "must have required property 'path'"),
+    ("PARAM_MISSING", "Required field 'path' not provided"),
+    ("PARAM_MISSING", "No value supplied for required argument 'path'"),
+    ("PARAM_MISSING", "Parameter 'path' must be provided"),
+    ("PARAM_MISSING", "You must provide a path"),
+    ("PARAM_MISSING", "argument 'path' was not specified"),
+    ("PARAM_TYPE_MISMATCH", "expected string, got number"),
+    ("PARAM_TYPE_MISMATCH", "Expected type 'integer' for 'limit' but received 'string'"),
+    ("PARAM_TYPE_MISMATCH", "limit must be of type integer"),
+    ("PARAM_TYPE_MISMATCH", "'limit' should be an integer"),
+    ("PARAM_TYPE_MISMATCH", "Invalid type for 'limit': expected integer, received string"),
+    ("PARAM_TYPE_MISMATCH", "TypeError: limit must be int, not str"),
+    ("PARAM_TYPE_MISMATCH", "Parameter limit has wrong type: expected number"),
+    ("PARAM_TYPE_MISMATCH", "Value for 'tags' is not an array"),
+    ("PARAM_INVALID_VALUE", "limit must be between 1 and 100"),
+    ("PARAM_INVALID_VALUE", "Invalid value for 'mode': 'fast'. Expected one of: safe, full"),
+    ("PARAM_INVALID_VALUE", "mode should be one of ['safe', 'full']"),
+    ("PARAM_INVALID_VALUE", "Value 'fast' is not allowed for mode"),
+    ("PARAM_INVALID_VALUE", "offset out of range"),
+    ("PARAM_INVALID_VALUE", "Unexpected argument 'foo'"),
+    ("PARAM_INVALID_VALUE", "Unknown parameter: foo"),
+    ("PERMISSION_DENIED", "Access to /etc/shadow is not permitted"),
+    ("PERMISSION_DENIED", "You do not have permission to write to this file"),
+    ("PERMISSION_DENIED", "Refusing to write outside the workspace"),
+    ("PERMISSION_DENIED", "Write access denied for path /etc/hosts"),
+    ("PERMISSION_DENIED", "This command is not allowed by your configuration"),
+    ("PERMISSION_DENIED", "Unauthorized: invalid token"),
+    ("TIMEOUT", "The operation timed out after 60s"),
+    ("TIMEOUT", "Command did not finish within 120 seconds and was terminated"),
+    ("TIMEOUT", "Execution time limit exceeded"),
+    ("TIMEOUT", "deadline of 30s exceeded"),
+    ("TIMEOUT", "Timed out waiting for the process"),
+    ("NETWORK_ERROR", "Network error: connection refused"),
+    ("NETWORK_ERROR", "Could not reach http://127.0.0.1:9/ (connection refused)"),
+    ("NETWORK_ERROR", "HTTP 503 from upstream"),
+    ("NETWORK_ERROR", "Host unreachable"),
+    ("NETWORK_ERROR", "DNS lookup failed for api.local"),
+    ("DIFF_MATCH_FAILED", "Search text not found in file"),
+    ("DIFF_MATCH_FAILED", "The provided old_string does not appear in src/a.py"),
+    ("DIFF_MATCH_FAILED", "Could not locate the text to replace in src/a.py"),
+    ("DIFF_MATCH_FAILED", "old_str matched 3 times; it must be unique"),
+    ("DIFF_MATCH_FAILED", "Edit failed: no match for the search block"),
+    ("DIFF_MATCH_FAILED", "The search string was not found verbatim"),
+    ("FILE_EXISTS", "Cannot create src/a.py: a file with that name already exists"),
+    ("FILE_EXISTS", "Refusing to overwrite existing file src/a.py"),
+    ("RATE_LIMITED", "Too many requests, slow down"),
+    ("RATE_LIMITED", "You have exceeded your request quota"),
+    ("COMMAND_FAILED", "Process exited with status 1"),
+    ("COMMAND_FAILED", "The command returned a non-zero exit code (2)"),
+    (
+        "INVALID_JSON_ARGUMENTS",
+        "Arguments are not valid JSON: Unexpected token } in JSON at position 10",
+    ),
+    ("INVALID_JSON_ARGUMENTS", "Could not parse tool arguments as JSON"),
+    (
+        "DIFF_MATCH_FAILED",
+        "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>",
+    ),
+    (
+        "CONTEXT_OVERFLOW",
+        "File content (31234 tokens) exceeds maximum allowed tokens (25000). Please use offset and limit parameters to read specific portions of the file.",
+    ),
+    (
+        "PARAM_MISSING",
+        "InputValidationError: Read failed due to the following issue:\nThe required parameter `file_path` is missing",
+    ),
+    (
+        "PARAM_TYPE_MISMATCH",
+        "InputValidationError: Edit failed due to the following issue:\nThe parameter `replace_all` type is expected as `boolean` but provided as `string`",
+    ),
+    ("TIMEOUT", "Error: Command timed out after 2m 0.0s"),
+    ("PERMISSION_DENIED", "Interrupted by user"),
+    (
+        "TOOL_NOT_FOUND",
+        "Model tried to call unavailable tool 'grep_files'. Available tools: read, write, bash",
+    ),
+    ("PARAM_INVALID_VALUE", "Error: Unknown agent type: reviewer is not a valid agent type"),
+    (
+        "INVALID_JSON_ARGUMENTS",
+        'Invalid input for tool read: JSON parsing failed: Text: {"path": "a",}. Error message: JSON Parse error: Expected \'}\'',
+    ),
+    (
+        "PARAM_MISSING",
+        'The bash tool was called with invalid arguments: [\n  {\n    "code": "invalid_type",\n    "expected": "string",\n    "received": "undefined",\n    "path": [\n      "command"\n    ],\n    "message": "Required"\n  }\n].\nPlease rewrite the input so it satisfies the expected schema.',
+    ),
+    ("MCP_TOOL_MISSING", "Error: Extension 'developer' is not enabled"),
+    ("TOOL_NOT_FOUND", "Could not find tool 'fetch_url' in any extension"),
+    ("MCP_TOOL_MISSING", "Extension github not found"),
+    ("PERMISSION_DENIED", "This command requires approval"),
+    ("PERMISSION_DENIED", "Tool use was cancelled by the user"),
+    (
+        "FILE_NOT_FOUND",
+        "File does not exist. Note: your current working directory is /home/dev/app.",
+    ),
+    ("FILE_NOT_FOUND", "<tool_use_error>File does not exist.</tool_use_error>"),
+    (
+        "DIFF_MATCH_FAILED",
+        "<tool_use_error>String to replace not found in file.\nString: foo()</tool_use_error>",
+    ),
+    ("CONTEXT_OVERFLOW", "Output too large (312 KB). Showing first 30000 characters."),
+    ("NETWORK_ERROR", "Request failed with status code 404"),
+    ("NETWORK_ERROR", "Error: Failed to fetch URL http://127.0.0.1:8000/docs: HTTP 404 Not Found"),
+    ("TIMEOUT", "Error: Request aborted after 30000ms"),
+    ("TIMEOUT", "AbortError: The operation was aborted due to timeout"),
+    ("COMMAND_FAILED", "Error: Shell command failed with exit code 2"),
+    ("PARAM_INVALID_VALUE", "Error: offset must be a non-negative number"),
+    ("PARAM_INVALID_VALUE", "Error: limit must be a positive integer"),
+    ("FILE_NOT_FOUND", "ENOENT: no such file or directory, scandir '/home/dev/app/lib'"),
+    ("PERMISSION_DENIED", "EPERM: operation not permitted, unlink '/home/dev/app/.git/index.lock'"),
+    ("FILE_EXISTS", "EEXIST: file already exists, mkdir '/home/dev/app/dist'"),
+    ("COMMAND_FAILED", "ENOSPC: no space left on device, write"),
+    (
+        "DIFF_MATCH_FAILED",
+        "Error: No changes made: old_string and new_string are exactly the same.",
+    ),
+    ("DIFF_MATCH_FAILED", "Failed to apply diff: hunk 2 failed to apply"),
+    ("DIFF_MATCH_FAILED", "The diff could not be applied cleanly"),
+    (
+        "DIFF_MATCH_FAILED",
+        "Edit rejected: the replacement target was not found verbatim in the file",
+    ),
+    ("PARAM_INVALID_VALUE", "Error: 'depth' must be a positive integer, got -1"),
+    ("PARAM_TYPE_MISMATCH", "Error: 'depth' must be an integer, got 'two'"),
+    ("TOOL_NOT_FOUND", "Error: tool 'browser_open' is not in the list of available tools"),
+    ("MODEL_STUCK_LOOP", "Agent stopped after reaching the maximum of 25 tool calls"),
+    ("MODEL_STUCK_LOOP", "Loop detected: the same tool call was made 5 times in a row"),
+    ("RATE_LIMITED", "Error: 529 overloaded, please retry later"),
+    (
+        "CONTEXT_OVERFLOW",
+        "This model's maximum context length is 8192 tokens. However, your messages resulted in 9123 tokens.",
+    ),
+    ("PERMISSION_DENIED", "Write operations are not permitted in read-only mode"),
+    ("PERMISSION_DENIED", "Operation not allowed in plan mode"),
+    ("SHELL_INTEGRATION", "Shell integration is unavailable; command output could not be read"),
+    (
+        "FILE_NOT_FOUND",
+        "Error: Cannot read properties of undefined (reading 'split') while reading file missing.txt: ENOENT",
+    ),
+]
+
+
+@pytest.mark.parametrize(("category", "text"), PLAIN_SHAPES, ids=[t[:40] for _, t in PLAIN_SHAPES])
+def test_a_family_matches_the_plain_shapes_of_its_sentence(category: str, text: str) -> None:
+    assert classify_error(text).category == category
+
+
+def test_inside_a_command_result_with_an_exit_status_the_arguments_of_the_call_are_not_blamed() -> (
+    None
+):
+    bare = "error: option 'depth' must be an integer"
+    ran = f"<returncode>2</returncode>\n<output>\n{bare}\n</output>"
+    assert classify_error(bare).category == "PARAM_TYPE_MISMATCH"
+    assert classify_error(ran).category == "COMMAND_FAILED"
+
+
+def test_an_exception_line_of_the_tools_own_code_is_a_plain_failure() -> None:
+    got = classify_error("KeyError: 'user_id'")
+    assert (got.category, got.plain) == ("COMMAND_FAILED", True)
