@@ -93,6 +93,12 @@ class AutoProtocol(TextProtocol):
             spans.update(dict.fromkeys(proto.reasoning()))
         return tuple(spans)
 
+    def token_openers(self) -> Sequence[str]:
+        markers: dict[str, None] = {}
+        for proto in self._members():
+            markers.update(dict.fromkeys(proto.token_openers()))
+        return tuple(markers)
+
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
         markers: dict[str, None] = {}
         for proto in self._members():
