@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolmend.core.textscan import TextScanner, is_proper_prefix, partial_marker_start, skip_blanks
+from toolmend.core.textscan import (
+    EVENTFUL_PREFIX,
+    TextScanner,
+    is_proper_prefix,
+    partial_marker_start,
+    skip_blanks,
+)
+from toolmend.model import coerce_tools
+from toolmend.names import ToolResolver
+from toolmend.protocols import get_protocol
 
 MARKER = "<tool_call>"
 
@@ -132,3 +141,35 @@ def test_a_word_that_begins_like_a_marker_only_in_its_first_letter_is_taken_whol
     assert not scanner.takes_whole("the ant")  # may still grow into `antml:invoke`
     assert not scanner.takes_whole("a `b`")
     assert not scanner.takes_whole("one\ntwo")
+
+
+def _eventful_by_definition(text: str, markers: list[str]) -> bool:
+    """Whether a marker could begin in `text`: its first `EVENTFUL_PREFIX` characters anywhere,
+    a part of them at the end, or a backtick or line break."""
+    if "`" in text or "\n" in text:
+        return True
+    for marker in markers:
+        head = marker[:EVENTFUL_PREFIX]
+        if head in text or any(text.endswith(head[:k]) for k in range(1, len(head))):
+            return True
+    return False
+
+
+AUTO_MARKERS = list(
+    get_protocol("auto").opening_markers(ToolResolver(coerce_tools([{"name": "get_weather"}])))
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(sorted({c for m in AUTO_MARKERS for c in m[:4]} | set("ab ."))),
+        max_size=12,
+    )
+)
+def test_takes_whole_says_no_exactly_where_one_of_autos_markers_could_begin(text: str) -> None:
+    # The search is built as a trie of the markers' starts; it must find what the flat list of
+    # starts finds, over every registered format's markers at once.
+    scanner = TextScanner(AUTO_MARKERS)
+    scanner.scan("x", 0, False)  # past the line start
+    assert scanner.takes_whole(text) is not _eventful_by_definition(text, AUTO_MARKERS)

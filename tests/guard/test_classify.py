@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolmend.guard import classify_error
+from toolmend.guard import Interceptor, classify_error, classify_result
 from toolmend.guard.classify import safe_identifier
 from toolmend.guard.patterns import PATTERNS, Category
 
@@ -77,3 +77,38 @@ def test_a_capitalised_thing_not_found_is_not_a_missing_program() -> None:
     )
     assert classify_error("Page not found").variant != "missing_dependency"
     assert classify_error("Resource not found").variant != "missing_dependency"
+
+
+def test_a_failure_stated_plainly_in_no_familys_words_gets_the_plain_variant() -> None:
+    for text in (
+        "Failed to frobnicate the widget cache",
+        "Error: the widget cache is not configured",
+        "Widget sync failed: upstream said no",
+        "An unexpected error occurred while syncing widgets",
+    ):
+        got = classify_error(text)
+        assert (got.category, got.pattern_id, got.plain) == (
+            "COMMAND_FAILED",
+            "EI/COMMAND_FAILED/003",
+            True,
+        ), text
+    guidance = Interceptor().on_error({"name": "sync_widgets"}, "Failed to frobnicate widgets")
+    assert guidance.disposition == "correct_once" and "`sync_widgets`" in guidance.render()
+
+
+def test_a_known_family_in_any_layer_wins_over_a_plain_failure() -> None:
+    got = classify_error("Error executing tool sync: Failed to sync: EACCES: permission denied")
+    assert got.category == "PERMISSION_DENIED"
+    assert not got.plain
+
+
+def test_an_envelope_status_wins_over_a_plain_failure() -> None:
+    assert classify_error('{"error": {"code": 413, "message": "Upload failed: try later"}}') == (
+        classify_error('{"error": {"code": 413, "message": "frobnicated"}}')
+    )
+
+
+def test_a_content_tools_output_that_only_starts_like_a_plain_failure_is_content() -> None:
+    log = "Error: widget cache is not configured (logged at 12:00)\nrecovered at 12:01\n"
+    assert classify_error(log).plain
+    assert not classify_result(log, tool="read_file").failed

@@ -9,10 +9,13 @@ at the end of the stream the rule
     R2 its name resolves, R3 its body is complete except for a missing closing marker (or a
     proper prefix of it) and trailing whitespace (an empty body is complete only when such a
     prefix follows it: a call cut off right after its header shows nothing of its end), and
-    R4 its arguments validate. A call with a
-    resolving name that is not recoverable ends `incomplete` with an error and best-effort
-    arguments; a nameless fragment is dropped with a metadata-only diagnostic. The raw
-    truncated fragment never appears as text or in a diagnostic.
+    R4 its arguments validate. A call with a resolving name that is not recoverable ends
+    `incomplete` with an error and best-effort arguments; a nameless fragment is dropped with
+    a metadata-only diagnostic. The raw truncated fragment never appears as text or in a
+    diagnostic.
+
+A call that repeats the call ended right before it (same tool, same arguments) ends
+incomplete with `REPEATED_CALL`: only the first of a run of copies is executable.
 
 It never scans text or buffers input: the state machine (`core/engine.py`) does, and tells the
 block where the current buffer starts (`base`) and reads back how the reader left it (`outcome`).

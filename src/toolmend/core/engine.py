@@ -14,7 +14,8 @@ Its public surface is `feed`, `finish` and read-only state (`protocol_id`, `poli
 Reasoning is never scanned for calls, with one exception seen in users' reports (Kimi K2
 Thinking behind llama.cpp): when the output ends inside a reasoning span that never closed, and
 that span ends with complete calls written in a format's special-token markup (`<|…|>`,
-`<｜…｜>`, `[TOOL_CALLS]`: never prose or code), those calls are recovered with a
+`<｜…｜>`, `[TOOL_CALLS]`, or a marker its tokenizer holds as one token, `token_openers`:
+never prose or code), those calls are recovered with a
 `call_in_unclosed_reasoning` diagnostic. To decide it without re-reading, each such opener in
 the span starts a probe (`CallProbe`: the same parser, reading on from the opener as if it
 were text), and the span's text from the first opener whose probe still lives is held back (at
@@ -30,6 +31,7 @@ bounded by the fragment cap.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Literal, TypedDict
@@ -65,6 +67,13 @@ _SPECIAL_TOKEN = re.compile(r"<[|｜][^<>\s]*>|\[[A-Z][A-Z_]*\]")
 def is_special_token(marker: str) -> bool:
     """Whether `marker` is written in special-token syntax (see `_SPECIAL_TOKEN`)."""
     return _SPECIAL_TOKEN.fullmatch(marker) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def special_tokens(markers: tuple[str, ...], tokens: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The markers in special-token syntax or among a format's `tokens` (`token_openers`),
+    once per marker set (every parser asks)."""
+    return tuple(m for m in markers if is_special_token(m) or m in tokens)
 
 
 class ParserOptions(TypedDict, total=False):
@@ -156,9 +165,8 @@ class StreamParser:
         #: Reasoning opener -> its closers.
         self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
         #: The opening markers that are special tokens, watched for inside reasoning.
-        tokens = set(syntax.token_openers())
-        self._reasoning_calls = tuple(
-            m for m in syntax.opening_markers(resolver) if is_special_token(m) or m in tokens
+        self._reasoning_calls = special_tokens(
+            tuple(syntax.opening_markers(resolver)), tuple(syntax.token_openers())
         )
         #: Reasoning text held from the first live probe's opener on, its length, and the
         #: probes of the openers in it (in order).

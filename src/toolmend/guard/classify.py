@@ -6,10 +6,12 @@ structurally (a validation list naming the field, a machine error type such as `
 or `context_length_exceeded`); then the wording families, innermost message first, by pattern
 priority (inside a program's crash report, never the call-argument categories); then the
 envelope's coarse status (HTTP status, exit code), which also wins over a wording that says only
-"it failed" when it names a refusal, a rate limit or a timeout. It never builds guidance, never
-counts and never changes the error; anything it does not recognise is UNCLASSIFIED (the caller
-passes it through unchanged). Names captured from error text are kept only when they are safe
-identifiers, so an error message cannot smuggle text into the guidance.
+"it failed" when it names a refusal, a rate limit or a timeout. A message that only states a
+failure plainly, in no family's words, is the plain-failure variant of COMMAND_FAILED, decided
+after every layer was tried and only when the envelope carries no status. It never builds
+guidance, never counts and never changes the error; anything else it does not recognise is
+UNCLASSIFIED (the caller passes it through unchanged). Names captured from error text are kept
+only when they are safe identifiers, so an error message cannot smuggle text into the guidance.
 """
 
 from __future__ import annotations
@@ -88,6 +90,11 @@ class Classification:
     @property
     def known(self) -> bool:
         return self.category is not Category.UNCLASSIFIED
+
+    @property
+    def plain(self) -> bool:
+        """Only the plain-failure wording matched: an error, but of no known kind."""
+        return self.pattern_id == PLAIN_FAILURE_PATTERN_ID
 
 
 UNCLASSIFIED = Classification(Category.UNCLASSIFIED, UNCLASSIFIED_PATTERN.id, 0.0)
@@ -193,7 +200,12 @@ def _status_pattern(env: Envelope) -> str | None:
 
 #: Worded patterns that say only "it failed" (a network error, a failed command): what the
 #: envelope's status says more precisely wins over them, as structure comes before wording.
-_GENERIC_PATTERNS = frozenset({"EI/NETWORK_ERROR/001", "EI/COMMAND_FAILED/001"})
+_GENERIC_PATTERNS = frozenset(
+    {"EI/NETWORK_ERROR/001", "EI/COMMAND_FAILED/001", "EI/COMMAND_FAILED/003"}
+)
+#: The pattern of a failure stated plainly in no family's words (`wordings.PLAIN_FAILURE`): any
+#: status or exit code the envelope carries says more than it does.
+PLAIN_FAILURE_PATTERN_ID = "EI/COMMAND_FAILED/003"
 
 
 def _decisive_status_pattern(env: Envelope) -> str | None:
@@ -258,6 +270,8 @@ class Classifier:
             decisive = _decisive_status_pattern(env)
             if found is not None and decisive and found[0].id in _GENERIC_PATTERNS:
                 found = (_BY_ID[decisive], found[1], ENVELOPE_CONFIDENCE)
+            if found is not None and found[0].id == PLAIN_FAILURE_PATTERN_ID:
+                found = None if _status_pattern(env) else found
         if found is None:
             status = _status_pattern(env)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
@@ -282,15 +296,19 @@ class Classifier:
         # a crash report frames every layer of the text: an agent prefix peeled off the outside
         # leaves the program's own line inside
         crashed = any(framing.search(body) for body in texts for framing in PROGRAM_CRASH_FRAMING)
-        for body in texts:
-            for pattern, family in self._wordings:
-                if crashed and pattern.category in _CALL_ARGUMENT_CATEGORIES:
-                    continue
-                for wording in family:
-                    match = wording.search(body)
-                    if match is not None:
-                        groups = {k: v for k, v in match.groupdict().items() if v}
-                        return pattern, groups, pattern.text_confidence
+        # a plain statement of failure decides only when no layer has a known family's words
+        for plain in (False, True):
+            for body in texts:
+                for pattern, family in self._wordings:
+                    if (pattern.id == PLAIN_FAILURE_PATTERN_ID) is not plain:
+                        continue
+                    if crashed and pattern.category in _CALL_ARGUMENT_CATEGORIES:
+                        continue
+                    for wording in family:
+                        match = wording.search(body)
+                        if match is not None:
+                            groups = {k: v for k, v in match.groupdict().items() if v}
+                            return pattern, groups, pattern.text_confidence
         return None
 
 

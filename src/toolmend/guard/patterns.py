@@ -113,7 +113,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=100,
         flags=frozenset({Flag.DUPLICATE_CALL}),
-        text=w.DUPLICATE,
+        text=w.DUPLICATE + w.REPEATED_CALLS,
         disposition=Disposition.DISCARD_DUPLICATE,
         retryable=False,
         what="This {tool} call is identical to the previous one, so it was not executed again.",
@@ -130,7 +130,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=95,
         flags=frozenset({Flag.STUCK_LOOP}),
-        text=w.STUCK + w.RETRIES_EXHAUSTED + w.STEP_LIMIT,
+        text=w.STUCK + w.RETRIES_EXHAUSTED + w.STEP_LIMIT + w.STEP_SETTING,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="[MODEL_STUCK_LOOP] The same {failed} failure has now happened {count} times in a "
@@ -234,7 +234,11 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.MCP_TOOL_MISSING,
         variant="server_unavailable",
         priority=82,
-        text=w.MCP_DOWN + w.MCP_CLIENT_DOWN + w.MCP_CONNECT_FAILED + w.MCP_NO_TOOLS,
+        text=w.MCP_DOWN
+        + w.MCP_CLIENT_DOWN
+        + w.MCP_CONNECT_FAILED
+        + w.MCP_NO_TOOLS
+        + w.MCP_SERVER_STATE,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The MCP server for this {tool} call is not connected.",
         why="The server closed its connection or is not running; its tools cannot be called now.",
@@ -318,7 +322,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.DIFF_MATCH_FAILED,
         variant="malformed_edit",
         priority=74,
-        text=w.DIFF_MALFORMED + w.PATCH_GRAMMAR,
+        text=w.DIFF_MALFORMED + w.PATCH_GRAMMAR + w.PATCH_STRUCTURE,
         text_confidence=0.9,
         what="The {tool} edit could not be read: the diff or patch is not in the expected format.",
         why="Markers, headers and line prefixes must be exactly as the tool describes them.",
@@ -378,7 +382,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=68,
         flags=frozenset({Flag.TYPE_MISMATCH}),
-        text=w.PARAM_TYPE + w.SCALAR_PARSE,
+        text=w.PARAM_TYPE + w.SCALAR_PARSE + w.TYPE_PLAIN,
         what="The {tool} call passed {param_or_a} with the wrong type.",
         why="Each parameter must have the JSON type its schema declares.",
         next=(
@@ -392,7 +396,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.INVALID_TOOL_PROTOCOL,
         variant="one_tool_per_message",
         priority=66,
-        text=w.ONE_TOOL,
+        text=w.ONE_TOOL + w.FINAL_ANSWER_RULES,
         what="Only the first tool call of your message was run; {tool} was not executed.",
         why="This agent runs one tool per message and waits for its result.",
         next=("Read the first call's result, then issue the next call in its own message.",),
@@ -415,7 +419,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.INVALID_TOOL_PROTOCOL,
         variant="malformed_call",
         priority=64,
-        text=w.MALFORMED_CALL,
+        text=w.MALFORMED_CALL + w.UNCALLABLE,
         what="Your tool call could not be read: its name or markup is malformed.",
         why="A call needs a declared tool name and one well-formed argument object, in the "
         "native tool-calling format.",
@@ -491,7 +495,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="policy_denied",
         priority=58,
-        text=w.POLICY_DENIED,
+        text=w.POLICY_DENIED + w.POLICY_RULES,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was blocked by the agent's access rules (workspace, ignore "
@@ -507,7 +511,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="os_denied",
         priority=55,
-        text=w.OS_DENIED,
+        text=w.OS_DENIED + w.MISSING_CREDENTIALS,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was refused by the operating system or server: permission denied.",
@@ -567,7 +571,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.BAD_URL
         + w.VALUE_BOUNDS
         + w.VALUE_ORDER
-        + w.EMPTY_VALUE,
+        + w.EMPTY_VALUE
+        + w.VALUE_CHOICES,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",
@@ -582,7 +587,11 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.COMMAND_FAILED,
         variant="missing_dependency",
         priority=51,  # above FILE_NOT_FOUND: a missing program is also "No such file"
-        text=w.MISSING_DEPENDENCY + w.MISSING_PROGRAM + w.MISSING_PROGRAM_EXEC + w.INSTALL_HINT,
+        text=w.MISSING_DEPENDENCY
+        + w.MISSING_PROGRAM
+        + w.MISSING_PROGRAM_EXEC
+        + w.INSTALL_HINT
+        + w.MUST_INSTALL,
         what="The command of this {tool} call failed: a program, module or package it needs is "
         "not installed.",
         why="The environment lacks that dependency (or the project's virtual environment or "
@@ -600,7 +609,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=45,
         flags=frozenset({Flag.TIMEOUT}),
-        text=w.TIMEOUT + w.EXECUTION_LIMITS + w.TIMEOUT_SIGNAL,
+        text=w.TIMEOUT + w.EXECUTION_LIMITS + w.TIMEOUT_SIGNAL + w.NOT_WITHIN,
         what="The {tool} call did not finish in time.",
         why="The operation took longer than the allowed time.",
         next=(
@@ -613,7 +622,11 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.NETWORK_ERROR,
         variant="generic",
         priority=44,
-        text=w.NETWORK + w.NETWORK_CLIENTS + w.NETWORK_DAEMONS + w.NETWORK_SERVICE,
+        text=w.NETWORK
+        + w.NETWORK_CLIENTS
+        + w.NETWORK_DAEMONS
+        + w.NETWORK_SERVICE
+        + w.RESPONSE_UNREADABLE,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call could not reach the server or URL, or the server answered with "
         "an error status.",
@@ -640,6 +653,22 @@ PATTERNS: tuple[Pattern, ...] = (
         next=(
             "Read the error lines of the output and fix their cause before running it again.",
             "If a program is missing (command not found), use one that is installed.",
+        ),
+    ),
+    Pattern(
+        id="EI/COMMAND_FAILED/003",
+        category=Category.COMMAND_FAILED,
+        variant="tool_failed",
+        priority=40,  # below every other family: it decides only what none recognised
+        text=w.PLAIN_FAILURE,
+        text_confidence=0.5,
+        what="The {tool} call failed; its own message above says what went wrong.",
+        why="The tool reported an error in words toolmend has no specific guidance for; the "
+        "message names the cause (an argument, a path, a setting or a missing service).",
+        next=(
+            "Read the error message and fix what it names before calling the tool again.",
+            "Do not repeat the identical call; if the same error comes back, use another tool "
+            "or approach.",
         ),
     ),
 )

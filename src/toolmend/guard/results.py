@@ -383,6 +383,13 @@ def _decode_envelope(text: str) -> object | None:
     return decoded if isinstance(decoded, Mapping | list) else None
 
 
+def _known_kind(text: str) -> bool:
+    """The text is an error of a known kind; a failure stated only plainly is not enough in a
+    content tool's output (a `cat` of a log that starts with "Error:" is content)."""
+    found = classify_error(text)
+    return found.known and not found.plain
+
+
 def classify_result(
     result: object,
     tool: Tool | str | None = None,
@@ -418,7 +425,7 @@ def classify_result(
             if status == 0:
                 return SUCCESS
             return ResultVerdict(True, "suspect", f"exit status {status} at result")
-        if _FAILURE_PREFIX.match(_first_line(result)) and classify_error(result[:4096]).known:
+        if _FAILURE_PREFIX.match(_first_line(result)) and _known_kind(result[:4096]):
             return ResultVerdict(True, "suspect", "known error text at result")
         return SUCCESS
     found = _Walker().walk(result, "", "", 0)

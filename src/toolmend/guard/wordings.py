@@ -142,6 +142,14 @@ DUPLICATE = words(
     r"identical tool call (?:was )?(?:repeated|already (?:made|executed))",
 )
 
+#: A loop detector that names the repeat itself ("Detected 3 consecutive identical calls to
+#: `read_files`; stopping to avoid a loop.").
+REPEATED_CALLS = words(
+    "cline roo-code kilocode",
+    r"\b(?:consecutive|repeated) (?:identical|duplicate|same) (?:tool )?calls?\b"
+    r"|\bstopping to avoid (?:a|an infinite) loop\b",
+)
+
 STUCK = words(
     "cline roo-code opencode pydantic-ai openai-agents smolagents langgraph aider",
     r"You seem to be having trouble proceeding",
@@ -162,6 +170,12 @@ STEP_LIMIT = words(
     r"\b(?:step|turn|iteration|recursion) (?:limit|budget) (?:of \d+ )?(?:exceeded|reached|hit)\b",
     r"\b(?:exceeded|reached|hit) (?:the |its )?(?:max(?:imum)? )?(?:number of )?(?:steps|turns"
     r"|iterations)(?: limit)?\b",
+)
+
+#: A step budget named as the setting that holds it ("exceeded maxIterations (50)", "max_turns").
+STEP_SETTING = words(
+    "cline openai-agents smolagents",
+    r"\b(?:exceeded|reached|hit) (?:the )?max(?:imum)?[ _]?(?:iterations|steps|turns)\b",
 )
 #: A framework gave up after its own retry budget (output validation, tool retries).
 RETRIES_EXHAUSTED = words(
@@ -254,6 +268,21 @@ MCP_CLIENT_DOWN = words(
     r"\b(?:failed|unable) to connect to (?:the )?MCP server",
     r"\bClient is not connected, must connect\b",
 )
+
+#: An MCP server, client, process or connection said to be in a state where it cannot serve a
+#: call: not connected, not initialised, disconnected, failed to start, without a capability, its
+#: tool list not loaded. One family for the many ways clients and SDKs say the server is not there.
+MCP_SERVER_STATE = words(
+    "cline continue openai-agents roo-code gemini-cli mcp-typescript-sdk",
+    r"\bMCP (?:server|client|connection|process|session|config)\b[^\n]{0,80}?\b(?:not (?:found"
+    r"|connected|configured|initiali[sz]ed|running|available|enabled|ready)|disconnected|disabled"
+    r"|failed|error|does not (?:have|support)|could not|cannot|unable)\b",
+    r"\b(?:disconnected|lost (?:the )?connection) from (?:the )?MCP server\b",
+    r"\b(?:error|failed|failure) (?:while )?(?:loading|listing|fetching|getting|reading) (?:the )?"
+    r"(?:tools|resources|resource templates|prompts)\b[^\n]{0,20}\bMCP\b",
+    r"^(?:(?:MCP )?Server|Client) (?:is )?not (?:initiali[sz]ed|connected)\b",
+    r"\bServer [`'\"]?[\w.\-]+[`'\"]? (?:with [\w ]{1,30} )?not found\b",
+)
 #: An SDK's MCP server manager that could not connect a server.
 MCP_CONNECT_FAILED = words(
     "openai-agents gemini-cli continue",
@@ -307,6 +336,14 @@ ONE_TOOL = words(
     r"Only one tool (?:call )?(?:may|can) be used at a time",
 )
 
+#: Rules about the final answer of a code or tool agent: one final answer, and nothing else
+#: called beside it.
+FINAL_ANSWER_RULES = words(
+    "smolagents pydantic-ai openai-agents",
+    r"\b(?:multiple|more than one|several) final (?:answers|results|outputs)\b"
+    r"|\bother tool calls than the final answer\b",
+)
+
 MALFORMED_CALL = words(
     "roo-code ollama llama-cpp gemini-cli",
     r"XML tool calls are no longer supported",
@@ -317,6 +354,14 @@ MALFORMED_CALL = words(
     r"expected '[{<]' in tool call",
     r"(?:error|failed|unable) (?:trying to |to )?(?:handle|handling|process|processing) (?:the )?"
     r"(?:streaming )?tool call",
+)
+
+#: Calls the agent cannot make at all: a tool that cannot be called directly, an argument line of
+#: a text tool-call format it does not read.
+UNCALLABLE = words(
+    "pydantic-ai continue",
+    r"\btools? (?:cannot|can't|may not) be called(?: directly)?\b",
+    r"\binvalid (?:begin|end|start) (?:arg|argument|tool)\b",
 )
 
 # --- parameters -----------------------------------------------------------------------------
@@ -393,6 +438,14 @@ PARAM_TYPE = words(
     r"\bexpected (?:an? )?(?:str|int|float|bool|dict|list)\b[^\n]{0,20}\bgot\b",
 )
 
+#: A value said to be of the wrong JSON kind in plain words: "Item 1 is not an object", "Line
+#: numbers must be numbers", "Expected a dict, got <class 'list'>".
+TYPE_PLAIN = words(
+    "roo-code openai-agents smolagents",
+    r"\bis not an? (?:object|array|string|number|integer|boolean|list|dict(?:ionary)?|mapping)\b",
+    r"\bmust be (?:valid )?(?:numbers|integers|strings|arrays|objects|booleans|lists)\b",
+)
+
 PARAM_VALUE = words(
     "pydantic-ai openai-agents mcp-typescript-sdk vercel-ai roo-code gemini-cli continue cline"
     " smolagents mcp-servers langgraph claude-code qwen-code",
@@ -464,6 +517,24 @@ VALUE_ORDER = words(
 EMPTY_VALUE = words(
     "gemini-cli pydantic-ai",
     r"\bmust be (?:a )?non-?empty\b|\bmust not be blank\b",
+)
+
+#: A value outside a set the message itself lists or points to: "Choose between 'WIKI' or
+#: 'HTML'", "Supported transports are ...", "Unsupported transport: X", "Item 3 has invalid
+#: status", "Unknown team member \"qa\"", "Skill \"x\" is configured but disabled", a binary
+#: file where text is read.
+VALUE_CHOICES = words(
+    "smolagents roo-code cline openai-agents",
+    r"\b(?:Choose|Use|Pick|Select) (?:between|either|one of)\b",
+    r"\bSupported (?:[\w-]+ )?(?:are|values|formats|types|options|transports|modes)\b"
+    r"|\bValid (?:[\w-]+ )?(?:values|options|choices) (?:are|:)",
+    r"\b(?:unsupported|unknown|invalid) (?:transport|type|provider|engine|action|protocol|status"
+    r"|state|kind|category|level)\b",
+    r"\bhas (?:an )?invalid [\w-]+\b",
+    r"^(?:Error: )?Unknown (?!error\b)[\w ]{1,30}? [`'\"][^`'\"\n]{1,80}[`'\"]",
+    r"[`'\"][\w .\-]{1,60}[`'\"] is (?:configured but )?disabled\b",
+    r"\b(?:cannot|can't|unable to) read (?:a |the )?binary\b|\bbinary files? (?:is |are )?not "
+    r"supported\b",
 )
 
 # --- files and edits ------------------------------------------------------------------------
@@ -595,6 +666,17 @@ PATCH_GRAMMAR = words(
     r"\bExpected update hunk to start with\b|\bhunk for path [^\n]{1,200} is empty\b",
     r"\bincomplete sentinels\b",
 )
+
+#: The same grammar's structure errors as other parsers of it word them: the patch's first or
+#: last line, a hunk without lines or with an unknown header, and the OpenAI Agents SDK's
+#: `Invalid Context 3:` / `Invalid Anchor 0:` with the offending lines after it.
+PATCH_STRUCTURE = words(
+    "cline roo-code openai-agents codex",
+    r"\b(?:first|last) line of the patch must be\b",
+    r"\bhunk (?:does not contain|has no|is missing) (?:any )?lines\b",
+    r"\bis not a valid hunk header\b",
+    r"^Invalid (?:EOF )?(?:Context|Anchor|Add File Line|Line)\b[^\n]{0,20}:",
+)
 #: Hunks of such a patch that did not match the file ("Patch could not be applied because 2 hunks
 #: did not match", "Failed to find context 'def f():' in src/a.py").
 PATCH_UNMATCHED = words(
@@ -668,6 +750,16 @@ POLICY_DENIED = words(
     r"current )?(?:workspace|project|sandbox|allowed directories)",
 )
 
+#: A rule of the agent that refuses the call: a policy, a role that may not do it, a feature
+#: switched off where the call was made.
+POLICY_RULES = words(
+    "roo-code cline kilocode",
+    r"\b(?:due to|by) (?:\w+ )?polic(?:y|ies)(?: restrictions?)?\b|\bpolicy restrictions?\b",
+    r"^Only (?:the )?[\w -]{1,30}? (?:can|may) \w+",
+    r"\b(?:is|are) (?:disabled|not (?:allowed|permitted|enabled)) in (?:this|the current) "
+    r"(?:context|mode|session|workspace)\b",
+)
+
 OS_DENIED = words(
     "os http",
     r"\bEACCES\b|\bEPERM\b",
@@ -677,6 +769,17 @@ OS_DENIED = words(
     r"(?:insufficient|no|not have|lacks?|missing) (?:the )?(?:required )?permissions?\b",
     r"\bAPI key (?:is )?(?:missing|not set|not provided|invalid|incorrect)\b",
     r"\b(?:Invalid|Incorrect) API key\b",
+)
+
+#: A credential the tool needs is missing or refused ("Missing API key. Make sure you have
+#: 'SERPAPI_API_KEY' ...", "OpenRouter API key is required", "requires re-authentication").
+MISSING_CREDENTIALS = words(
+    "smolagents vercel-ai roo-code cline",
+    r"\b(?:missing|no|invalid|expired|revoked) (?:[\w-]+ )?(?:API[ _-]?key|access token"
+    r"|credentials)\b",
+    r"\b(?:API[ _-]?key|access token|credentials) (?:is |are )?(?:required|missing|not set"
+    r"|not found)\b",
+    r"\brequires? (?:re-?)?authentication\b|\bauthentication (?:is )?required\b",
 )
 
 # --- time, network, commands ----------------------------------------------------------------
@@ -705,6 +808,14 @@ EXECUTION_LIMITS = words(
     r"\btook (?:more|longer) than \d[\d,.]* ?(?:ms|milliseconds|s|secs?|seconds|minutes?)\b",
     r"\b(?:reached|exceeded) the max(?:imum)? number of (?:operations|steps|instructions)\b",
     r"\bmax(?:imum)? number of \d[\d,]* iterations\b[^\n]{0,40}\bexceeded",
+)
+
+#: Something that did not happen within a stated time ("Failed to open diff editor for a.ts
+#: within 10 seconds").
+NOT_WITHIN = words(
+    "roo-code cline",
+    r"\b(?:failed|unable|did not|didn't|could not)\b[^\n]{0,80}?\bwithin \d+(?:\.\d+)? ?(?:ms"
+    r"|milliseconds|s|secs?|seconds?|minutes?)\b",
 )
 
 NETWORK = words(
@@ -760,6 +871,13 @@ COMMAND = words(
     r"\bUnknown command:? |\bis not an? [\w-]+ command\b",
 )
 
+#: A response that could not be read after the request was sent.
+RESPONSE_UNREADABLE = words(
+    "cline vercel-ai",
+    r"\b(?:failed|unable|could not) to (?:read|parse|decode) (?:the )?(?:HTTP )?response"
+    r"(?: body)?\b",
+)
+
 #: A Python traceback's header, a JavaScript error line followed by its stack, npm's error lines
 #: and pytest's error sections: shared by `RUNTIME_FAILURE` and `PROGRAM_CRASH_FRAMING`.
 _PY_TRACEBACK = r"^Traceback \(most recent call last\):"
@@ -809,7 +927,8 @@ RUNTIME_FAILURE = words(
     r"^(?:ERROR: )?usage: \S|\berror: unrecognized arguments?\b",
     r"\bsyntax error(?: near| at|: unexpected|$)|\bunbound variable\b|\bno such (?:table|column)\b",
     r"No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b|Directory not empty"
-    r"|\bENOTEMPTY\b|No such process|\bESRCH\b|Cannot allocate memory|\bENOMEM\b|\bEADDRINUSE\b"
+    r"|\bENOTEMPTY\b|\bEPIPE\b|Broken pipe|No such process|\bESRCH\b|Cannot allocate memory"
+    r"|\bENOMEM\b|\bEADDRINUSE\b"
     r"|address already in use",
 )
 
@@ -904,4 +1023,31 @@ INSTALL_HINT = words(
     "mcp-python-sdk",
     r"\bInstall (?:it )?with [`'\"]?(?:pip3?|uv|npm|pnpm|yarn|cargo|brew|apt(?:-get)?) "
     r"(?:install|add)\b|\bare properly installed\b",
+)
+
+#: A tool that says which package to install before it can run.
+MUST_INSTALL = words(
+    "smolagents mcp-python-sdk",
+    r"\bmust install (?:the )?(?:package|module|library|packages|dependency)\b"
+    r"|\b(?:run|try) [`'\"]?(?:pip3?|uv pip|npm|pnpm|yarn) (?:install|add)\b",
+)
+
+# --- the fall-through: a failure stated plainly -----------------------------------------------
+
+#: A message that says plainly that something failed, in no family's words: it starts with
+#: "Error:" or "Failed to ...", names something that failed, errored or is not available,
+#: configured, supported or found. Matched last, below every family, so it only decides what
+#: nothing else recognised; `os`-like origin `plain`: no single source wrote it.
+PLAIN_FAILURE = words(
+    "plain",
+    r"^\W{0,3}(?:Error|Fatal|Failure)\b\s*[:!\-]",
+    r"^\W{0,3}(?:Failed|Unable|Could not|Couldn't|Cannot|Can't|Can not) \w+",
+    r"^[\w`'\"./ -]{0,60}?\b(?:failed|errored|crashed|aborted)\b(?:[:.!]|$| with| due| because"
+    r"| to| while| for)",
+    r"\b(?:is|are|was|were) not (?:available|configured|initiali[sz]ed|supported|enabled|ready"
+    r"|running|set|defined|implemented|installed|reachable|possible)\b",
+    r"\bnot (?:found|supported|allowed|permitted|implemented)\b",
+    r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
+    r"(?: (?:has )?(?:occurred|occured|happened)|:)",
+    r"\bsomething went wrong\b",
 )

@@ -13,6 +13,8 @@ dispatch; it parses nothing itself and cannot render (a prompt needs one chosen 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
 
 from toolmend.core.reader import (
     ANCHORS,
@@ -49,61 +51,101 @@ _MEMBERS: dict[tuple[str, ...], list[TextProtocol]] = {}
 MAX_MEMBER_SETS = 8
 
 
+@dataclass(frozen=True, slots=True)
+class _MarkerTables:
+    """What every parser `auto` starts asks for, merged over the members: their opening
+    markers, the loosest anchor of each and their cut markers."""
+
+    opening: tuple[str, ...]
+    anchors: Mapping[str, Anchor]
+    cut: tuple[str, ...]
+
+
+#: The merged tables by member set and declared tool names (a member's markers depend on the
+#: resolver only through them: `TextProtocol.opening_markers`). Merging asks each of the ~26
+#: formats for its markers, anchors and cut markers, about 300 µs per parser on this machine,
+#: paid by every streamed answer before its first chunk; a request's tools are mostly the
+#: agent's same few from one turn to the next. Bounded in entries and in the characters of the
+#: names a key holds (a tool set with longer names is merged afresh each time).
+_TABLES: dict[tuple[object, ...], _MarkerTables] = {}
+MAX_TABLE_SETS = 256
+MAX_TABLE_KEY_CHARS = 8192
+#: The members' reasoning spans merged, by member set (they do not depend on the tools).
+_SPANS: dict[tuple[str, ...], tuple[ReasoningSpan, ...]] = {}
+#: The token openers of the members, per registered set (asked by every parser auto starts).
+_TOKENS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
 class AutoProtocol(TextProtocol):
     id = "auto"
     summary = "detect the format of each call block among all registered protocols"
 
-    def _members(self) -> list[TextProtocol]:
-        from toolmend.protocols import get_protocol, protocols
+    def _known(self) -> tuple[str, ...]:
+        from toolmend.protocols import protocols
 
-        known = tuple(p for p in protocols() if p != self.id)
+        return tuple(protocols())  # the registered ids, `auto` not among them
+
+    def _members(self, known: tuple[str, ...] | None = None) -> list[TextProtocol]:
+        from toolmend.protocols import get_protocol
+
+        known = self._known() if known is None else known
         cached = _MEMBERS.get(known)  # asked several times by every parser auto starts
         if cached is None:
             ordered = [p for p in DETECTION_ORDER if p in known]
-            ordered += [p for p in known if p not in ordered]
+            ordered += [p for p in known if p not in ordered and p != self.id]
             cached = _MEMBERS[known] = [get_protocol(p) for p in ordered]
             while len(_MEMBERS) > MAX_MEMBER_SETS:
-                del _MEMBERS[next(iter(_MEMBERS))]
+                _MEMBERS.pop(next(iter(_MEMBERS)), None)
         return cached
 
     def owners(self, marker: str, resolver: ToolResolver) -> list[TextProtocol]:
         return [p for p in self._members() if marker in p.opening_markers(resolver)]
 
+    def _tables(self, resolver: ToolResolver) -> _MarkerTables:
+        known = self._known()
+        names = () if resolver.accepts_any else tuple(resolver.names())
+        key = (known, resolver.accepts_any, names)
+        tables = _TABLES.get(key)
+        if tables is None:
+            tables = _merge_tables(self._members(known), resolver)
+            if sum(map(len, names)) <= MAX_TABLE_KEY_CHARS:
+                _TABLES[key] = tables
+                while len(_TABLES) > MAX_TABLE_SETS:
+                    _TABLES.pop(next(iter(_TABLES)), None)
+        return tables
+
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        markers: dict[str, None] = {}
-        for proto in self._members():
-            markers.update(dict.fromkeys(proto.opening_markers(resolver)))
-        return tuple(markers)
+        return self._tables(resolver).opening
 
     def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
-        # A marker is anchored as loosely as its loosest owner anchors it (`new_reader` then
-        # asks only the owners whose anchor holds where it opened).
-        loosest: dict[str, Anchor] = {}
-        for proto in self._members():
-            anchors = proto.anchors(resolver)
-            for marker in proto.opening_markers(resolver):
-                anchor = anchors.get(marker, "anywhere")
-                if marker not in loosest or ANCHORS.index(anchor) < ANCHORS.index(loosest[marker]):
-                    loosest[marker] = anchor
-        return {m: a for m, a in loosest.items() if a != "anywhere"}
+        return self._tables(resolver).anchors
 
     def reasoning(self) -> Sequence[ReasoningSpan]:
-        spans: dict[ReasoningSpan, None] = {}
-        for proto in self._members():
-            spans.update(dict.fromkeys(proto.reasoning()))
-        return tuple(spans)
+        known = self._known()
+        spans = _SPANS.get(known)
+        if spans is None:
+            merged: dict[ReasoningSpan, None] = {}
+            for proto in self._members(known):
+                merged.update(dict.fromkeys(proto.reasoning()))
+            spans = _SPANS[known] = tuple(merged)
+            while len(_SPANS) > MAX_MEMBER_SETS:
+                _SPANS.pop(next(iter(_SPANS)), None)
+        return spans
 
     def token_openers(self) -> Sequence[str]:
-        markers: dict[str, None] = {}
-        for proto in self._members():
-            markers.update(dict.fromkeys(proto.token_openers()))
-        return tuple(markers)
+        known = self._known()
+        tokens = _TOKENS.get(known)
+        if tokens is None:
+            merged: dict[str, None] = {}
+            for proto in self._members(known):
+                merged.update(dict.fromkeys(proto.token_openers()))
+            tokens = _TOKENS[known] = tuple(merged)
+            while len(_TOKENS) > MAX_MEMBER_SETS:
+                _TOKENS.pop(next(iter(_TOKENS)), None)
+        return tokens
 
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        markers: dict[str, None] = {}
-        for proto in self._members():
-            markers.update(dict.fromkeys(proto.cut_markers(resolver)))
-        return tuple(markers)
+        return self._tables(resolver).cut
 
     def closing_markers(self) -> Sequence[str]:
         closers: dict[str, None] = {}
@@ -141,6 +183,28 @@ class AutoProtocol(TextProtocol):
 
     def wrap_result(self, call_id: str, name: str, content: str) -> str:
         raise self._cannot_render()
+
+
+def _merge_tables(members: Sequence[TextProtocol], resolver: ToolResolver) -> _MarkerTables:
+    opening: dict[str, None] = {}
+    cut: dict[str, None] = {}
+    # A marker is anchored as loosely as its loosest owner anchors it (`new_reader` then asks
+    # only the owners whose anchor holds where it opened).
+    loosest: dict[str, Anchor] = {}
+    for proto in members:
+        anchors = proto.anchors(resolver)
+        markers = proto.opening_markers(resolver)
+        opening.update(dict.fromkeys(markers))
+        cut.update(dict.fromkeys(proto.cut_markers(resolver)))
+        for marker in markers:
+            anchor = anchors.get(marker, "anywhere")
+            if marker not in loosest or ANCHORS.index(anchor) < ANCHORS.index(loosest[marker]):
+                loosest[marker] = anchor
+    return _MarkerTables(
+        tuple(opening),
+        MappingProxyType({m: a for m, a in loosest.items() if a != "anywhere"}),
+        tuple(cut),
+    )
 
 
 def _adopt(proto: TextProtocol, marker: str, ctx: BlockContext) -> BlockReader:

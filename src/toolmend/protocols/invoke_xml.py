@@ -51,8 +51,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from toolmend.core.closers import NestedClosers
@@ -145,6 +145,11 @@ class InvokeFormat:
     wrappers: tuple[str, ...] = WRAPPER_MARKERS
     #: Rendered parameters say whether their value is a string (`string="true|false"`).
     string_attribute: bool = False
+    #: Where values end and how the fast path takes them, derived from the above.
+    value_ends: ValueEnds = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value_ends", _value_ends(self.prefixes, self.wrappers))
 
 
 # ------------------------------------------------------------------------------- text helpers
@@ -184,15 +189,35 @@ _ENTITIES = Escapes(
 )
 
 
-@lru_cache(maxsize=16)
-def _value_end(prefix: str, wrap_close: str) -> tuple[NestedClosers, ValueText]:
-    """Where a value ends (its `</parameter>`, else the invoke's or the wrapper's closer, with
-    the invoke's prefix) and how the fast path takes its text (entities are decoded)."""
-    levels = [(f"</{prefix}parameter>",), (f"</{prefix}invoke>",)]
-    if wrap_close:
-        levels.append((wrap_close,))
-    closers = NestedClosers(levels)
-    return closers, ValueText(closers.markers, _ENTITIES)
+@dataclass(frozen=True, slots=True)
+class ValueEnds:
+    """Where a value ends in each nesting a format allows, and how the fast path takes its text.
+
+    Built once per format, when it is declared, so no parse compiles a search (`closers`,
+    `ValueText`): `closers[prefix, wrapper_close]` ends a value at its `</parameter>`, else at
+    its invoke's or its wrapper's closer (`""`: an invoke with no wrapper). The fast path's
+    `text` stops at every one of those closers, under any prefix and wrapper, entities
+    decoded: a value holding a closer of another nesting has that chunk read by the reader,
+    which knows the exact ones.
+    """
+
+    closers: Mapping[tuple[str, str], NestedClosers]
+    text: ValueText
+
+
+@cache
+def _value_ends(prefixes: tuple[str, ...], wrappers: tuple[str, ...]) -> ValueEnds:
+    """The `ValueEnds` of a format's prefixes and wrappers (shared by formats that agree)."""
+    wrapper_closes = ("", *(f"</{marker[1:]}" for marker in wrappers))
+    closers: dict[tuple[str, str], NestedClosers] = {}
+    for prefix in prefixes:
+        for wrap_close in wrapper_closes:
+            levels = [(f"</{prefix}parameter>",), (f"</{prefix}invoke>",)]
+            if wrap_close:
+                levels.append((wrap_close,))
+            closers[prefix, wrap_close] = NestedClosers(levels)
+    stops = dict.fromkeys(m for nested in closers.values() for m in nested.markers)
+    return ValueEnds(closers, ValueText(tuple(stops), _ENTITIES))
 
 
 def escape_text(text: str) -> str:
@@ -418,6 +443,7 @@ class InvokeReader(BlockReader):
         self.param_tag = f"<{prefix}parameter"
         self.param_close = f"</{prefix}parameter>"
         self.invoke_close = f"</{prefix}invoke>"
+        self.value_closers = self.fmt.value_ends.closers[prefix, self.wrap_close]
         self.done: dict[str, Any] = {}
         self.key = ""
         self.pieces: list[str] = []
@@ -554,14 +580,12 @@ class InvokeReader(BlockReader):
         elif self.duplicate is None and not as_json:
             self.streaming = self.ctx.args.open_string(key)
         if not self.discard:
-            self.ctx.stream_value(
-                _value_end(self.prefix, self.wrap_close)[1], decoded=(self.pieces,)
-            )
+            self.ctx.stream_value(self.fmt.value_ends.text, decoded=(self.pieces,))
         self.state = _VALUE
 
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
-        at, close, level = _value_end(self.prefix, self.wrap_close)[0].find(buf, pos, end)
+        at, close, level = self.value_closers.find(buf, pos, end)
         if close:
             self.ctx.stop_value()
             self._value_piece(buf[pos:at])

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import closers, find_closer, is_proper_prefix
+from toolmend.core.textscan import closers, find_closer, is_proper_prefix, skip_blanks
 from toolmend.protocols.json_calls import JsonCallFormat, JsonCallsReader
 
 #: Blanks only: what most formats allow between the arguments object and the call's closer.
@@ -186,9 +186,10 @@ class HeaderJsonReader(BlockReader):
             return pos, False
         if not found:
             bare = self.syntax.bare_first_call and not self.calls and not self.unknown
-            if bare and buf[pos:end].strip():
+            first = skip_blanks(buf, pos, end)
+            if bare and first < end and first - pos <= MAX_TAG_LENGTH:
                 self.state = _HEADER  # the first call's header, its opener left out
-                return pos, False
+                return self._header(buf, pos, end, final)
             return self._end_block(buf, pos), True
         self._take(buf, pos, at + len(marker))
         if marker in self.syntax.block_closers:

@@ -29,7 +29,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from toolmend.core.closers import NestedClosers
@@ -66,6 +65,16 @@ PARAMETER_END = "</parameter>"
 MIN_PARTIAL_CLOSER = 4
 
 
+def value_end(wrap_close: str | None) -> tuple[NestedClosers, ValueText]:
+    """Where a value ends, level by level: its own closer (or the next parameter), the
+    function's, and inside a wrapper the wrapper's (`wrap_close`); and how the fast path takes
+    its text: raw, a final newline held back (it may be the template's, trimmed before the
+    closer)."""
+    levels = [(PARAMETER_END, PARAMETER), (FUNCTION_END,), *([(wrap_close,)] if wrap_close else [])]
+    nested = NestedClosers(levels)
+    return nested, ValueText(nested.markers, held="\n")
+
+
 @dataclass(frozen=True)
 class Wrapper:
     """The tags a call block may be wrapped in (`<tool_call>`; Seed-OSS's `<seed:tool_call>`),
@@ -77,25 +86,20 @@ class Wrapper:
     body_markers: tuple[str, ...] = field(init=False)
     #: What ends a JSON arguments body: the function's closer or the wrapper's.
     closers: tuple[str, ...] = field(init=False)
+    #: `value_end` of a function inside the wrapper (True) and of a bare one (False).
+    value_ends: dict[bool, tuple[NestedClosers, ValueText]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         body = closers(PARAMETER, FUNCTION_END, self.close, FUNCTION, self.open)
         object.__setattr__(self, "body_markers", body)
         object.__setattr__(self, "closers", closers(FUNCTION_END, self.close))
+        ends = {True: value_end(self.close), False: value_end(None)}
+        object.__setattr__(self, "value_ends", ends)
 
 
 TOOL_CALL = Wrapper(OPEN, CLOSE)
-
-
-@lru_cache(maxsize=8)
-def value_end(wrap_close: str | None) -> tuple[NestedClosers, ValueText]:
-    """Where a value ends, level by level: its own closer (or the next parameter), the
-    function's, and inside a wrapper the wrapper's (`wrap_close`); and how the fast path takes
-    its text: raw, a final newline held back (it may be the template's, trimmed before the
-    closer)."""
-    levels = [(PARAMETER_END, PARAMETER), (FUNCTION_END,), *([(wrap_close,)] if wrap_close else [])]
-    nested = NestedClosers(levels)
-    return nested, ValueText(nested.markers, held="\n")
 
 
 _NOT_SPACE = re.compile(r"\S")
@@ -188,7 +192,7 @@ class Qwen3CoderProtocol(TextProtocol):
         lines = [self.wrapper.open, f"{FUNCTION}{call.name}>"]
         for key, value in call.arguments.items():
             text = value if isinstance(value, str) else canonical_json(value)
-            carried_raw(text, value_end(self.wrapper.close)[0].markers, protocol_id=self.id)
+            carried_raw(text, self.wrapper.value_ends[True][0].markers, protocol_id=self.id)
             lines.append(f"{PARAMETER}{key}>\n{text}\n{PARAMETER_END}")
         lines += [FUNCTION_END, self.wrapper.close]
         return "\n".join(lines)
@@ -240,7 +244,7 @@ class Qwen3CoderReader(BlockReader):
         self.ctx = ctx
         self.wrapped = wrapped
         self.wrapper = wrapper
-        self.value_closers, self.value_text = value_end(wrapper.close if wrapped else None)
+        self.value_closers, self.value_text = wrapper.value_ends[wrapped]
         self.state = _PRELUDE if wrapped else _HEADER
         self.name_offset = 0  # _HEADER: where the name starts, counted from the held position
         self.begun = False
