@@ -205,3 +205,24 @@ def test_an_assignment_that_is_not_gemmas_call_line_stays_text(text: str) -> Non
     for protocol in ("gemma-tool-code", "auto"):
         result = toolmend.parse(text, protocol, MOVIES)
         assert (result.tool_calls, result.text) == ([], text)
+
+
+@pytest.mark.parametrize("tools", [WEATHER, None], ids=["declared", "tools=None"])
+def test_llama4s_python_end_token_after_the_list_is_markup(tools: Any) -> None:
+    # Llama 4 writes a pythonic list between <|python_start|> and <|python_end|>.
+    text = "<|python_start|>[get_weather(city='San Francisco')]<|python_end|>"
+    for protocol in ("pythonic", "auto"):
+        result = toolmend.parse(text, protocol, tools)
+        assert [(c.name, c.arguments) for c in result.tool_calls] == [
+            ("get_weather", {"city": "San Francisco"})
+        ]
+        assert result.text == ""
+        check_all_invariants(protocol, text, tools)
+
+
+def test_a_bare_list_followed_by_text_keeps_the_text() -> None:
+    text = "[get_weather(city='Paris')]\n<b>done</b>"
+    result = toolmend.parse(text, "pythonic", WEATHER)
+    assert [c.name for c in result.tool_calls] == ["get_weather"]
+    assert result.text == "\n<b>done</b>"
+    check_all_invariants("pythonic", text, WEATHER)

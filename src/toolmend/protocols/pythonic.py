@@ -516,6 +516,7 @@ PYTHONIC = PythonicProtocol(
         closer=None,
         anchored=True,
         aliases=("llama4-pythonic",),
+        trailer="<|python_end|>",  # Llama 4 closes what `<|python_start|>` opened
     )
 )
 GEMMA_TOOL_CODE = PythonicProtocol(
