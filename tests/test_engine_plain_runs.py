@@ -372,3 +372,20 @@ def test_bytes_fed_while_a_string_value_streams_are_a_caller_error() -> None:
     parser.feed("d\\")  # a held-back escape start: the next chunk is read with it
     with pytest.raises(TypeError, match="str"):
         parser.feed(b"n")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------- prose outside calls
+
+#: Prose in 5-character deltas, several ending in a marker's possible start (`a` begins
+#: `antml:invoke`, `t` begins `to=functions.`, `f` begins `functools[`; `<` many markers).
+PROSE_DELTAS = ["The d", "og, a", "gain ", "and a", "t las", "t, a ", "few f", "ox <", "3 ok."]
+
+
+@pytest.mark.parametrize("protocol", ["auto", "antml", "hermes", "kimi-xtml"])
+def test_prose_ending_in_the_start_of_a_marker_is_released_without_the_state_machine(
+    protocol: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events, calls = _feed(protocol, PROSE_DELTAS, runs=True, monkeypatch=monkeypatch)
+    assert calls == 2  # the first delta (at the start of a line) and `finish()`
+    whole = toolmend.stream_parser(protocol, WRITE)
+    assert comparable(events) == comparable(whole.feed("".join(PROSE_DELTAS)) + whole.finish())

@@ -105,17 +105,18 @@ def test_blanks_are_skipped_only_within_the_window() -> None:
 ANTML_LIKE = ["<function_calls>", 'antml:invoke name="', "<invoke", "<tool_call>"]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(
     st.lists(st.text(alphabet="ant ml<i`\n~x:", max_size=12), max_size=6),
     st.text(alphabet="ant ml<i`\n~x:ovk", min_size=1, max_size=24),
     st.booleans(),
 )
-def test_text_the_scanner_takes_whole_is_released_whole_by_a_scan(
+def test_the_plain_extent_of_a_buffer_is_what_a_scan_of_it_releases(
     before: list[str], text: str, mask_code: bool
 ) -> None:
-    # Whatever state earlier input left, `takes_whole` may only say yes when `scan` over the
-    # same text, nothing held, releases all of it and leaves the state as it was.
+    # Whatever state earlier input left, and whatever it held back (passed back with the new
+    # text, as `scan` asks): when `plain_extent` gives a length, `scan` over the same buffer
+    # releases exactly that much, finds no marker and leaves the state as it was.
     scanner = TextScanner(ANTML_LIKE, mask_code=mask_code)
     buf = ""
     for piece in before:
@@ -127,20 +128,35 @@ def test_text_the_scanner_takes_whole_is_released_whole_by_a_scan(
             if at is None:
                 break
         buf = buf[pos:]
-    if buf or not scanner.takes_whole(text):
+    buf += text
+    extent = scanner.plain_extent(buf)
+    if extent < 0:
         return
     state = {name: getattr(scanner, name) for name in TextScanner.__slots__ if name != "matched"}
-    assert scanner.scan(text, 0, False) == (len(text), None)
+    assert scanner.scan(buf, 0, False) == (extent, None)
     assert {name: getattr(scanner, name) for name in state} == state
 
 
 def test_a_word_that_begins_like_a_marker_only_in_its_first_letter_is_taken_whole() -> None:
     scanner = TextScanner(ANTML_LIKE)
     scanner.scan("x", 0, False)  # past the line start
-    assert scanner.takes_whole("again and ")
-    assert not scanner.takes_whole("the ant")  # may still grow into `antml:invoke`
-    assert not scanner.takes_whole("a `b`")
-    assert not scanner.takes_whole("one\ntwo")
+    assert scanner.plain_extent("again and ") == 10
+
+
+def test_a_possible_marker_start_at_the_end_of_prose_is_all_that_is_held() -> None:
+    scanner = TextScanner(ANTML_LIKE)
+    scanner.scan("x", 0, False)
+    assert scanner.plain_extent("the ant") == 4  # `ant` may still grow into `antml:invoke`
+    assert scanner.plain_extent("so <") == 3
+
+
+def test_a_marker_a_code_span_or_a_line_in_prose_needs_the_scan() -> None:
+    scanner = TextScanner([*ANTML_LIKE, "<x"])
+    scanner.scan("x", 0, False)
+    assert scanner.plain_extent("ok antml") == -1  # more than a marker's first four characters
+    assert scanner.plain_extent("see <x") == -1  # a whole marker at the end
+    assert scanner.plain_extent("a `b`") == -1
+    assert scanner.plain_extent("one\ntwo") == -1
 
 
 def _eventful_by_definition(text: str, markers: list[str]) -> bool:
@@ -167,9 +183,13 @@ AUTO_MARKERS = list(
         max_size=12,
     )
 )
-def test_takes_whole_says_no_exactly_where_one_of_autos_markers_could_begin(text: str) -> None:
+def test_text_is_plain_whole_exactly_where_none_of_autos_markers_could_begin(text: str) -> None:
     # The search is built as a trie of the markers' starts; it must find what the flat list of
-    # starts finds, over every registered format's markers at once.
+    # starts finds, over every registered format's markers at once; and what it leaves out of
+    # the plain text is what a scan holds back.
     scanner = TextScanner(AUTO_MARKERS)
     scanner.scan("x", 0, False)  # past the line start
-    assert scanner.takes_whole(text) is not _eventful_by_definition(text, AUTO_MARKERS)
+    extent = scanner.plain_extent(text)
+    assert (extent == len(text)) is not _eventful_by_definition(text, AUTO_MARKERS)
+    if extent >= 0:
+        assert scanner.scan(text, 0, False) == (extent, None)

@@ -17,6 +17,7 @@ from toolmend.server.demo.scripted import Answer, Failure
 from toolmend.server.loopback import free_port
 
 from .servers import ASK, HERMES_OSLO, TOOLS, ProxyHandle, ScriptedHandle, StartProxy
+from .test_access_and_observability import documented_fields
 
 
 def post(url: str, data: bytes, headers: dict[str, str] | None = None) -> tuple[int, Any]:
@@ -53,6 +54,24 @@ def test_an_upstream_that_stalls_past_the_read_timeout_gives_a_504(
         proxy.client().chat.completions.create(model=model, messages=ASK, stream=True)
     assert caught.value.status_code == 504
     assert time.perf_counter() - started < 2.5
+
+
+def test_an_upstream_that_goes_silent_mid_stream_past_the_read_timeout_ends_with_a_timeout(
+    upstream: ScriptedHandle, start_proxy: StartProxy
+) -> None:
+    # The head comes at once, then each chunk 0.8 s apart: the silence after the head passes
+    # the 0.3 s read timeout, so the stream ends with the timeout's error event, long before
+    # the answer would have.
+    proxy = start_proxy(limits=Limits(read_timeout=0.3))
+    model = upstream.script(Answer("one two three four", chunk_size=4, pace_ms=800))
+    started = time.perf_counter()
+    stream = proxy.client().chat.completions.create(model=model, messages=ASK, stream=True)
+    with pytest.raises(openai.APIError) as caught:
+        for _ in stream:
+            pass
+    assert "stopped sending" in str(caught.value.message)
+    assert time.perf_counter() - started < 2.5
+    assert proxy.log(at_least=1)[-1]["error"]["type"] == "upstream_timeout"
 
 
 @pytest.mark.parametrize("status", [400, 404, 429, 500, 503])
@@ -106,7 +125,7 @@ def test_a_stream_that_breaks_delivers_the_complete_calls_then_an_error_event_th
     assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls] == [
         ("get_weather", {"city": "Oslo"})
     ]
-    assert proxy.log()[-1]["error"] is not None
+    assert proxy.log(at_least=1)[-1]["error"] is not None
 
 
 def test_the_openai_client_raises_on_the_error_event_of_a_broken_stream(
@@ -140,6 +159,31 @@ def test_a_client_that_disconnects_cancels_the_upstream_request(
     while upstream.scripted.disconnected == before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert upstream.scripted.disconnected == before + 1
+
+
+def test_a_client_that_disconnects_is_logged_once_with_the_documented_fields(
+    upstream: ScriptedHandle, proxy: ProxyHandle
+) -> None:
+    # The line of a streamed request is written after its last frames, off the client's path;
+    # a client that leaves before them still gets exactly one line, with status 499.
+    model = upstream.script(Answer("tick " * 400, chunk_size=5, pace_ms=20))
+
+    async def read_a_little() -> None:
+        client = proxy.async_client()
+        stream = await client.chat.completions.create(model=model, messages=ASK, stream=True)
+        async for _ in stream:
+            break
+        await stream.close()
+        await client.close()
+
+    asyncio.run(read_a_little())
+    (record,) = proxy.log(at_least=1)
+    time.sleep(0.3)  # time for a second line, were one to come
+    assert len(proxy.log()) == 1
+    assert sorted(record) == sorted(f for f in documented_fields() if f != "content")
+    assert record["status"] == 499 and record["stream"] is True
+    assert record["error"]["type"] == "client_disconnected"
+    assert record["ttfc_ms"] is not None and record["ttfc_ms"] <= record["latency_ms"]
 
 
 def test_an_oversized_body_gets_413(start_proxy: StartProxy) -> None:

@@ -114,7 +114,7 @@ def test_a_cwd_object_is_not_handed_on_but_asked_again_with_guidance(
         assert reask[-2]["tool_calls"][0]["function"]["name"] == "execute_command"
         assert reask[-1]["role"] == "tool"
         assert reask[-1]["content"].startswith("[toolmend guidance v1] PARAM_TYPE_MISMATCH")
-        record = proxy.log()[-1]
+        record = proxy.log(at_least=1 + stream)[-1]
         assert (record["self_corrections"], record["self_correction_ok"]) == (1, 1)
         assert record["rejected"] == 1 and record["tool_calls"] == 1
         assert record["guidance"] == {"PARAM_TYPE_MISMATCH": 1}

@@ -54,6 +54,34 @@ def test_the_sse_decoder_reads_the_same_events_however_the_bytes_are_split(
     assert decoder.error is None
 
 
+def read_until_error(raw: bytes, size: int) -> tuple[list[bytes], bool]:
+    """The payloads of `raw` read `size` bytes at a time, up to the first error; and whether
+    one came."""
+    decoder = SSEDecoder()
+    got: list[bytes] = []
+    for i in range(0, len(raw), size):
+        got += decoder.feed(raw[i : i + size])
+        if decoder.error is not None:
+            return got, True
+    got += decoder.finish()
+    return got, decoder.error is not None
+
+
+@given(
+    st.lists(
+        st.sampled_from([b"data: ", b"data:", b"{", b"x", b"\r", b"\n", b" ", b": c"]), max_size=12
+    )
+)
+def test_a_read_of_one_whole_event_gives_what_the_line_by_line_reading_gives(
+    pieces: list[bytes],
+) -> None:
+    # A read that is one `data:` line and a blank line is taken whole; byte by byte, the same
+    # bytes go line by line. Both must give the same payloads up to the same verdict (a reader
+    # stops at the first error, as `UpstreamStream` does).
+    raw = b"data: " + b"".join(pieces) + b"\n\n"
+    assert read_until_error(raw, 1) == read_until_error(raw, len(raw))
+
+
 def test_an_event_over_the_size_limit_across_its_lines_ends_the_stream_after_the_good_ones() -> (
     None
 ):

@@ -55,7 +55,7 @@ def test_200_concurrent_streams_arrive_whole_and_in_order(
     assert len(results) == CONCURRENT_STREAMS
     for wanted, got in results:
         assert got == wanted
-    records = proxy.log()
+    records = proxy.log(at_least=CONCURRENT_STREAMS)
     assert len(records) == CONCURRENT_STREAMS
     assert {r["status"] for r in records} == {200} and not any(r["error"] for r in records)
 

@@ -221,21 +221,25 @@ class StreamParser:
         block = self._block
         run = block.run
         if run is None or not chunk:
-            if (
-                self._mode == _TEXT
-                and not self._buf
-                and chunk
-                and type(chunk) is str
-                and not self._finished
-                and self._scanner.takes_whole(chunk)
-            ):
-                # Prose the scanner releases whole: what `_run` would do, without running it.
-                self._base += len(chunk)
+            if self._mode == _TEXT and chunk and type(chunk) is str and not self._finished:
+                # Prose the scanner releases whole, or whole but for a marker's possible start
+                # at its end, held as `scan` would hold it: what `_run` would do, without it.
+                text = self._buf + chunk if self._buf else chunk
+                cut = self._scanner.plain_extent(text)
+                if cut == len(text):
+                    self._buf = ""
+                elif cut >= 0:
+                    text, self._buf = text[:cut], text[cut:]
+                    if not cut:
+                        return []
+                else:
+                    return self._feed_reader(chunk)
+                self._base += cut
                 block.attributed = self._base
-                block.char_before_marker = chunk[-1]
-                if block.blank_so_far and not chunk.isspace():
+                block.char_before_marker = text[-1]
+                if block.blank_so_far and not text.isspace():
                     block.blank_so_far = False
-                return [TextDelta(chunk)]
+                return [TextDelta(text)]
             return self._feed_reader(chunk)
         # The fast path (`core/fastpath.py`): a string value streams, and its plain text is
         # taken here, without its reader. This runs once per streamed delta, so it is written

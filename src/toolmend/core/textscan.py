@@ -151,7 +151,7 @@ def _any_of(chars: str) -> re.Pattern[str]:
     return re.compile("[" + re.escape(chars) + "]") if chars else re.compile("(?!)")
 
 
-#: Characters of a marker's start that `takes_whole` looks for (the first is not enough: `a`
+#: Characters of a marker's start that `plain_extent` looks for (the first is not enough: `a`
 #: begins the missing-angle `antml:invoke`, and `and` must not send prose the long way).
 EVENTFUL_PREFIX = 4
 
@@ -165,8 +165,9 @@ def _eventful(markers: tuple[str, ...], mask_code: bool) -> re.Pattern[str]:
     The alternatives are written as a trie (`<(?:\\|(?:c(?:a|\\Z)|...)|t(?:o|\\Z))|...`): `re`
     tries a flat alternation's branches one after another at every candidate position, so with
     `auto`'s ~70 markers a prose delta full of `t`s cost about 3.7 µs; the trie tries one
-    branch per character (0.9 µs). Only whether the pattern is found matters (`takes_whole`),
-    so a branch that already matches whatever follows keeps none of its longer ones. Every
+    branch per character (0.9 µs). Only where a match begins matters, and whether it is a
+    marker's proper prefix ending the text (`plain_extent`), so a branch that already matches
+    whatever follows keeps none of its longer ones (such a match needs the scan). Every
     top-level branch begins with a literal character, so `re` skips ahead by that set.
     """
     root: _Trie = {}
@@ -357,18 +358,27 @@ class TextScanner:
         #: released; the caller decides what it is (the parser strips and records it).
         self.cut_marker = 0
 
-    def takes_whole(self, text: str) -> bool:
-        """Whether `scan` would release all of `text` (the whole buffer, nothing held before
-        it) as plain text and end in the state it is in now: no run or held text pending,
-        outside fences, not at a line start, and no character of `text` can begin a marker, a
-        code span or a line. One search, for the prose delta that is most of a stream."""
-        return (
-            self._run is None
-            and self._memo is None
-            and self._mode == _NORMAL
-            and not self._line_start
-            and self._eventful.search(text) is None
-        )
+    def plain_extent(self, text: str) -> int:
+        """How much of `text` (the whole buffer, passed back as `scan` asks) `scan` would
+        release as plain text, ending in the state it is in now; -1 when only `scan` can tell.
+
+        `len(text)` when no character of it can begin a marker, a code span or a line;
+        less when all that can is a proper prefix of a marker at its very end (at most
+        `EVENTFUL_PREFIX` characters, what `scan` would hold back too: the caller keeps it for
+        the next call). Needs no run or held text pending, outside fences, not at a line
+        start. One search, for the prose delta that is most of a stream."""
+        if self._run is not None or self._memo is not None or self._mode != _NORMAL:
+            return -1
+        if self._line_start:
+            return -1
+        # Prose ending in `a`, `t` or `f` (`antml:invoke`, `to=functions.`, `functools[`) is
+        # most of the text that is not plain whole: its tail is held here, not by a full scan.
+        m = self._eventful.search(text)
+        if m is None:
+            return len(text)
+        tail = m.group()
+        at_end = m.end() == len(text) and tail not in self._longer  # and not a whole marker
+        return m.start() if at_end and tail in _marker_prefixes(self._markers)[0] else -1
 
     def scan(self, buf: str, pos: int, final: bool) -> tuple[int, int | None]:
         """Classify `buf[pos:]`. Returns `(end, marker_at)`.

@@ -193,6 +193,8 @@ def _status_pattern(env: Envelope) -> str | None:
         return "EI/CONTEXT_OVERFLOW/002"
     if status is not None and (status == 404 or status >= 500):
         return "EI/NETWORK_ERROR/001"
+    if env.exit_code == 124:  # GNU timeout's (and Codex's) exit code, with nothing else said
+        return "EI/TIMEOUT/001"
     if env.exit_code not in (None, 0):
         return "EI/COMMAND_FAILED/001"
     return None

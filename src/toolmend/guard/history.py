@@ -95,10 +95,10 @@ def guard_history(
                 continue
             text = _text_of(content)
             for index, call in enumerate(tool_calls):
-                pre = session.preflight(call, text=text if index == 0 else None)
-                seen_id = view_call(call).id  # a ToolCall or any accepted dict shape
-                if seen_id:
-                    calls[seen_id] = (call, pre)
+                view = view_call(call)  # a ToolCall or any accepted dict shape, viewed once
+                pre = session.preflight(view, text=text if index == 0 else None)
+                if view.id:
+                    calls[view.id] = (view, pre)
         elif role == "tool":
             call_id = message.get("tool_call_id")
             flag = message.get("is_error")  # set by front-ends that carry a runtime's verdict

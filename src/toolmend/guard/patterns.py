@@ -190,7 +190,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.RATE_LIMITED,
         variant="generic",
         priority=89,
-        text=w.RATE,
+        text=w.RATE + w.QUOTA_USED,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call was refused by a rate limit or quota.",
         why="The service accepts only so many requests or tokens per minute; retrying at once "
@@ -205,7 +205,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.CONTEXT_OVERFLOW,
         variant="output_too_large",
         priority=88,
-        text=w.TOO_LARGE + w.OVER_NAMED_LIMIT,
+        text=w.TOO_LARGE + w.OVER_NAMED_LIMIT + w.OVER_SIZE,
         what="The {tool} output is larger than the tool allows.",
         why="The file or output exceeds the size limit for one tool result.",
         next=(
@@ -253,7 +253,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=80,
         flags=frozenset({Flag.MCP_TOOL_MISSING}),
-        text=w.MCP_MISSING,
+        text=w.MCP_MISSING + w.MCP_TOOL_ABSENT,
         what="The MCP tool {tool_or_requested} is not available on the connected servers.",
         why="The server or tool name does not match one that is connected right now.",
         next=(
@@ -267,7 +267,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=78,
         flags=frozenset({Flag.UNKNOWN_TOOL}),
-        text=w.UNKNOWN_TOOL,
+        text=w.UNKNOWN_TOOL + w.NOT_A_TOOL + w.NOT_LISTED_TOOL,
         what="There is no tool named {tool_or_requested}.",
         why="Only the declared tools can be called, under their exact names.",
         next=(
@@ -295,7 +295,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=76,
         flags=frozenset({Flag.MISSING_PARAM}),
-        text=w.PARAM_MISSING + w.NOTHING_GIVEN,
+        text=w.PARAM_MISSING + w.NOTHING_GIVEN + w.MUST_SPECIFY + w.MISSING_THING,
         what="The {tool} call is missing the required parameter {param_or_required}.",
         why="The tool cannot run without every required parameter.",
         next=(
@@ -337,7 +337,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.DIFF_MATCH_FAILED,
         variant="ambiguous",
         priority=73,
-        text=w.DIFF_AMBIGUOUS,
+        text=w.DIFF_AMBIGUOUS + w.MATCHED_TIMES,
         text_confidence=0.9,
         what="The {tool} edit failed: the text to replace occurs more than once.",
         why="An edit must identify exactly one place in the file.",
@@ -351,7 +351,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.DIFF_MATCH_FAILED,
         variant="no_match",
         priority=72,
-        text=w.DIFF_NO_MATCH + w.PATCH_UNMATCHED,
+        text=w.DIFF_NO_MATCH + w.PATCH_UNMATCHED + w.NO_MATCH_FOR + w.EDIT_NOT_APPLIED,
         text_confidence=0.9,
         what="The {tool} edit failed: the text to replace does not match the file.",
         why="The search text must match the current file exactly, whitespace included. {match}",
@@ -389,6 +389,22 @@ PATTERNS: tuple[Pattern, ...] = (
             "Send {param_or_each} with the declared type, e.g. numbers unquoted, lists as "
             "JSON arrays.",
             "Re-check the types in the tool schema before retrying. Example: {example}",
+        ),
+    ),
+    Pattern(
+        id="EI/INVALID_TOOL_PROTOCOL/006",
+        category=Category.INVALID_TOOL_PROTOCOL,
+        variant="unpaired_result",
+        priority=67,
+        text=w.UNPAIRED_RESULTS,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The model server refused the conversation: a tool call and its result do not pair "
+        "up.",
+        why="Every tool call needs exactly one result right after it, under the same id; the "
+        "history sent breaks that, so repeating the step fails the same way.",
+        next=(
+            "Make a new tool call instead of repeating one whose result is missing.",
+            "If this comes back, continue from a short summary of what is done and what remains.",
         ),
     ),
     Pattern(
@@ -495,7 +511,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="policy_denied",
         priority=58,
-        text=w.POLICY_DENIED + w.POLICY_RULES,
+        text=w.POLICY_DENIED + w.POLICY_RULES + w.NOTHING_ALLOWED,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was blocked by the agent's access rules (workspace, ignore "
@@ -511,7 +527,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="os_denied",
         priority=55,
-        text=w.OS_DENIED + w.MISSING_CREDENTIALS,
+        text=w.OS_DENIED + w.MISSING_CREDENTIALS + w.REFUSED_CALLER,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was refused by the operating system or server: permission denied.",
@@ -540,7 +556,11 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_NOT_FOUND,
         variant="generic",
         priority=50,
-        text=w.FILE_MISSING + w.FILE_MISSING_PROGRAMS + w.NOTHING_NAMED,
+        text=w.FILE_MISSING
+        + w.FILE_MISSING_PROGRAMS
+        + w.NOTHING_NAMED
+        + w.UNREADABLE_PATH
+        + w.FILE_NOT_LOCATED,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -553,7 +573,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_EXISTS,
         variant="generic",
         priority=49,
-        text=w.FILE_EXISTS + w.PATH_EXISTS,
+        text=w.FILE_EXISTS + w.PATH_EXISTS + w.NO_OVERWRITE,
         what="The {tool} call would create a file or directory that already exists.",
         why="This tool creates new files only and does not overwrite.",
         next=(
@@ -572,7 +592,9 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.VALUE_BOUNDS
         + w.VALUE_ORDER
         + w.EMPTY_VALUE
-        + w.VALUE_CHOICES,
+        + w.VALUE_CHOICES
+        + w.UNSUPPORTED_REQUEST
+        + w.BAD_CHARACTERS,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",
@@ -609,7 +631,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=45,
         flags=frozenset({Flag.TIMEOUT}),
-        text=w.TIMEOUT + w.EXECUTION_LIMITS + w.TIMEOUT_SIGNAL + w.NOT_WITHIN,
+        text=w.TIMEOUT + w.EXECUTION_LIMITS + w.TIMEOUT_SIGNAL + w.NOT_WITHIN + w.TIME_BUDGET,
         what="The {tool} call did not finish in time.",
         why="The operation took longer than the allowed time.",
         next=(
@@ -626,7 +648,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.NETWORK_CLIENTS
         + w.NETWORK_DAEMONS
         + w.NETWORK_SERVICE
-        + w.RESPONSE_UNREADABLE,
+        + w.RESPONSE_UNREADABLE
+        + w.HOST_UNREACHABLE,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call could not reach the server or URL, or the server answered with "
         "an error status.",

@@ -95,20 +95,24 @@ class CallView:
 
 
 def view_call(call: object) -> CallView:
-    """Normalise `call`; odd shapes become a call with no name and no arguments."""
+    """Normalise `call`; odd shapes become a call with no name and no arguments. A `CallView`
+    is its own view (a history replay views each call once and passes the view on)."""
+    if type(call) is CallView:
+        return call
     if isinstance(call, ToolCall):
         return CallView(call.id, call.name, call.arguments, None, call.incomplete)
-    if not isinstance(call, Mapping):
+    # Parsed JSON is made of dicts: `type() is dict` first, the slower ABC check for the rest.
+    if type(call) is not dict and not isinstance(call, Mapping):
         return CallView("", "", None, None)
     body: Mapping[str, Any] = call
     function = call.get("function")
-    if isinstance(function, Mapping):
+    if type(function) is dict or isinstance(function, Mapping):
         body = function
     name = body.get("name")
     args = body.get("arguments", body.get("input", body.get("args")))
     call_id = call.get("id")
     raw = args if isinstance(args, str) else None
-    mapping = args if isinstance(args, Mapping) else None
+    mapping = args if type(args) is dict or isinstance(args, Mapping) else None
     return CallView(
         call_id if isinstance(call_id, str) else "",
         name if isinstance(name, str) else "",

@@ -10,7 +10,10 @@ guidance text (that is `patterns`).
 
 Origins name the harvested sources of `tests/guard/data/real_errors.json` (`roo-code`,
 `claude-code`, `mcp-servers`, ...); `os`, `parser` and `http` mark wordings that belong to an
-operating system, a JSON parser or HTTP itself, which no single source contributed.
+operating system, a JSON parser or HTTP itself, which no single source contributed; `plain`
+marks the general shapes of a sentence that many agents share ("could not locate the file X",
+"X should be an integer", "over the 1 MB limit"), built from synonyms (`LOCATE`, `ABSENT`)
+rather than from any one source's string.
 """
 
 from __future__ import annotations
@@ -26,6 +29,15 @@ NAME = r"[`'\"]?(?P<{group}>[A-Za-z_][\w.\-]{{0,63}})[`'\"]?"
 SEARCH_TEXT = (
     r"(?:old_?string|old_?str|old_?text|oldString|search(?: block| text| string| content)?"
     r"|string to replace|text to replace|string|text|expected lines|exact match)"
+)
+
+
+#: The verbs of a search that came back empty: "could not find", "unable to locate", ...
+LOCATE = r"(?:could not|couldn't|cannot|can't|unable to|failed to|did not) (?:find|locate|resolve)"
+#: The states of a thing that is not there: "not found", "does not exist", "is not registered".
+ABSENT = (
+    r"(?:not found|does not exist|doesn't exist|could not be found|cannot be found|was not found"
+    r"|is not (?:registered|known|available|defined|declared)|not registered|is unknown)"
 )
 
 
@@ -110,7 +122,8 @@ JSON_ARGUMENT_CONTEXT = words(
     "roo-code cline openai-agents ollama vercel-ai mini-swe-agent smolagents goose lmstudio",
     r"Invalid JSON (?:input|argument)",
     r"error parsing tool call",
-    r"(?:failed|unable|could not) to (?:parse|decode|interpret) (?:the )?(?:tool(?: call)? |"
+    r"(?:(?:failed|unable) to|could not|couldn't|cannot|can't) (?:parse|decode|interpret) (?:the )?"
+    r"(?:tool(?: call)? |"
     r"function |\w+ )?(?:arguments|parameters|params|input|call|tool use parameters|value|JSON"
     r"|XML)",
     r"Could not interpret tool use parameters",
@@ -154,7 +167,8 @@ STUCK = words(
     "cline roo-code opencode pydantic-ai openai-agents smolagents langgraph aider",
     r"You seem to be having trouble proceeding",
     r"\bis having trouble\.\.\.|may indicate a failure in the model's thought process",
-    r"\bdoom[_ ]loop\b",
+    r"\bdoom[_ ]loop\b|\bloop detected\b|\bdetected (?:a |an )?(?:potential |infinite )?(?:tool[- ]"
+    r"call )?loop\b",
     r"consecutive mistake limit",
     r"exceeded max(?:imum)? retries(?: count)?",
     r"Max(?:imum)? (?:turns|steps|iterations) (?:\(\d+\) )?(?:exceeded|reached)",
@@ -176,6 +190,8 @@ STEP_LIMIT = words(
 STEP_SETTING = words(
     "cline openai-agents smolagents",
     r"\b(?:exceeded|reached|hit) (?:the )?max(?:imum)?[ _]?(?:iterations|steps|turns)\b",
+    r"\b(?:exceeded|reached|reaching|hit) (?:the )?max(?:imum)?(?: number)? of \d+ (?:tool calls"
+    r"|steps|turns|iterations|requests|model calls)\b",
 )
 #: A framework gave up after its own retry budget (output validation, tool retries).
 RETRIES_EXHAUSTED = words(
@@ -207,10 +223,14 @@ TOO_LARGE = words(
     "claude-code continue gemini-cli goose roo-code opencode mini-swe-agent",
     r"(?:file|image|content|output|response|diff|patch|request|input|payload)\b[^\n]{0,80}?\bis "
     r"too (?:large|long|big) ?[(:]",
-    r"exceeds? (?:the )?(?:\d+ ?(?:[KMG]B|bytes|tokens) )?(?:maximum|max|limit)(?: allowed)?"
+    r"exceed(?:s|ed)? (?:the )?(?:\d+ ?(?:[KMG]B|bytes|tokens) )?(?:maximum|max|limit)\b"
+    # a maximum of time or of steps is not a size
+    r"(?! (?:[\w-]+ )?(?:time|duration|runtime|number of|steps|turns|iterations|retries)\b)"
+    r"(?: allowed)?"
     r"(?: (?:size|tokens|file size|length))?",
     r"File size exceeds",
-    r"exceeds? (?:a |the )?(?:max(?:imum)? (?:of )?)?\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars"
+    r"exceed(?:s|ed)? (?:a |the )?(?:max(?:imum)? (?:of )?)?\d[\d,.]* ?(?:[KMG]i?B|bytes|characters"
+    r"|chars"
     r"|tokens?|lines?)\b",
     r"output of your last command was too long",
     r"\b(?:file|image|content|output|response|input|payload|request|download|body)s?\b[^\n]{0,40}?"
@@ -223,8 +243,23 @@ TOO_LARGE = words(
 #: "exceeds the size limit of N bytes", "(exceeds 2000 line limit)": a size named as a limit.
 OVER_NAMED_LIMIT = words(
     "gemini-cli goose",
-    r"exceeds? (?:the |a |its )?(?:[\w.]+ ){0,3}(?:size|length|token|byte|character|output|line"
+    r"exceed(?:s|ed)? (?:the |a |its )?(?:[\w.]+ ){0,3}(?:size|length|token|byte|character|output"
+    r"|line"
     r"|file|content|response|payload)s? limit\b",
+)
+
+#: A size over a limit in plain words ("over the 1 MB limit", "larger than 100000 bytes", "larger
+#: than the maximum allowed size", "Maximum file size of 10MB exceeded").
+OVER_SIZE = words(
+    "plain",
+    r"\bover (?:the |its |a )?(?:\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars|tokens|lines) )?"
+    r"(?:size |length |token |byte |character |line )?limit\b",
+    r"\b(?:larger|bigger|longer) than (?:\d[\d,.]* ?(?:[KMG]i?B|bytes|characters|chars|tokens"
+    r"|lines)\b|the (?:max(?:imum)?|limit|allowed))",
+    r"\b(?:size|length|content|file|output|response|payload|body|input)\b[^\n]{0,40}?\b(?:greater|more)"
+    r" than (?:the )?(?:max(?:imum)?|limit|allowed)\b",
+    r"\bmax(?:imum)? (?:file |output |response |request |payload |content |body )?(?:size|length)"
+    r"\b[^\n]{0,30}\bexceeded\b",
 )
 
 RATE = words(
@@ -234,6 +269,13 @@ RATE = words(
     r"Too Many Requests",
     r"quota (?:exceeded|exhausted)|RESOURCE_EXHAUSTED",
     r"\boverloaded(?:_error)?\b",
+)
+
+#: A quota used up, in plain words.
+QUOTA_USED = words(
+    "plain",
+    r"\bquota\b[^\n]{0,30}\b(?:exceeded|exhausted|reached|used up)\b",
+    r"\b(?:exceeded|exhausted|reached) (?:your |the |its )?(?:\w+ )?quota\b",
 )
 
 # --- tools and protocol ---------------------------------------------------------------------
@@ -276,12 +318,24 @@ MCP_SERVER_STATE = words(
     "cline continue openai-agents roo-code gemini-cli mcp-typescript-sdk",
     r"\bMCP (?:server|client|connection|process|session|config)\b[^\n]{0,80}?\b(?:not (?:found"
     r"|connected|configured|initiali[sz]ed|running|available|enabled|ready)|disconnected|disabled"
-    r"|failed|error|does not (?:have|support)|could not|cannot|unable)\b",
+    r"|failed|error|does not (?:have|support|exist)|doesn't exist|could not|cannot|unable"
+    r"|offline|unreachable|unavailable)\b",
+    r"\b" + LOCATE + r" (?:the |an? )?MCP server\b",
     r"\b(?:disconnected|lost (?:the )?connection) from (?:the )?MCP server\b",
     r"\b(?:error|failed|failure) (?:while )?(?:loading|listing|fetching|getting|reading) (?:the )?"
     r"(?:tools|resources|resource templates|prompts)\b[^\n]{0,20}\bMCP\b",
     r"^(?:(?:MCP )?Server|Client) (?:is )?not (?:initiali[sz]ed|connected)\b",
+    # goose's extensions are its MCP servers
+    r"\bextension [`'\"]?[\w.\-]+[`'\"]? (?:is )?(?:not (?:enabled|found|loaded|running|available"
+    r"|connected)|disabled)\b",
     r"\bServer [`'\"]?[\w.\-]+[`'\"]? (?:with [\w ]{1,30} )?not found\b",
+)
+
+#: A tool a named server does not have, in plain words ("Tool 'x' not found on MCP server 'y'").
+MCP_TOOL_ABSENT = words(
+    "plain",
+    r"\b(?:tool|function) [`'\"]?[\w.\-]+[`'\"]? (?:" + ABSENT + r"|is disabled) (?:on|in) "
+    r"(?:the )?(?:MCP )?server\b",
 )
 #: An SDK's MCP server manager that could not connect a server.
 MCP_CONNECT_FAILED = words(
@@ -308,12 +362,25 @@ UNKNOWN_TOOL = words(
     r"function name '" + name("tool") + r"' had invalid characters",
     r"unsupported call:? " + name("tool"),
     r"\bNo (?:tool|function) (?:named|called) " + name("tool"),
-    r"\b(?:could not|couldn't|unable to) find (?:a |the )?(?:tool|function) (?:named |called )?"
-    + name("tool"),
+    r"\b" + LOCATE + r" (?:a |the )?(?:tool|function) (?:named |called )?" + name("tool"),
     r"\bunrecognized (?:tool|function)(?: name)?\b",
     r"\b(?:tool|function) not found:? " + name("tool"),
     r"\binvalid (?:tool|function) name\b",
     r"function name '[^'\n]{1,64}' had invalid characters",
+)
+
+#: A name said not to be a tool in plain words ("'grep' is not a registered tool", "There is no
+#: tool called grep").
+NOT_A_TOOL = words(
+    "plain",
+    r"\bis not an? (?:registered|known|valid|available|declared|recogni[sz]ed|defined) "
+    r"(?:tool|function)\b",
+    r"\bthere is no (?:tool|function) (?:named|called)\b",
+)
+
+#: A name not on the list of tools the agent offers.
+NOT_LISTED_TOOL = words(
+    "plain", r"\bnot in the (?:list of )?(?:available|registered|declared|provided) tools\b"
 )
 
 NO_TOOL_CALL = words(
@@ -356,6 +423,19 @@ MALFORMED_CALL = words(
     r"(?:streaming )?tool call",
 )
 
+#: A provider refusing a history whose tool calls and results do not pair up (Anthropic's
+#: "`tool_use` ids were found without `tool_result` blocks", "unexpected `tool_use_id` found in
+#: `tool_result` blocks"; OpenAI's "must be followed by tool messages responding to each
+#: 'tool_call_id'", "messages with role 'tool' must be a response to a preceeding message").
+UNPAIRED_RESULTS = words(
+    "claude-code anthropic-api openai-api",
+    r"\btool_use(?:_id)?\b[^\n]{0,60}?\b(?:without|found in|corresponding)\b[^\n]{0,20}?"
+    r"\btool_result\b",
+    r"\bmust be followed by tool messages\b|\bdid not have response messages\b",
+    r"\brole [`'\"]?tool[`'\"]? must be a response to a prece\w* message\b",
+    r"\bTool results are missing for tool calls\b|\bMissingToolResultsError\b",
+)
+
 #: Calls the agent cannot make at all: a tool that cannot be called directly, an argument line of
 #: a text tool-call format it does not read.
 UNCALLABLE = words(
@@ -394,7 +474,14 @@ PARAM_MISSING = words(
     r"(?:provided|specified|given|set)",
     r"\bmissing (?:parameter|argument|field|property|key)s?:? " + _PARAM,
     r"(?:following|these) required (?:parameters|arguments|fields|properties) (?:are|were) missing",
-    r"\bno value (?:was )?(?:provided|given) for " + _PARAM,
+    r"\bno value (?:was )?(?:provided|given|supplied|specified|passed) for (?:(?:the )?required "
+    r"(?:parameter|argument|field|property|key) )?" + _PARAM,
+    r"\b(?:parameter|argument|field|property|key|option) " + _PARAM + r" (?:must|should|has to"
+    r"|needs to) be (?:provided|given|specified|supplied|set|passed)\b",
+    r"\b(?:parameter|argument|field|property|key|option) " + _PARAM + r" (?:was|is|were) (?:not"
+    r"|never) (?:provided|given|specified|supplied|set|passed)\b",
+    r"^(?:Error: )?(?:You|Please) (?:must )?(?:provide|specify|pass|supply|give) (?:an? |the )?"
+    r"(?!exactly\b|one\b|only\b|at least\b)[\w-]+",
     r"expected \w+, received undefined",
     r"\bmissing required [`'\"](?P<param>[A-Za-z_][\w.\-]{0,63})[`'\"] (?:field|parameter|argument"
     r"|property|key)\b",
@@ -426,8 +513,8 @@ PARAM_TYPE = words(
     r"\bhas type '\w+' but should be '\w+'",
     r"(?:^|[\s:/])" + _PARAM + r" (?:parameter )?must be (?:an? )?(?:valid )?(?:array|number"
     r"|integer|string|boolean|object|list|bool)\b" + _NOT_A_RANGE,
-    r"must be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list|bool)\b"
-    + _NOT_A_RANGE,
+    r"(?:must|should) be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list"
+    r"|bool|int|str|float|dict)\b" + _NOT_A_RANGE,
     r"is not of type '(?:string|integer|number|boolean|array|object|null)'",
     r"cannot unmarshal \w+ into Go (?:struct field|value of type)",
     r"invalid type: [\w ]+(?: \"[^\"]*\")?, expected",
@@ -444,6 +531,9 @@ TYPE_PLAIN = words(
     "roo-code openai-agents smolagents",
     r"\bis not an? (?:object|array|string|number|integer|boolean|list|dict(?:ionary)?|mapping)\b",
     r"\bmust be (?:valid )?(?:numbers|integers|strings|arrays|objects|booleans|lists)\b",
+    r"\bexpected [\w.\-]+ to be (?:an? )?(?:dict|list|str|string|int|integer|number|object|array"
+    r"|bool|boolean|float|tuple|mapping)\b",
+    r"\bdoes not match (?:its|the) (?:declared |expected )?(?:[\w-]+ )?(?:type|schema)\b",
 )
 
 PARAM_VALUE = words(
@@ -455,7 +545,10 @@ PARAM_VALUE = words(
     r"|key|field)s?\b",
     r"is not in the tool's input schema",
     r"Invalid enum value|Invalid option: expected one of|Too (?:big|small): expected",
-    r"(?:is )?not one of the (?:allowed|permitted|valid) (?:values|options)|must be one of",
+    r"(?:is )?not one of the (?:allowed|permitted|valid) (?:values|options)",
+    r"(?:must|should) be one of",
+    r"\bis not (?:allowed|permitted|accepted|valid|supported) (?:for|as) (?:the )?(?:value of )?"
+    r"[`'\"]?[\w.\-]+[`'\"]?\.?$",
     r"\binvalid_(?:enum_value|value|format|string)\b|\btoo_(?:big|small)\b",
     r"must be (?:an? )?(?:between|greater|less|at (?:least|most)|positive|non-negative"
     r"|[\w-]+-indexed|\d+ or (?:greater|less)|in the future|an ISO|one of|absolute|relative"
@@ -463,6 +556,8 @@ PARAM_VALUE = words(
     r"Cannot specify both|cannot be used (?:with|together)|cannot start with '-'",
     r"\b(?:unsupported|unknown|invalid) (?:value|unit|option|mode|format|enum|choice)\b",
     r"^(?:Error: )?Invalid (?!JSON|diff|patch|tool call)[\w ]{1,40}(?::|\")",
+    r"^(?:Error: )?(?:Unknown|Unsupported|Unrecognized|Unrecogni[sz]ed) (?!command\b|error\b)"
+    r"(?:[\w.\-]+ ){0,6}?[`'\"]?[A-Za-z_][\w.\-]*[`'\"]?: \S",
     r"\binvalid (?:regex|glob|search pattern|pattern)\b",
     r"\b(?:unsupported|cannot read text for) (?:\w+ )?(?:format|file type|extension)s?\b",
     r"\bInvalid (?:mode|offset|insert_line|regular expression|URL|timezone|time format"
@@ -491,7 +586,9 @@ BAD_URL = words(
     "mcp-python-sdk cline",
     r"\bunknown url type\b|\b(?:invalid|malformed|bad) URL\b|\bnot a valid URL\b",
     r"\bURL (?:scheme|protocol) must be\b",
-    r"\bOnly https?(?: and https?)? (?:URLs )?(?:are|is) supported\b",
+    r"\bOnly https?(?:,? (?:and )?https?)?(?:,? and data)? (?:URLs )?(?:are|is) (?:supported"
+    r"|allowed|permitted|accepted)\b",
+    r"\b(?:unsafe|unsupported|invalid|disallowed|forbidden) (?:URL )?(?:protocol|scheme)\b",
 )
 #: A named item the tool has none of ("no note named todo").
 NOTHING_NAMED = words(
@@ -537,6 +634,30 @@ VALUE_CHOICES = words(
     r"supported\b",
 )
 
+#: A capability the named thing does not have ("\"nomic-embed\" does not support chat", "raw
+#: mode does not support template", "this model only supports one image", "image generation
+#: models are not currently supported"): the call asked for something this target cannot do.
+UNSUPPORTED_REQUEST = words(
+    "plain",
+    r"\b(?:does not|doesn't|do not|don't|cannot) support\b|\bonly supports?\b",
+    r"\b(?:is|are) not (?:currently |yet )?supported\b",
+)
+#: A whole message that names one missing thing ("missing request body").
+MISSING_THING = words("plain", r"^(?:Error: )?missing [\w-]+(?: [\w-]+){0,2}\.?$")
+
+#: A value with characters the tool does not take ("Path contains invalid characters").
+BAD_CHARACTERS = words(
+    "gemini-cli mcp-servers",
+    r"\bcontains? (?:invalid|illegal|unsupported|forbidden|disallowed|suspicious) (?:characters?"
+    r"|values?|entries|keys|bytes)\b",
+)
+#: A value the tool needs that the call did not give, said as what "you must specify".
+MUST_SPECIFY = words(
+    "langgraph gemini-cli",
+    r"\bmust (?:specify|provide|pass|supply) (?:the |an? )?[\w-]+(?: [\w-]+)? (?:when|if|for"
+    r"|argument|parameter|field|value)\b",
+)
+
 # --- files and edits ------------------------------------------------------------------------
 
 FILE_WRONG_KIND = words(
@@ -573,6 +694,23 @@ FILE_MISSING = words(
     r"unable to open (?:the )?(?:database )?file",  # SQLite's SQLITE_CANTOPEN
 )
 
+#: A file or directory a search did not find, in plain words ("Unable to locate file a.py",
+#: "Cannot find file: a.py", "a.py: no such file", "No file exists at path a.py").
+FILE_NOT_LOCATED = words(
+    "plain",
+    r"\b" + LOCATE + r" (?:the |an? )?(?:file|directory|folder|dir|path)\b",
+    r": no such (?:file|directory|folder|path)\b",
+    r"\bno (?:such )?(?:file|directory|folder)s? (?:exists? )?(?:at|named|called|matching|found)\b",
+)
+
+#: A file, directory or resource that could not be read, opened or found, by any verb.
+UNREADABLE_PATH = words(
+    "gemini-cli vercel-ai mcp-servers roo-code cline",
+    r"\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:read|open|access|list|stat) "
+    r"(?:the )?(?:file|directory|folder|dir)\b",
+    r"\bresource\b[^\n]{0,60}?\b(?:not found|does not exist|could not be found)\b",
+)
+
 #: Programs that name the missing file in their own words: git mv's source, a "cannot (find or)
 #: open NAME.ext" (unzip's archive), curl's upload file, a list of directories none of which
 #: exists.
@@ -591,6 +729,13 @@ FILE_EXISTS = words(
     r"\bEEXIST\b|FileExistsError|\[Errno 17\]|\bFile exists\b",
     r"(?:file|directory|path)\b[^\n]{0,120}?already exists",
     r"(?:create|creating) a file that already exists",
+)
+
+#: A tool that will not overwrite what is there.
+NO_OVERWRITE = words(
+    "plain",
+    r"\b(?:refus\w+ to|will not|won't|cannot|can't|does not|doesn't) overwrite (?:the |an |any )?"
+    r"existing\b",
 )
 
 #: A quoted path (it has a slash) that already exists: git worktree and friends.
@@ -638,6 +783,12 @@ DIFF_AMBIGUOUS = words(
     r"Occurrence count mismatch|Expected \d+ occurrences?(?:\(s\))?,? but (?:found|matching found)",
     r"appears (?:\d+ times|multiple times|more than once)",
     r"more than (?:one|once) (?:match|occurrence|place)",
+)
+
+#: The search text counted more than once, in plain words ("old_str matched 3 times").
+MATCHED_TIMES = words(
+    "plain",
+    r"\b(?:matched|matches|occurs|occurred|found) (?:[2-9]|\d{2,}) times\b",
 )
 
 DIFF_MALFORMED = words(
@@ -690,7 +841,8 @@ DIFF_NO_MATCH = words(
     " mcp-servers goose codex",
     SEARCH_TEXT + r"[^\n]{0,60}?(?:not found|did not match|does not match|failed to (?:exactly )?"
     r"match|could not be found|did not appear|does not appear)",
-    r"(?:could not|couldn't|unable to|failed to) find (?:the |an? )?(?:exact )?(?:specified |given "
+    r"(?:could not|couldn't|unable to|failed to) (?:find|locate) (?:the |an? )?(?:exact )?"
+    r"(?:specified |given "
     r"|provided )?" + SEARCH_TEXT,
     r"\b0 occurrences found\b",
     r"No sufficiently similar match",
@@ -705,6 +857,21 @@ DIFF_NO_MATCH = words(
     r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
     r"(?:in (?:the )?(?:current )?file|substring|anchor)",
     r"(?:file|content)[^\n]{0,40} does not match (?:the )?(?:requested|expected)",
+)
+
+#: No match for an edit's search text, in plain words ("no match for the search block").
+NO_MATCH_FOR = words(
+    "plain",
+    r"\bno (?:exact )?match(?:es)? (?:found )?(?:for|of) (?:the )?(?:search|old|replace|edit|diff"
+    r"|text|string|block|pattern)",
+)
+
+#: An edit that could not be applied, or whose target is not in the file, in plain words.
+EDIT_NOT_APPLIED = words(
+    "plain",
+    r"\b(?:diff|patch|edit|hunk|change)s?\b[^\n]{0,40}?\b(?:could not|couldn't|cannot|can't|failed"
+    r" to) (?:be )?appl(?:y|ied)\b",
+    r"\bnot found (?:verbatim |exactly |literally )?in (?:the )?(?:file|content|document)\b",
 )
 
 SHELL = words(
@@ -725,7 +892,7 @@ USER_DENIED = words(
     r"Permission to use \S+.{0,120}? (?:has been|was) denied",
     r"requested permissions? to use \S+, but you haven't granted it",
     r"\bwas not approved\b",
-    r"requires user confirmation",
+    r"requires user confirmation|\brequires? (?:user |your )?(?:approval|confirmation|consent)\b",
     r"rejected with (?:the )?user(?:'s)? (?:message|feedback)|\btool use (?:was )?rejected\b",
 )
 
@@ -741,7 +908,8 @@ POLICY_DENIED = words(
     r"denied by policy|execution blocked|not in the allow ?list|prevents you from using",
     r"\bwrite-protected\b",
     r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
-    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b",
+    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b(?! (?:for|as) )",
+    r"\baccess to [^\n]{1,80}? (?:is )?(?:not permitted|not allowed|denied|forbidden|refused)\b",
     r"Forbidden (?:access|call|function)",
     r"\baccess_denied\b|Access denied\b",
     r"sandbox denied",
@@ -758,6 +926,14 @@ POLICY_RULES = words(
     r"^Only (?:the )?[\w -]{1,30}? (?:can|may) \w+",
     r"\b(?:is|are) (?:disabled|not (?:allowed|permitted|enabled)) in (?:this|the current) "
     r"(?:context|mode|session|workspace)\b",
+    r"\bnot (?:allowed|permitted|available|enabled) (?:in|during|while in) (?:the |this )?"
+    r"(?:[\w-]+ ){0,2}(?:mode|context|session)\b",
+)
+
+#: A server or agent with nowhere it is allowed to work ("No allowed directories available").
+NOTHING_ALLOWED = words(
+    "mcp-servers",
+    r"\bno allowed (?:directories|paths|roots|hosts|domains|folders)\b",
 )
 
 OS_DENIED = words(
@@ -769,6 +945,13 @@ OS_DENIED = words(
     r"(?:insufficient|no|not have|lacks?|missing) (?:the )?(?:required )?permissions?\b",
     r"\bAPI key (?:is )?(?:missing|not set|not provided|invalid|incorrect)\b",
     r"\b(?:Invalid|Incorrect) API key\b",
+)
+
+#: A response that starts by refusing the caller ("Unauthorized: invalid token").
+REFUSED_CALLER = words(
+    "plain",
+    r"^(?:Error: )?(?:Unauthori[sz]ed|Forbidden|Unauthenticated|Access denied)\b",
+    r"\byou do not have (?:the )?(?:required )?(?:permission|access|rights)\b",
 )
 
 #: A credential the tool needs is missing or refused ("Missing API key. Make sure you have
@@ -794,6 +977,17 @@ TIMEOUT = words(
     r"timeout of \d+ ?ms exceeded",
     r"MCP error -32001",
     r"\bdeadline exceeded\b",
+)
+
+#: A time budget in plain words ("Execution time limit exceeded", "deadline of 30s exceeded",
+#: "did not finish within 120 seconds").
+TIME_BUDGET = words(
+    "plain",
+    r"\btime ?limit (?:exceeded|reached|hit)\b|\b(?:exceeded|reached|hit) (?:the |its )?"
+    r"(?:\w+ )?time ?limit\b",
+    r"\bdeadline\b[^\n]{0,30}\b(?:exceeded|passed|expired)\b",
+    r"\babort(?:ed)? (?:after \d|due to (?:a )?time ?out\b)",
+    r"\bdid not (?:finish|complete|respond|return)\b[^\n]{0,20}\bwithin\b",
 )
 
 #: GNU timeout telling the signal it sent when the time ran out (`timeout --verbose`).
@@ -838,6 +1032,15 @@ NETWORK = words(
     r"\b(?:too many|max(?:imum)?) redirects\b",
     r"\b(?:model runner|llama-server|inference server) has (?:unexpectedly )?(?:stopped|terminated"
     r"|crashed)\b",
+)
+
+#: A host that cannot be reached or resolved, in plain words.
+HOST_UNREACHABLE = words(
+    "plain",
+    r"\b(?:host|network|server|endpoint) (?:is )?(?:unreachable|not reachable)\b",
+    r"\bDNS (?:lookup|resolution|query) failed\b|\b(?:could not|couldn't|unable to|failed to) "
+    r"resolve (?:host|hostname|the host|address)\b",
+    r"\b(?:could not|couldn't|unable to|failed to) reach\b",
 )
 
 #: Clients that could not reach a host (curl, git over HTTP, npm offline or unreachable).
@@ -921,15 +1124,16 @@ RUNTIME_FAILURE = words(
     r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
     r"|Interrupted: \d+ errors? during collection",
     r"^CONFLICT \(|Automatic merge failed",
+    r"\b(?:[Cc]hild|subprocess|child process) (?:returned|exited with) (?:status|code) [1-9]"
+    r"|\bError is not recoverable\b|\bnot in gzip format\b",
     r"^(?:[\w.]+\.)?(?:RecursionError|NameError|AttributeError|ZeroDivisionError|IndexError"
     r"|UnboundLocalError|InterpreterError): \S|\bThe variable `\w+` is not defined\b"
     r"|\bobject has no attribute\b|\bnothing (?:added )?to commit\b",
     r"^(?:ERROR: )?usage: \S|\berror: unrecognized arguments?\b",
     r"\bsyntax error(?: near| at|: unexpected|$)|\bunbound variable\b|\bno such (?:table|column)\b",
     r"No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b|Directory not empty"
-    r"|\bENOTEMPTY\b|\bEPIPE\b|Broken pipe|No such process|\bESRCH\b|Cannot allocate memory"
-    r"|\bENOMEM\b|\bEADDRINUSE\b"
-    r"|address already in use",
+    r"|\bENOTEMPTY\b|\bEPIPE\b|Broken pipe|\bE[MN]FILE\b|Too many open files|No such process"
+    r"|\bESRCH\b|Cannot allocate memory|\bENOMEM\b|\bEADDRINUSE\b|address already in use",
 )
 
 #: A program's own crash report: a Python traceback, a JavaScript stack, npm's error lines,
@@ -980,7 +1184,7 @@ PROGRAM_USAGE = words(
 PROGRAM_BAD_OPTION = words(
     "coreutils git",
     r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing|illegal) (?:option|number"
-    r"|argument|operand|mode)\b",
+    r"|argument|operand|mode|predicate|expression|flag|switch|primary|action)\b",
 )
 #: git's refusals in its own words.
 GIT_REFUSALS = words("git", r"\bnot something we can merge\b")
@@ -1041,12 +1245,14 @@ MUST_INSTALL = words(
 PLAIN_FAILURE = words(
     "plain",
     r"^\W{0,3}(?:Error|Fatal|Failure)\b\s*[:!\-]",
+    r"^\W{0,3}(?:[A-Z][\w-]* ){1,3}(?:Error|Failure)\b\s*(?:\d{3}\b\s*)?[:!\-{]",
     r"^\W{0,3}(?:Failed|Unable|Could not|Couldn't|Cannot|Can't|Can not) \w+",
     r"^[\w`'\"./ -]{0,60}?\b(?:failed|errored|crashed|aborted)\b(?:[:.!]|$| with| due| because"
     r"| to| while| for)",
     r"\b(?:is|are|was|were) not (?:available|configured|initiali[sz]ed|supported|enabled|ready"
     r"|running|set|defined|implemented|installed|reachable|possible)\b",
     r"\bnot (?:found|supported|allowed|permitted|implemented)\b",
+    r"\bdid not (?:return|produce|respond|start|finish|complete|succeed)\b",
     r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
     r"(?: (?:has )?(?:occurred|occured|happened)|:)",
     r"\bsomething went wrong\b",

@@ -98,19 +98,24 @@ class ChoiceRecovery:
         """The output choices for one input choice: split-off segments, then its copy (the
         copy alone, not in a list, when that is all: the once-per-chunk case)."""
         delta = choice.get("delta")
-        out = {**choice}  # faster than dict(), the same for any Mapping
         if type(delta) is not dict and not isinstance(delta, Mapping):
-            return out
-        new_delta = out["delta"] = {**delta}
-        runs: list[Run] | None = None
+            return {**choice}  # faster than dict(), the same for any Mapping
         content = delta.get("content")
+        read: str | list[Piece] | None = None
         if content and type(content) is str:
             read = (self._leg or self._text_leg()).feed(content)
-            if type(read) is str:  # only visible text: the once-per-chunk path
-                new_delta["content"] = read
-            else:
-                runs = []
-                self._absorb(read, runs, cut=None)  # type: ignore[arg-type]
+            # Only visible text, nothing else to do: the once-per-chunk path.
+            plain = type(read) is str and "tool_calls" not in delta
+            if plain and choice.get("finish_reason") is None:
+                return {**choice, "delta": {**delta, "content": read}}
+        out = {**choice}
+        new_delta = out["delta"] = {**delta}
+        runs: list[Run] | None = None
+        if isinstance(read, str):
+            new_delta["content"] = read
+        elif read is not None:
+            runs = []
+            self._absorb(read, runs, cut=None)
         if "tool_calls" in delta:
             drained = self._leg.drain() if self._leg is not None else []
             if drained:  # text batched before these calls: a call it closes comes first

@@ -115,24 +115,27 @@ class StreamRecovery:
         if self._model_from_stream and not self._choices:
             self._read_model(chunk)
         choices = chunk.get("choices")
-        if type(choices) is not list or not choices:
+        if type(choices) is list and len(choices) == 1:
+            # The common case, once per chunk: written for speed.
+            choice = choices[0]
+            try:
+                state = self._choices[choice["index"]]
+            except (KeyError, TypeError, IndexError):  # a new index, or not a choice at all
+                state = None
+            taken = state.take(choice) if state is not None else self._take(0, choice)
+            if isinstance(taken, dict):
+                last = {**chunk, "choices": [taken]}
+                if "usage" in last:
+                    last["usage"] = copy_json(last["usage"])
+                return [self._with_diagnostics(last) if self._pending else last]
+            per_choice = [taken]
+            last = copy_chunk(chunk)
+            last["choices"] = [taken[-1]]
+        elif type(choices) is not list or not choices:
             if chunk.get("error") is not None:
                 # An error reported in the stream: the turn ends here, then the error goes on.
                 return [*self._terminal(Terminal.ERROR), self._with_diagnostics(copy_chunk(chunk))]
             return [self._with_diagnostics(copy_chunk(chunk))]
-        if len(choices) == 1:  # the common case, once per chunk: written for speed
-            choice = choices[0]
-            index = choice.get("index") if type(choice) is dict else None
-            state = self._choices.get(index) if type(index) is int else None
-            taken = state.take(choice) if state is not None else self._take(0, choice)
-            last = {**chunk}
-            if "usage" in last:
-                last["usage"] = copy_json(last["usage"])
-            if isinstance(taken, dict):
-                last["choices"] = [taken]
-                return [self._with_diagnostics(last) if self._pending else last]
-            per_choice = [taken]
-            last["choices"] = [taken[-1]]
         else:
             per_choice = [self._take(position, choice) for position, choice in enumerate(choices)]
             last = copy_chunk(chunk)

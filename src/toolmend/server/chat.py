@@ -30,6 +30,7 @@ from toolmend.server.guarding import CallGate, GuidanceCounts, guard_request, op
 from toolmend.server.native_mode import NativeAnswer
 from toolmend.server.requestlog import RequestLog, RequestRecord
 from toolmend.server.sse import DONE, encode_data
+from toolmend.server.sse_response import LastFrames, SSEResponse
 from toolmend.server.text_mode import TextAnswer
 from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
 
@@ -177,6 +178,9 @@ class ChatPipeline:
             and bool(tools)
             and required_tool(body.get("tool_choice"), tools or [])[0]
         )
+        #: The client's chunks of every upstream answer, and the last finish reason they had.
+        self._writer = ChunkWriter(self.model)
+        self._finish_reason: str | None = None
 
     def upstream_body(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if self.protocol is not None:
@@ -265,10 +269,16 @@ class ChatPipeline:
 
     async def chunks(self, source: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
         """The client's chunks over every upstream answer of this request, then the closing one."""
-        writer = ChunkWriter(self.model)
+        async for chunk in self.answer(source):
+            yield chunk
+        for chunk in self.closing():
+            yield chunk
+
+    async def answer(self, source: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        """The client's chunks over every upstream answer of this request (`closing` follows)."""
+        writer = self._writer
         messages = self.history
         budget = self.rule.self_correction
-        finish_reason: str | None = None
         reasked = False
         texts: list[str] = []
         while True:
@@ -278,7 +288,7 @@ class ChatPipeline:
             outcome = shaper.outcome
             texts += outcome.text
             self._account(outcome)
-            finish_reason = outcome.finish_reason or finish_reason
+            self._finish_reason = outcome.finish_reason or self._finish_reason
             if reasked and self._is_valid(outcome):
                 self.record.self_correction_ok += 1
             retry = self._reask(messages, outcome) if budget > 0 else None
@@ -297,34 +307,45 @@ class ChatPipeline:
             messages = retry
         if self.record.content is not None:
             self.record.content["response_text"] = "".join(texts)
+
+    def closing(self) -> list[dict[str, Any]]:
+        """The chunks that end the answer `answer` gave: the finish reason, then the usage."""
+        writer = self._writer
         if writer.next_index:
             closing = "tool_calls"
         else:  # a "tool_calls" finish whose calls were all held back is an ordinary stop
+            finish_reason = self._finish_reason
             closing = "stop" if finish_reason in (None, "tool_calls") else finish_reason
-        yield writer.chunk({}, closing)
+        out = [writer.chunk({}, closing)]
         if self.record.usage is not None:
-            yield writer.usage(self.record.usage)
+            out.append(writer.usage(self.record.usage))
+        return out
 
     async def sse(self, source: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
-        """The SSE body: chunks, then `[DONE]`; a failure mid-stream ends with an error event."""
+        """The SSE body: chunks, then `[DONE]`; a failure mid-stream ends with an error event.
+
+        The closing chunks and `[DONE]` end the body in one write (`LastFrames`); the request
+        is logged after that write, off the client's path.
+        """
         record = self.record
         try:
-            async for chunk in self.chunks(source):
+            async for chunk in self.answer(source):
                 record.mark_first_chunk()
                 yield encode_data(chunk)
-            yield DONE
+            closing = [encode_data(chunk) for chunk in self.closing()]
+            record.mark_first_chunk()
+            yield LastFrames(b"".join(closing) + DONE)
         except UpstreamError as exc:
             metrics.UPSTREAM_ERRORS.labels(exc.kind).inc()
             record.error = {"type": f"upstream_{exc.kind}", "message": exc.message}
-            yield encode_data(error_body(exc.message, f"upstream_{exc.kind}", exc.kind))
-            yield DONE
+            error = encode_data(error_body(exc.message, f"upstream_{exc.kind}", exc.kind))
+            yield LastFrames(error + DONE)
         except asyncio.CancelledError:
             record.fail(499, "client_disconnected", "the client closed the connection")
             raise
         except Exception as exc:  # a bug of ours: the client still gets a clear end
             record.error = {"type": "internal_error", "message": type(exc).__name__}
-            yield encode_data(error_body(INTERNAL_ERROR, "internal_error"))
-            yield DONE
+            yield LastFrames(encode_data(error_body(INTERNAL_ERROR, "internal_error")) + DONE)
         finally:
             self.state.log.write(record)
 
@@ -388,7 +409,7 @@ async def _serve(request: Request, state: ServerState, record: RequestRecord) ->
     pipeline = ChatPipeline(state, record, body, rule, upstream, tools, history, headers)
     source = await open_upstream(pipeline, record, history)
     if pipeline.stream:
-        return StreamingResponse(pipeline.sse(source), media_type="text/event-stream")
+        return SSEResponse(pipeline.sse(source))
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:

@@ -70,6 +70,7 @@ from toolmend.server.frontends.tokens import (
     count_chat_tokens,
 )
 from toolmend.server.requestlog import RequestRecord
+from toolmend.server.sse_response import LastFrames, SSEResponse
 from toolmend.server.upstream import UpstreamError, upstream_headers
 
 #: Seconds of upstream silence before a keep-alive goes to the client (Claude Code and Codex
@@ -213,79 +214,103 @@ async def _with_keepalive(
 ) -> AsyncIterator[dict[str, Any] | None]:
     """The chunks, with None whenever the upstream was silent for `KEEPALIVE_SECONDS`.
 
-    The chunks are read by a task into a bounded queue and the timer runs only while the queue
-    is empty, so a busy stream pays a queue hand-off per chunk, not a task and a timer (which
-    cost about 90 µs a chunk here). Cancelling the client's side cancels the reading task,
-    which closes the upstream.
+    The chunks are read by a task into a bounded queue, and one timer per stream, re-armed
+    only when it fires, puts a None in when nothing came for that long while the queue is
+    empty: a busy stream pays a queue hand-off per chunk, not a timeout around every wait (a
+    task and a timer per chunk cost about 90 µs here, a timeout per wait about 3 µs).
+    Cancelling the client's side cancels the reading task, which closes the upstream.
     """
     queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=KEEPALIVE_QUEUE)
+    loop = asyncio.get_running_loop()
+    heard = loop.time()  # when the upstream last sent a chunk (or a keep-alive went out)
 
     async def read() -> None:
+        nonlocal heard
         try:
             async for chunk in chunks:
+                heard = loop.time()
                 await queue.put(chunk)
         except Exception as exc:
             await queue.put(_Failed(exc))
             return
         await queue.put(_END)
 
+    timer: asyncio.TimerHandle | None = None
+
+    def tick() -> None:
+        nonlocal heard, timer
+        now = loop.time()
+        if now - heard >= KEEPALIVE_SECONDS and queue.empty():
+            queue.put_nowait(None)
+            heard = now
+        timer = loop.call_at(heard + KEEPALIVE_SECONDS, tick)
+
+    timer = loop.call_at(heard + KEEPALIVE_SECONDS, tick)
     reader = asyncio.ensure_future(read())
     try:
         while True:
-            if queue.empty():
-                try:
-                    async with asyncio.timeout(KEEPALIVE_SECONDS):
-                        item = await queue.get()
-                except TimeoutError:
-                    yield None
-                    continue
-            else:
-                item = queue.get_nowait()
+            item = await queue.get()
             if item is _END:
                 return
             if isinstance(item, _Failed):
                 raise item.error
             yield item
     finally:
+        timer.cancel()
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reader
 
 
+def _frames(events: list[dict[str, Any]]) -> bytes:
+    """The SSE frames of `events`, as one write."""
+    return b"".join([sse_frame(event) for event in events])
+
+
 async def _events(
     state: ServerState,
     record: RequestRecord,
-    chunks: AsyncIterator[dict[str, Any]],
+    pipeline: ChatPipeline,
+    source: AsyncIterator[dict[str, Any]],
     writer: MessagesStream | ResponsesStream,
     keepalive: Callable[[], bytes],
     on_error: Callable[[str, str], list[dict[str, Any]]],
     on_done: Callable[[], None] = lambda: None,
 ) -> AsyncIterator[bytes]:
-    """The SSE body of one front-end stream; the request is logged once, at its end."""
+    """The SSE body of one front-end stream; the request is logged once, at its end.
+
+    The events one upstream chunk becomes go out in one write, and the events that end the
+    stream (the closing chunks' and the writer's last) together with the end of the body.
+    """
+    ended = False
     try:
-        for event in writer.start():
-            yield sse_frame(event)
-        async for chunk in _with_keepalive(chunks):
+        yield _frames(writer.start())
+        async for chunk in _with_keepalive(pipeline.answer(source)):
             if chunk is None:
                 yield keepalive()
                 continue
             record.mark_first_chunk()
-            for event in writer.feed(chunk):
-                yield sse_frame(event)
-        for event in writer.finish():
-            yield sse_frame(event)
+            events = writer.feed(chunk)
+            if events:
+                yield _frames(events)
+        last = [event for chunk in pipeline.closing() for event in writer.feed(chunk)]
+        record.mark_first_chunk()
+        last += writer.finish()
+        ended = True
+        yield LastFrames(_frames(last))
         on_done()
     except UpstreamError as exc:
         record.error = {"type": f"upstream_{exc.kind}", "message": exc.message}
-        for event in on_error(exc.message, f"upstream_{exc.kind}"):
-            yield sse_frame(event)
+        yield LastFrames(_frames(on_error(exc.message, f"upstream_{exc.kind}")))
     except asyncio.CancelledError:
         record.fail(499, "client_disconnected", "the client closed the connection")
         raise
     except Exception as exc:  # a failure of toolmend itself: the stream still ends with an error
         record.fail(500, "internal_error", type(exc).__name__)
-        for event in on_error("toolmend failed while writing the answer", "server_error"):
-            yield sse_frame(event)
+        if not ended:
+            yield LastFrames(
+                _frames(on_error("toolmend failed while writing the answer", "server_error"))
+            )
     finally:
         state.log.write(record)
 
@@ -379,12 +404,13 @@ async def _serve_messages(request: Request, state: ServerState, record: RequestR
         stream = _events(
             state,
             record,
-            pipeline.chunks(source),
+            pipeline,
+            source,
             writer,
             lambda: sse_frame({"type": "ping"}),
             lambda message, _code: [_anthropic_error(502, message)],
         )
-        return StreamingResponse(stream, media_type="text/event-stream")
+        return SSEResponse(stream)
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:
@@ -512,13 +538,14 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
         stream = _events(
             state,
             record,
-            pipeline.chunks(source),
+            pipeline,
+            source,
             writer,
             lambda: _KEEPALIVE_COMMENT,
             writer.fail,
             lambda: save(writer.response_id, writer.output),
         )
-        return StreamingResponse(stream, media_type="text/event-stream")
+        return SSEResponse(stream)
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:

@@ -1,16 +1,16 @@
 """The request log: one `toolmend.request/1` JSON line per request (docs/log-schema.md).
 
 This module owns the record of one request and writing it: one `os.write` of one line to an
-append-only descriptor, so lines from several workers never interleave. A record holds counts,
-ids and statuses; prompt and answer content only when the operator asked (`--log-content`),
-and never a key, a header or an upstream secret. It also feeds the same counts to the metrics,
-so the log and `/metrics` cannot disagree.
+append-only descriptor, so lines from several workers never interleave. A streamed request's
+line is written once its last frames have gone out (the client does not wait for it). A record
+holds counts, ids and statuses; prompt and answer content only when the operator asked
+(`--log-content`), and never a key, a header or an upstream secret. It also feeds the same
+counts to the metrics, so the log and `/metrics` cannot disagree.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 import time
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from toolmend.server import metrics
+from toolmend.server import metrics, wirejson
 
 SCHEMA = "toolmend.request/1"
 
@@ -111,9 +111,9 @@ class RequestLog:
 
     def write(self, record: RequestRecord) -> None:
         now = time.perf_counter()
-        line = json.dumps(record.to_json(now), ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = wirejson.dumps(record.to_json(now)) + b"\n"  # orjson: a tenth of `json`'s time
         with contextlib.suppress(OSError):  # a full disk must not fail an answered request
-            os.write(self._fd, line.encode())
+            os.write(self._fd, line)
         _count(record, now)
 
     def close(self) -> None:

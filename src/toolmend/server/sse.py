@@ -43,6 +43,18 @@ class SSEDecoder:
 
     def feed(self, raw: bytes) -> list[bytes]:
         buffer = self._pending + raw if self._pending else raw
+        if (
+            not self._data
+            and buffer.startswith(b"data: ")
+            and buffer.endswith(b"\n\n")
+            and buffer.count(b"\n") == 2
+            and buffer[-3:-2] != b"\r"
+            and len(buffer) <= MAX_EVENT_BYTES
+        ):
+            # What a read brings most of the time: one event of one data line, read whole
+            # (the line-by-line path below gives the same payload, about 2 µs slower).
+            self._pending = b""
+            return [buffer[6:-2]]
         lines = buffer.split(b"\n")
         self._pending = lines.pop()
         if len(self._pending) > MAX_EVENT_BYTES:

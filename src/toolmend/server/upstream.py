@@ -10,6 +10,7 @@ It never decides what an answer means and never takes an address from a request.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass
@@ -91,7 +92,9 @@ class UpstreamClient:
             raise RuntimeError("UpstreamClient.start() was not awaited")
         return self._session
 
-    def _timeout(self, limits: Limits) -> aiohttp.ClientTimeout:
+    def _timeout(self, limits: Limits, *, stream: bool = False) -> aiohttp.ClientTimeout:
+        if stream:  # its silences and its length are watched by `UpstreamStream` itself
+            return aiohttp.ClientTimeout(sock_connect=limits.connect_timeout)
         return aiohttp.ClientTimeout(
             total=limits.total_timeout,
             sock_connect=limits.connect_timeout,
@@ -105,14 +108,23 @@ class UpstreamClient:
         body: Mapping[str, Any] | None,
         headers: dict[str, str],
         limits: Limits,
+        *,
+        stream: bool = False,
     ) -> aiohttp.ClientResponse:
         url = f"{upstream.url}{path}"
         method = "GET" if body is None else "POST"
         data = None if body is None else wirejson.dumps(body)
+        # A stream's wait for the answer's head is bounded here, its body by `UpstreamStream`.
+        head_wait = min(limits.read_timeout, limits.total_timeout) if stream else None
         try:
-            response = await self.session.request(
-                method, url, data=data, headers=headers, timeout=self._timeout(limits)
-            )
+            async with asyncio.timeout(head_wait):
+                response = await self.session.request(
+                    method,
+                    url,
+                    data=data,
+                    headers=headers,
+                    timeout=self._timeout(limits, stream=stream),
+                )
         except TimeoutError:
             raise UpstreamError("timeout", f"upstream {upstream.name!r} timed out") from None
         except aiohttp.ClientError as exc:
@@ -171,8 +183,10 @@ class UpstreamClient:
         self, upstream: Upstream, body: Mapping[str, Any], headers: dict[str, str], limits: Limits
     ) -> UpstreamStream:
         """Start a streaming chat completion; the status is known when this returns."""
-        response = await self._open(upstream, "/chat/completions", body, headers, limits)
-        return UpstreamStream(upstream, response)
+        response = await self._open(
+            upstream, "/chat/completions", body, headers, limits, stream=True
+        )
+        return UpstreamStream(upstream, response, limits)
 
     async def open_events(
         self,
@@ -183,8 +197,8 @@ class UpstreamClient:
         limits: Limits,
     ) -> UpstreamStream:
         """Start a stream of another API at `path` (read with `UpstreamStream.events`)."""
-        response = await self._open(upstream, path, body, headers, limits)
-        return UpstreamStream(upstream, response)
+        response = await self._open(upstream, path, body, headers, limits, stream=True)
+        return UpstreamStream(upstream, response, limits)
 
 
 def _finishes(chunk: Mapping[str, Any]) -> bool:
@@ -196,12 +210,45 @@ def _finishes(chunk: Mapping[str, Any]) -> bool:
 
 
 class UpstreamStream:
-    """The chunks of one streaming answer. Closing it (or cancelling) drops the connection."""
+    """The chunks of one streaming answer. Closing it (or cancelling) drops the connection.
 
-    def __init__(self, upstream: Upstream, response: aiohttp.ClientResponse) -> None:
+    The read timeout (the longest silence) and the total timeout are kept by one timer per
+    stream that is re-armed only when it fires, not by aiohttp's per-read timers (a cancelled
+    and a new timer on every read, about 2 µs a chunk here): each read notes when it came, and
+    the timer, when it fires, ends the read waiting past either bound with a `timeout`.
+    """
+
+    def __init__(
+        self, upstream: Upstream, response: aiohttp.ClientResponse, limits: Limits
+    ) -> None:
         self.upstream = upstream
         self.status = response.status
         self._response = response
+        self._loop = asyncio.get_running_loop()
+        self._silence = limits.read_timeout
+        self._heard = self._loop.time()  # when the upstream last sent bytes
+        self._deadline = self._heard + limits.total_timeout
+        self._watch = self._loop.call_at(
+            min(self._heard + self._silence, self._deadline), self._check
+        )
+
+    def _check(self) -> None:
+        now = self._loop.time()
+        name = self.upstream.name
+        if now >= self._deadline:
+            message = f"upstream {name!r} did not finish its answer in time"
+        elif now - self._heard >= self._silence:
+            message = f"upstream {name!r} stopped sending"
+        else:
+            wake = min(self._heard + self._silence, self._deadline)
+            self._watch = self._loop.call_at(wake, self._check)
+            return
+        self._response.content.set_exception(UpstreamError("timeout", message))
+
+    async def _read(self) -> bytes:
+        raw = await read_body_part(self.upstream, self._response.content.readany())
+        self._heard = self._loop.time()
+        return raw
 
     async def chunks(self) -> AsyncIterator[dict[str, Any]]:
         """Each chat.completion.chunk dict in order, until `[DONE]` or the end of the body."""
@@ -211,7 +258,7 @@ class UpstreamStream:
         finished = False  # a chunk carried a finish_reason: the answer itself is complete
         try:
             while True:
-                raw = await read_body_part(self.upstream, self._response.content.readany())
+                raw = await self._read()
                 if done:
                     # Read to the end of the body so the connection goes back to the pool.
                     if not raw:
@@ -255,7 +302,7 @@ class UpstreamStream:
         decoder = SSEDecoder()
         try:
             while True:
-                raw = await read_body_part(self.upstream, self._response.content.readany())
+                raw = await self._read()
                 for payload in decoder.feed(raw) if raw else decoder.finish():
                     yield parse_chunk(payload)
                 if decoder.error is not None:
@@ -271,5 +318,6 @@ class UpstreamStream:
 
     async def aclose(self) -> None:
         """Drop the connection without reading the rest, which stops the upstream's work."""
+        self._watch.cancel()
         if not self._response.closed:
             self._response.close()

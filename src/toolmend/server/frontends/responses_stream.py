@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolmend.events import Diagnostic
+from toolmend.server import wirejson
 from toolmend.server.answer import completion_as_chunk
 from toolmend.server.frontends.chat_stream import (
     ChatStreamReader,
@@ -108,7 +109,7 @@ class ResponsesStream:
         return event
 
     def _snapshot(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self._response))  # type: ignore[no-any-return]
+        return _json_copy(self._response)
 
     def start(self) -> list[Event]:
         """`response.created` and `response.in_progress`; idempotent."""
@@ -397,9 +398,16 @@ class ResponsesStream:
         )
 
 
+def _json_copy(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of JSON data, through the proxy's codec (orjson: every event that carries
+    the response or an item copies it, about 10 µs with `json`)."""
+    copied: dict[str, Any] = wirejson.loads(wirejson.dumps(value))
+    return copied
+
+
 def _public(item: Mapping[str, Any]) -> dict[str, Any]:
     """An item as the client sees it (without the index kept beside it)."""
-    return json.loads(json.dumps({k: v for k, v in item.items() if k != "_index"}))  # type: ignore[no-any-return]
+    return _json_copy({k: v for k, v in item.items() if k != "_index"})
 
 
 def _custom_input(arguments: str) -> str:

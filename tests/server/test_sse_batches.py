@@ -1,0 +1,66 @@
+"""An SSE body goes out in batches of whole frames, and still reads as the OpenAI stream.
+
+Each chunk of the chunked body is one write of the proxy (`SSEResponse`): the frames an upstream
+chunk becomes go out together, and the frames that end the answer (the closing chunk, the usage,
+`[DONE]`) go out in the same write as the end of the body.
+"""
+
+from __future__ import annotations
+
+import json
+
+from toolmend.server.demo.scripted import Answer
+
+from .http_chunks import post_chunks, sse_events
+from .servers import ASK, HERMES_OSLO, TOOLS, ProxyHandle, ScriptedHandle
+
+
+def test_the_closing_chunk_the_usage_and_done_end_the_body_in_one_write(
+    upstream: ScriptedHandle, proxy: ProxyHandle
+) -> None:
+    model = upstream.script(Answer("Plain words. " * 6, chunk_size=13))
+    body = {
+        "model": model,
+        "messages": ASK,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    status, chunks = post_chunks(f"{proxy.url}/v1/chat/completions", body)
+    assert status == 200
+    *answer, last = [sse_events(chunk) for chunk in chunks]
+    assert [data for _, data in last][-1] == b"[DONE]"
+    closing, usage = (json.loads(data) for _, data in last[:-1])
+    assert closing["choices"] == [{"index": 0, "delta": {}, "finish_reason": "stop"}]
+    assert usage["choices"] == [] and usage["usage"]["completion_tokens"] > 0
+    # Before the end, one write per upstream text chunk, each one whole `data:` frame.
+    assert all(len(chunk) == 1 and chunk[0][0] is None for chunk in answer)
+    texts = [json.loads(chunk[0][1])["choices"][0]["delta"]["content"] for chunk in answer]
+    assert "".join(texts) == "Plain words. " * 6
+
+
+def test_a_recovered_call_streams_whole_frames_that_the_openai_client_reads_as_before(
+    upstream: ScriptedHandle, proxy: ProxyHandle
+) -> None:
+    model = upstream.script(Answer(HERMES_OSLO, chunk_size=7))
+    body = {"model": model, "messages": ASK, "tools": TOOLS, "stream": True}
+    status, chunks = post_chunks(f"{proxy.url}/v1/chat/completions", body)
+    assert status == 200
+    events = [data for chunk in chunks for _, data in sse_events(chunk)]
+    assert events[-1] == b"[DONE]"
+    parsed = [json.loads(data) for data in events[:-1]]
+    calls = [p for c in parsed for ch in c["choices"] for p in ch["delta"].get("tool_calls", [])]
+    assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls] == [
+        ("get_weather", {"city": "Oslo"})
+    ]
+    assert parsed[-1]["choices"][0]["finish_reason"] == "tool_calls"
+    stream = proxy.client().chat.completions.create(
+        model=model, messages=ASK, tools=TOOLS, stream=True
+    )
+    names = [
+        part.function.name
+        for chunk in stream
+        for choice in chunk.choices
+        for part in choice.delta.tool_calls or ()
+        if part.function and part.function.name
+    ]
+    assert names == ["get_weather"]
