@@ -299,3 +299,17 @@ PLAIN_SHAPES = [
 @pytest.mark.parametrize(("category", "text"), PLAIN_SHAPES, ids=[t[:40] for _, t in PLAIN_SHAPES])
 def test_a_family_matches_the_plain_shapes_of_its_sentence(category: str, text: str) -> None:
     assert classify_error(text).category == category
+
+
+def test_inside_a_command_result_with_an_exit_status_the_arguments_of_the_call_are_not_blamed() -> (
+    None
+):
+    bare = "error: option 'depth' must be an integer"
+    ran = f"<returncode>2</returncode>\n<output>\n{bare}\n</output>"
+    assert classify_error(bare).category == "PARAM_TYPE_MISMATCH"
+    assert classify_error(ran).category == "COMMAND_FAILED"
+
+
+def test_an_exception_line_of_the_tools_own_code_is_a_plain_failure() -> None:
+    got = classify_error("KeyError: 'user_id'")
+    assert (got.category, got.plain) == ("COMMAND_FAILED", True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import toolmend
@@ -236,3 +238,30 @@ def test_under_auto_a_recovered_call_is_credited_to_the_format_that_read_it_howe
     assert got["calls"] == [("get_weather", {"city": "Oslo", "days": 2})]
     recovered = [d["protocol"] for d in diags if d["code"] == "leaked_call_recovered"]
     assert recovered == ["hermes"]
+
+
+#: An OpenAI assistant message's `tool_calls` written as text, two calls in it.
+ENVELOPE = json.dumps(
+    {
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+            },
+            {
+                "id": "call_2",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": {"city": "Bergen"}},
+            },
+        ]
+    }
+)
+
+
+@pytest.mark.parametrize("pieces", list(splits_at_every_boundary(f"On it. {ENVELOPE}")))
+def test_a_leaked_openai_tool_calls_envelope_becomes_its_tool_calls_at_every_split(pieces):
+    got = recover(pieces, model="qwen3-32b")
+    assert got["calls"] == [("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Bergen"})]
+    assert got["text"] == "On it. "
+    assert got["finish"] == ["tool_calls"]

@@ -74,6 +74,23 @@ def test_an_upstream_that_goes_silent_mid_stream_past_the_read_timeout_ends_with
     assert proxy.log(at_least=1)[-1]["error"]["type"] == "upstream_timeout"
 
 
+def test_a_stream_that_outlasts_the_total_timeout_ends_with_a_timeout_while_it_still_sends(
+    upstream: ScriptedHandle, start_proxy: StartProxy
+) -> None:
+    # Chunks every 0.1 s never trip the 2 s read timeout; the 0.8 s total ends the answer.
+    proxy = start_proxy(limits=Limits(read_timeout=2.0, total_timeout=0.8))
+    model = upstream.script(Answer("word " * 40, chunk_size=5, pace_ms=100))
+    started = time.perf_counter()
+    stream = proxy.client().chat.completions.create(model=model, messages=ASK, stream=True)
+    texts: list[str] = []
+    with pytest.raises(openai.APIError) as caught:
+        for chunk in stream:
+            texts += [c.delta.content or "" for c in chunk.choices]
+    assert "did not finish its answer in time" in str(caught.value.message)
+    assert 0 < len("".join(texts)) < len("word " * 40)
+    assert time.perf_counter() - started < 3
+
+
 @pytest.mark.parametrize("status", [400, 404, 429, 500, 503])
 def test_an_upstream_error_status_is_passed_through_with_its_body(
     upstream: ScriptedHandle, proxy: ProxyHandle, status: int

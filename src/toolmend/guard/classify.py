@@ -4,9 +4,10 @@ This module owns the matching order, so the same input always gives the same ans
 structural flags from toolmend's own checks first; then what the error's envelope says
 structurally (a validation list naming the field, a machine error type such as `unknown_tool`
 or `context_length_exceeded`); then the wording families, innermost message first, by pattern
-priority (inside a program's crash report, never the call-argument categories); then the
-envelope's coarse status (HTTP status, exit code), which also wins over a wording that says only
-"it failed" when it names a refusal, a rate limit or a timeout. A message that only states a
+priority (inside a program's crash report or a command result with an exit status, never the
+call-argument categories); then the envelope's coarse status (HTTP status, exit code), which
+also wins over a wording that says only "it failed" when it names a refusal, a rate limit or a
+timeout. A message that only states a
 failure plainly, in no family's words, is the plain-failure variant of COMMAND_FAILED, decided
 after every layer was tried and only when the envelope carries no status. It never builds
 guidance, never counts and never changes the error; anything else it does not recognise is
@@ -268,7 +269,7 @@ class Classifier:
             return UNCLASSIFIED
         found = self._structural(env)
         if found is None:
-            found = self._worded(texts)
+            found = self._worded(texts, ran=env.exit_code is not None)
             decisive = _decisive_status_pattern(env)
             if found is not None and decisive and found[0].id in _GENERIC_PATTERNS:
                 found = (_BY_ID[decisive], found[1], ENVELOPE_CONFIDENCE)
@@ -294,10 +295,15 @@ class Classifier:
                 return _BY_ID[pattern_id], groups, ENVELOPE_CONFIDENCE
         return None
 
-    def _worded(self, texts: list[str]) -> tuple[Pattern, dict[str, str], float] | None:
+    def _worded(
+        self, texts: list[str], *, ran: bool
+    ) -> tuple[Pattern, dict[str, str], float] | None:
         # a crash report frames every layer of the text: an agent prefix peeled off the outside
-        # leaves the program's own line inside
-        crashed = any(framing.search(body) for body in texts for framing in PROGRAM_CRASH_FRAMING)
+        # leaves the program's own line inside; so does an exit status, which only a command
+        # that ran has
+        crashed = ran or any(
+            framing.search(body) for body in texts for framing in PROGRAM_CRASH_FRAMING
+        )
         # a plain statement of failure decides only when no layer has a known family's words
         for plain in (False, True):
             for body in texts:

@@ -325,6 +325,7 @@ MCP_SERVER_STATE = words(
     r"\b(?:error|failed|failure) (?:while )?(?:loading|listing|fetching|getting|reading) (?:the )?"
     r"(?:tools|resources|resource templates|prompts)\b[^\n]{0,20}\bMCP\b",
     r"^(?:(?:MCP )?Server|Client) (?:is )?not (?:initiali[sz]ed|connected)\b",
+    r"^(?:MCP )?Server does not support (?:tools|resources|prompts|sampling|roots|completions)\b",
     # goose's extensions are its MCP servers
     r"\bextension [`'\"]?[\w.\-]+[`'\"]? (?:is )?(?:not (?:enabled|found|loaded|running|available"
     r"|connected)|disabled)\b",
@@ -376,6 +377,8 @@ NOT_A_TOOL = words(
     r"\bis not an? (?:registered|known|valid|available|declared|recogni[sz]ed|defined) "
     r"(?:tool|function)\b",
     r"\bthere is no (?:tool|function) (?:named|called)\b",
+    r"\bmissing tools? [`'\"{(\[]|\bwithout (?:a|an) [\w-]+ tool\b|\bno [\w-]+ tool (?:is )?"
+    r"(?:available|configured|registered|provided|bound)\b",
 )
 
 #: A name not on the list of tools the agent offers.
@@ -463,7 +466,9 @@ PARAM_MISSING = words(
     r"Missing " + _PARAM + r" argument",
     r"missing (?:\d+ )?required (?:positional |keyword-only )?arguments?: '" + _PARAM + r"'",
     r"(?:^|\W)(?:the )?(?:parameter|argument|field|property) " + _PARAM + r" is required",
-    r"(?:^|[\s:])" + _PARAM + r"(?: \(\w+\))? (?:is|are) required\b(?!\. Install)",
+    r"(?:^|[\s:])"
+    + _PARAM
+    + r"(?: \(\w+\))? (?:is|are) required\b(?!\. Install| to (?:use|run)\b)",
     r"(?:^|[\s:])" + _PARAM + r" array is required",
     r"The " + _PARAM + r" parameter (?:was|is) (?:empty|missing)",
     r"^\s*(?P<param>[A-Za-z_][\w.\-]{0,63})(?::| *\n)\s*Field required",
@@ -630,6 +635,10 @@ VALUE_CHOICES = words(
     r"\bhas (?:an )?invalid [\w-]+\b",
     r"^(?:Error: )?Unknown (?!error\b)[\w ]{1,30}? [`'\"][^`'\"\n]{1,80}[`'\"]",
     r"[`'\"][\w .\-]{1,60}[`'\"] is (?:configured but )?disabled\b",
+    r"\b" + LOCATE + r" (?:a |an |the )?(?:model|agent|mode|skill|artifact|profile|preset|template"
+    r"|workflow|provider|entity|record|collection|index)\b",
+    r"^(?:Error: )?(?:Model|Agent|Mode|Skill|Artifact|Profile|Preset|Template|Workflow|Provider"
+    r"|Entity|Record|Collection|Index) not found\b",
     r"\b(?:cannot|can't|unable to) read (?:a |the )?binary\b|\bbinary files? (?:is |are )?not "
     r"supported\b",
 )
@@ -643,7 +652,11 @@ UNSUPPORTED_REQUEST = words(
     r"\b(?:is|are) not (?:currently |yet )?supported\b",
 )
 #: A whole message that names one missing thing ("missing request body").
-MISSING_THING = words("plain", r"^(?:Error: )?missing [\w-]+(?: [\w-]+){0,2}\.?$")
+MISSING_THING = words(
+    "plain",
+    r"^(?:Error: )?missing [\w-]+(?: [\w-]+){0,2}\.?$",
+    r"\b(?:is|are) missing (?:a |an |the |its )?(?:valid |required )?[\w-]+(?: [\w-]+)?\.?$",
+)
 
 #: A value with characters the tool does not take ("Path contains invalid characters").
 BAD_CHARACTERS = words(
@@ -698,7 +711,7 @@ FILE_MISSING = words(
 #: "Cannot find file: a.py", "a.py: no such file", "No file exists at path a.py").
 FILE_NOT_LOCATED = words(
     "plain",
-    r"\b" + LOCATE + r" (?:the |an? )?(?:file|directory|folder|dir|path)\b",
+    r"\b" + LOCATE + r" (?:the |an? )?(?:[\w-]+ )?(?:file|directory|folder|dir|path)\b",
     r": no such (?:file|directory|folder|path)\b",
     r"\bno (?:such )?(?:file|directory|folder)s? (?:exists? )?(?:at|named|called|matching|found)\b",
 )
@@ -952,6 +965,7 @@ REFUSED_CALLER = words(
     "plain",
     r"^(?:Error: )?(?:Unauthori[sz]ed|Forbidden|Unauthenticated|Access denied)\b",
     r"\byou do not have (?:the )?(?:required )?(?:permission|access|rights)\b",
+    r"\b(?:status|code|HTTP)(?: code)?:? 40[13]\b",
 )
 
 #: A credential the tool needs is missing or refused ("Missing API key. Make sure you have
@@ -963,6 +977,8 @@ MISSING_CREDENTIALS = words(
     r"\b(?:API[ _-]?key|access token|credentials) (?:is |are )?(?:required|missing|not set"
     r"|not found)\b",
     r"\brequires? (?:re-?)?authentication\b|\bauthentication (?:is )?required\b",
+    r"\bauthenticat(?:ion|e)\b[^\n]{0,20}?\bfail|\b(?:failed|unable) to (?:re-?)?authenticate\b"
+    r"|\binvalid_(?:grant|client|token)\b|\bunauthorized_client\b",
 )
 
 # --- time, network, commands ----------------------------------------------------------------
@@ -1225,7 +1241,7 @@ MISSING_PROGRAM_EXEC = words(
 #: A missing dependency named with how to install it.
 INSTALL_HINT = words(
     "mcp-python-sdk",
-    r"\bInstall (?:it )?with [`'\"]?(?:pip3?|uv|npm|pnpm|yarn|cargo|brew|apt(?:-get)?) "
+    r"\bInstall (?:it )?with:? [`'\"]?(?:pip3?|uv|npm|pnpm|yarn|cargo|brew|apt(?:-get)?) "
     r"(?:install|add)\b|\bare properly installed\b",
 )
 
@@ -1240,8 +1256,9 @@ MUST_INSTALL = words(
 
 #: A message that says plainly that something failed, in no family's words: it starts with
 #: "Error:" or "Failed to ...", names something that failed, errored or is not available,
-#: configured, supported or found. Matched last, below every family, so it only decides what
-#: nothing else recognised; `os`-like origin `plain`: no single source wrote it.
+#: configured, supported or found, or is an exception's `Type: message` line. Matched last,
+#: below every family, so it only decides what nothing else recognised (origin `plain`: no
+#: single source wrote it).
 PLAIN_FAILURE = words(
     "plain",
     r"^\W{0,3}(?:Error|Fatal|Failure)\b\s*[:!\-]",
@@ -1250,10 +1267,13 @@ PLAIN_FAILURE = words(
     r"^[\w`'\"./ -]{0,60}?\b(?:failed|errored|crashed|aborted)\b(?:[:.!]|$| with| due| because"
     r"| to| while| for)",
     r"\b(?:is|are|was|were) not (?:available|configured|initiali[sz]ed|supported|enabled|ready"
-    r"|running|set|defined|implemented|installed|reachable|possible)\b",
+    r"|running|set|defined|implemented|installed|reachable|possible|launched|started|open"
+    r"|connected)\b",
     r"\bnot (?:found|supported|allowed|permitted|implemented)\b",
     r"\bdid not (?:return|produce|respond|start|finish|complete|succeed)\b",
     r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
     r"(?: (?:has )?(?:occurred|occured|happened)|:)",
     r"\bsomething went wrong\b",
+    # an exception's `Type: message` line: the code behind the tool raised it
+    r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?: \[\w+\])?: \S",
 )

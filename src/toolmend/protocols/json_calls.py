@@ -5,7 +5,8 @@ Two shapes, one reader (`JsonCallsReader`):
 * **call objects** (Hermes, Granite, Jamba, Llama JSON, Mistral's `[TOOL_CALLS][...]`): the
   block holds JSON objects `{"name": ..., "arguments": {...}}` (or an array of them); each is
   a call, its name under one of `JsonCallFormat.name_keys`, its arguments under one of
-  `argument_keys`. The first object naming no declared tool makes the whole block text.
+  `argument_keys`; an OpenAI envelope `{"tool_calls": [...]}` holds several. The first
+  object naming no declared tool makes the whole block text.
 * **named arguments** (Kimi K2, DeepSeek, harmony, Functionary, Mistral's `name[ARGS]{...}`):
   the format reads the tool name from its own header, begins the call, and hands the rest to
   a reader made with `JsonCallsReader.for_arguments`: the JSON object there is the arguments.
@@ -49,6 +50,24 @@ NAME_KEYS = ("name", "function", "tool", "tool_name")
 #: Keys of a call object that say nothing about what to run (an id, the OpenAI `type`).
 #: Any other key is read or makes the call incomplete: no key of a call is dropped silently.
 METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
+#: The key of the OpenAI wire envelope a model may write as text, `{"tool_calls": [{…}, …]}`
+#: (an assistant message's calls, each a call object): the object holds no call of its own.
+ENVELOPE_KEY = "tool_calls"
+#: What may stand beside the calls in an envelope: the message's role, and its content when
+#: it is empty (text in it would be lost, so such an object is not read as an envelope).
+_ENVELOPE_KEYS = frozenset((ENVELOPE_KEY, "role", "content"))
+
+
+def enveloped_calls(obj: dict[str, Any]) -> list[Any] | None:
+    """The call objects of an OpenAI `{"tool_calls": [...]}` envelope; None when `obj` is not
+    one (it is then read as a call object itself)."""
+    calls = obj.get(ENVELOPE_KEY)
+    if not isinstance(calls, list) or not obj.keys() <= _ENVELOPE_KEYS:
+        return None
+    if obj.get("content") not in (None, "") or obj.get("role", "assistant") != "assistant":
+        return None
+    return calls
+
 
 #: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end, strict) ->
 #: (decoded, end); called with strict False, as `decode_string_piece` reads.
@@ -373,11 +392,15 @@ class JsonCallsReader(JsonScan, BlockReader):
         except RecursionError:
             self.ctx.diagnostic("malformed_call", "a call array is nested too deeply")
             return
+        self._finish_items(items, [], at=self.cursor)
+
+    def _finish_items(self, items: list[Any], repairs: list[str], *, at: int) -> None:
+        """A list of parallel calls (an array, an envelope's `tool_calls`), in order."""
         objects = [item for item in items if isinstance(item, dict)]
         if len(objects) != len(items):
             self.ctx.diagnostic("malformed_call", "a call array holds items that are not objects")
         for obj in objects:
-            self._finish_object(obj, [], at=self.cursor)
+            self._finish_object(obj, repairs, at=at)
 
     def _finish_decoded(
         self, objects: list[dict[str, Any]], error: str | None, repairs: list[str], *, at: int
@@ -392,6 +415,10 @@ class JsonCallsReader(JsonScan, BlockReader):
             self._finish_object(obj, repairs, at=at)
 
     def _finish_object(self, obj: dict[str, Any], repairs: list[str], *, at: int) -> None:
+        calls = enveloped_calls(obj)
+        if calls is not None:
+            self._finish_items(calls, repairs, at=at)
+            return
         named = any(isinstance(obj.get(k), str) for k in self.format.name_keys)
         if not named and isinstance(obj.get("function"), dict):
             obj = obj["function"]  # the OpenAI wire shape {"type": "function", "function": {...}}

@@ -9,7 +9,8 @@ what such blocks need: one or more values separated by blanks, `,` or `;`; the b
 its closer if the format has one, else at the first text that is not another value (that text
 stays visible); the key spellings models use (`CALL_FORMAT`: `name`/`function`/`tool`/
 `tool_name`, `arguments`/`parameters`/`args`/`input`, the OpenAI `{"type": "function",
-"function": {…}}` shape).
+"function": {…}}` shape, and the OpenAI envelope `{"tool_calls": [{…}, …]}` whose calls are the
+block's, consumed whole).
 
 False-positive guard for bare JSON (`bare`): the value must look like a call from its start
 (`{"` or `[{`) and its first key (else it is text, read no further), its name must resolve
@@ -32,17 +33,20 @@ from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, declare_tools
 from toolmend.protocols.json_calls import (
     ARGUMENT_KEYS,
+    ENVELOPE_KEY,
     METADATA_KEYS,
     NAME_KEYS,
     JsonCallFormat,
     JsonCallsReader,
+    enveloped_calls,
 )
 from toolmend.schema_gate import Policy
 
 #: Cohere's Command-A numbers its calls.
 CALL_METADATA_KEYS = METADATA_KEYS | {"tool_call_id"}
-#: What a call object's first key may be: anything else is not a call (the bare guard).
-CALL_KEYS = frozenset((*NAME_KEYS, *ARGUMENT_KEYS, *CALL_METADATA_KEYS))
+#: What a call object's first key may be: anything else is not a call (the bare guard). An
+#: OpenAI envelope (`{"tool_calls": [...]}`) holds call objects.
+CALL_KEYS = frozenset((*NAME_KEYS, *ARGUMENT_KEYS, *CALL_METADATA_KEYS, ENVELOPE_KEY))
 
 
 def call_format(
@@ -120,6 +124,7 @@ class CallValuesReader(JsonCallsReader):
     def _new_object(self) -> None:
         super()._new_object()
         self.keys_seen = 0
+        self.envelope = False  # its first key is `tool_calls`: an OpenAI envelope of calls
 
     def on_open(self, char: str) -> None:
         if self.depth == 1:
@@ -133,12 +138,14 @@ class CallValuesReader(JsonCallsReader):
     def on_key(self, key: str) -> None:
         if self.depth == 1:
             self.keys_seen += 1
-            if self.keys_seen == 1 and key not in CALL_KEYS:
-                self._refuse()
+            if self.keys_seen == 1:
+                self.envelope = key == ENVELOPE_KEY
+                if key not in CALL_KEYS:
+                    self._refuse()
         super().on_key(key)
 
     def on_scalar(self, raw: str) -> None:
-        if self.depth == 1:
+        if self.depth == 1 and not self.envelope:
             self._refuse()  # a bare word where a key belongs
         super().on_scalar(raw)
 
@@ -147,10 +154,12 @@ class CallValuesReader(JsonCallsReader):
             super()._begin()
 
     def _end_object(self) -> None:
+        if self.not_a_call:
+            return  # refused as it closed (its last token): the block is text
         if self.deferred is not None:
             raw = "".join(self.consumed[self.obj_start :])
             decoded = decode_json_object(raw, allow_repair=self.ctx.policy is Policy.LENIENT)
-            items = list(decoded.objects) if decoded.error is None else []
+            items = [] if decoded.error is not None else _calls_of(decoded.objects)
             if not items or not all(map(_names_a_tool, items)):
                 self._refuse()
             else:
@@ -254,6 +263,15 @@ class CallValuesReader(JsonCallsReader):
         if self.in_value:
             return super().at_eof()
         return EofVerdict(recoverable=True)
+
+
+def _calls_of(objects: list[dict[str, Any]]) -> list[Any]:
+    """The call objects of top-level JSON objects: an envelope's calls, else the object."""
+    out: list[Any] = []
+    for obj in objects:
+        calls = enveloped_calls(obj)
+        out += [obj] if calls is None else calls
+    return out
 
 
 def _names_a_tool(value: Any) -> bool:

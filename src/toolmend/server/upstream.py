@@ -183,10 +183,11 @@ class UpstreamClient:
         self, upstream: Upstream, body: Mapping[str, Any], headers: dict[str, str], limits: Limits
     ) -> UpstreamStream:
         """Start a streaming chat completion; the status is known when this returns."""
+        started = asyncio.get_running_loop().time()
         response = await self._open(
             upstream, "/chat/completions", body, headers, limits, stream=True
         )
-        return UpstreamStream(upstream, response, limits)
+        return UpstreamStream(upstream, response, limits, started)
 
     async def open_events(
         self,
@@ -197,8 +198,9 @@ class UpstreamClient:
         limits: Limits,
     ) -> UpstreamStream:
         """Start a stream of another API at `path` (read with `UpstreamStream.events`)."""
+        started = asyncio.get_running_loop().time()
         response = await self._open(upstream, path, body, headers, limits, stream=True)
-        return UpstreamStream(upstream, response, limits)
+        return UpstreamStream(upstream, response, limits, started)
 
 
 def _finishes(chunk: Mapping[str, Any]) -> bool:
@@ -219,15 +221,21 @@ class UpstreamStream:
     """
 
     def __init__(
-        self, upstream: Upstream, response: aiohttp.ClientResponse, limits: Limits
+        self,
+        upstream: Upstream,
+        response: aiohttp.ClientResponse,
+        limits: Limits,
+        started: float,
     ) -> None:
+        """`started`: the event loop's time when the request went out (the total timeout's
+        start)."""
         self.upstream = upstream
         self.status = response.status
         self._response = response
         self._loop = asyncio.get_running_loop()
         self._silence = limits.read_timeout
         self._heard = self._loop.time()  # when the upstream last sent bytes
-        self._deadline = self._heard + limits.total_timeout
+        self._deadline = started + limits.total_timeout
         self._watch = self._loop.call_at(
             min(self._heard + self._silence, self._deadline), self._check
         )
