@@ -170,8 +170,9 @@ class Block(BlockContext):
                 error=error,
                 repairs=list(repairs),
             )
-        call = self._unless_repeated(call)
-        if not self.args.finish(canonical_json(call.arguments)):
+        encoded = canonical_json(call.arguments)  # once: a 500 KB value takes milliseconds
+        call = self._unless_repeated(call, encoded)
+        if not self.args.finish(encoded):
             self.diagnostic(
                 "argument_stream_diverged",
                 "streamed argument deltas are not a prefix of the final arguments; "
@@ -183,9 +184,9 @@ class Block(BlockContext):
         self._call = None
         self._current_tool = None
 
-    def _unless_repeated(self, call: ToolCall) -> ToolCall:
+    def _unless_repeated(self, call: ToolCall, encoded: str) -> ToolCall:
         """`call`, or, when it repeats the call ended right before it, `call` not executable."""
-        signature = (call.name, canonical_json(call.arguments)) if call.executable else None
+        signature = (call.name, encoded) if call.executable else None
         repeated = signature is not None and signature == self._last_ended
         self._last_ended = signature
         if not repeated:
