@@ -157,21 +157,23 @@ def test_the_openai_client_raises_on_the_error_event_of_a_broken_stream(
             pass
 
 
+async def read_one_chunk_and_leave(proxy: ProxyHandle, model: str) -> None:
+    """A client that reads the first chunk of a stream, then closes it and goes."""
+    client = proxy.async_client()
+    stream = await client.chat.completions.create(model=model, messages=ASK, stream=True)
+    async for _ in stream:
+        break
+    await stream.close()
+    await client.close()
+
+
 def test_a_client_that_disconnects_cancels_the_upstream_request(
     upstream: ScriptedHandle, proxy: ProxyHandle
 ) -> None:
     model = upstream.script(Answer("tick " * 400, chunk_size=5, pace_ms=20))
     before = upstream.scripted.disconnected
 
-    async def read_a_little() -> None:
-        client = proxy.async_client()
-        stream = await client.chat.completions.create(model=model, messages=ASK, stream=True)
-        async for _ in stream:
-            break
-        await stream.close()
-        await client.close()
-
-    asyncio.run(read_a_little())
+    asyncio.run(read_one_chunk_and_leave(proxy, model))
     deadline = time.monotonic() + 5
     while upstream.scripted.disconnected == before and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -185,15 +187,7 @@ def test_a_client_that_disconnects_is_logged_once_with_the_documented_fields(
     # a client that leaves before them still gets exactly one line, with status 499.
     model = upstream.script(Answer("tick " * 400, chunk_size=5, pace_ms=20))
 
-    async def read_a_little() -> None:
-        client = proxy.async_client()
-        stream = await client.chat.completions.create(model=model, messages=ASK, stream=True)
-        async for _ in stream:
-            break
-        await stream.close()
-        await client.close()
-
-    asyncio.run(read_a_little())
+    asyncio.run(read_one_chunk_and_leave(proxy, model))
     (record,) = proxy.log(at_least=1)
     time.sleep(0.3)  # time for a second line, were one to come
     assert len(proxy.log()) == 1

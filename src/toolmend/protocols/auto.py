@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any, TypeVar
 
 from toolmend.core.reader import (
     ANCHORS,
@@ -49,6 +50,7 @@ DETECTION_ORDER = (
 #: format to it): building it loads every member, asked three times per parser started.
 _MEMBERS: dict[tuple[str, ...], list[TextProtocol]] = {}
 MAX_MEMBER_SETS = 8
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,15 @@ _SPANS: dict[tuple[str, ...], tuple[ReasoningSpan, ...]] = {}
 _TOKENS: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
+def _remember(cache: dict[Any, _V], key: object, value: _V, bound: int) -> _V:
+    """`value`, kept in `cache` under `key`; the oldest entries go once it holds more than
+    `bound` (a process may meet many tool sets, and each key holds their names)."""
+    cache[key] = value
+    while len(cache) > bound:
+        cache.pop(next(iter(cache)), None)
+    return value
+
+
 class AutoProtocol(TextProtocol):
     id = "auto"
     summary = "detect the format of each call block among all registered protocols"
@@ -93,9 +104,7 @@ class AutoProtocol(TextProtocol):
         if cached is None:
             ordered = [p for p in DETECTION_ORDER if p in known]
             ordered += [p for p in known if p not in ordered and p != self.id]
-            cached = _MEMBERS[known] = [get_protocol(p) for p in ordered]
-            while len(_MEMBERS) > MAX_MEMBER_SETS:
-                _MEMBERS.pop(next(iter(_MEMBERS)), None)
+            cached = _remember(_MEMBERS, known, [get_protocol(p) for p in ordered], MAX_MEMBER_SETS)
         return cached
 
     def owners(self, marker: str, resolver: ToolResolver) -> list[TextProtocol]:
@@ -109,9 +118,7 @@ class AutoProtocol(TextProtocol):
         if tables is None:
             tables = _merge_tables(self._members(known), resolver)
             if sum(map(len, names)) <= MAX_TABLE_KEY_CHARS:
-                _TABLES[key] = tables
-                while len(_TABLES) > MAX_TABLE_SETS:
-                    _TABLES.pop(next(iter(_TABLES)), None)
+                _remember(_TABLES, key, tables, MAX_TABLE_SETS)
         return tables
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
@@ -124,24 +131,18 @@ class AutoProtocol(TextProtocol):
         known = self._known()
         spans = _SPANS.get(known)
         if spans is None:
-            merged: dict[ReasoningSpan, None] = {}
-            for proto in self._members(known):
-                merged.update(dict.fromkeys(proto.reasoning()))
-            spans = _SPANS[known] = tuple(merged)
-            while len(_SPANS) > MAX_MEMBER_SETS:
-                _SPANS.pop(next(iter(_SPANS)), None)
+            members = self._members(known)
+            union = tuple(dict.fromkeys(s for proto in members for s in proto.reasoning()))
+            spans = _remember(_SPANS, known, union, MAX_MEMBER_SETS)
         return spans
 
     def token_openers(self) -> Sequence[str]:
         known = self._known()
         tokens = _TOKENS.get(known)
         if tokens is None:
-            merged: dict[str, None] = {}
-            for proto in self._members(known):
-                merged.update(dict.fromkeys(proto.token_openers()))
-            tokens = _TOKENS[known] = tuple(merged)
-            while len(_TOKENS) > MAX_MEMBER_SETS:
-                _TOKENS.pop(next(iter(_TOKENS)), None)
+            members = self._members(known)
+            union = tuple(dict.fromkeys(t for proto in members for t in proto.token_openers()))
+            tokens = _remember(_TOKENS, known, union, MAX_MEMBER_SETS)
         return tokens
 
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
