@@ -111,9 +111,17 @@ def test_output_that_begins_inside_reasoning_is_reasoning_up_to_the_closer() -> 
 
 
 def test_a_stream_cut_inside_reasoning_keeps_it_reasoning_and_reads_no_call() -> None:
-    result = toolmend.parse(f"<think>half {HERMES_CALL}", protocol="auto", tools=WEATHER)
-    assert result.reasoning == f"half {HERMES_CALL}"
+    result = toolmend.parse(f"<think>half {HERMES_CALL} and then", protocol="auto", tools=WEATHER)
+    assert result.reasoning == f"half {HERMES_CALL} and then"
     assert result.tool_calls == [] and result.text == ""
+
+
+def test_a_hermes_call_ending_an_unclosed_reasoning_span_is_recovered() -> None:
+    # `<tool_call>` is a special token of the Qwen tokenizers (`test_reasoning_calls`).
+    result = toolmend.parse(f"<think>half {HERMES_CALL}", protocol="auto", tools=WEATHER)
+    assert result.reasoning == "half "
+    assert [c.name for c in result.tool_calls] == ["get_weather"]
+    assert [d.code for d in result.diagnostics] == ["call_in_unclosed_reasoning"]
 
 
 def test_an_unknown_reasoning_option_is_a_caller_error() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 import toolmend
 from support import check_all_invariants
-from toolmend.events import ReasoningDelta
+from toolmend.events import ReasoningDelta, ToolCallEnd
 
 TOOLS = [
     {
@@ -94,11 +94,42 @@ def test_an_incomplete_call_at_the_end_of_reasoning_stays_reasoning() -> None:
     assert result.reasoning == cut[len("<think>") :]
 
 
-def test_a_tag_call_in_unclosed_reasoning_is_not_recovered() -> None:
-    # `<tool_call>` is prose-like markup, not a special token: reasoning stays reasoning.
-    text = '<think>I will call it: <tool_call>{"name": "glob", "arguments": {"pattern": "*"}}</tool_call>'
-    result = toolmend.parse(text, "hermes", TOOLS)
-    assert result.tool_calls == []
+# lmdeploy's test_parse_complete_tool_start_ends_reasoning_without_close_tag
+# (InternLM/lmdeploy@1263d5cd, tests/test_lmdeploy/serve/parsers/test_glm47_parser.py,
+# Apache-2.0): GLM-4.7 wrote its call without closing <think>.
+GLM_UNCLOSED = (
+    "<think>first reason<tool_call>glob<arg_key>pattern</arg_key><arg_value>*</arg_value>"
+    "</tool_call>"
+)
+HERMES_UNCLOSED = (
+    '<think>I will call it: <tool_call>{"name": "glob", "arguments": {"pattern": "*"}}</tool_call>'
+)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "text"),
+    [
+        ("hermes", HERMES_UNCLOSED),
+        ("glm47", GLM_UNCLOSED),
+        ("auto", HERMES_UNCLOSED),
+        ("auto", GLM_UNCLOSED),
+    ],
+)
+def test_a_tokenizer_special_tag_call_ending_unclosed_reasoning_is_recovered(
+    protocol: str, text: str
+) -> None:
+    # `<tool_call>` is an added special token of the Qwen2.5/Qwen3 and GLM-4.5/4.7 tokenizers:
+    # structural markup, as `<|tool_call_begin|>` is Kimi's.
+    result = toolmend.parse(text, protocol, TOOLS)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("glob", {"pattern": "*"})]
+    assert [d.code for d in result.diagnostics] == ["call_in_unclosed_reasoning"]
+    check_all_invariants(protocol, text, TOOLS)
+
+
+def test_a_bare_function_tag_in_unclosed_reasoning_is_not_recovered() -> None:
+    # `<function=` is plain text to Qwen3-Coder's tokenizer (only its wrapper is a token).
+    text = "<think>so: <function=glob><parameter=pattern>*</parameter></function>"
+    assert toolmend.parse(text, "qwen3-coder", TOOLS).tool_calls == []
 
 
 def test_a_template_opened_reasoning_span_is_recovered_too() -> None:
@@ -106,3 +137,29 @@ def test_a_template_opened_reasoning_span_is_recovered_too() -> None:
     assert [c.name for c in result.tool_calls] == ["bash", "glob"]
     events = toolmend.stream_parser("kimi-k2", TOOLS, reasoning="open").feed(UNCLOSED[7:])
     assert all(isinstance(e, ReasoningDelta) for e in events)  # held until the end decides
+
+
+def test_reasoning_after_a_mentioned_token_streams_without_waiting_for_the_end() -> None:
+    # A probe per opener: once the text after it cannot be only calls, it is released.
+    parser = toolmend.stream_parser("kimi-k2", TOOLS)
+    events = parser.feed("<think>The section opens with <|tool_calls_section_begin|> and then")
+    events += parser.feed(" the calls follow. More thinking here.")
+    streamed = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+    assert streamed.startswith("The section opens with <|tool_calls_section_begin|> and")
+    assert streamed.endswith("More thinking here.")
+
+
+def test_only_the_text_from_the_last_live_opener_is_held() -> None:
+    parser = toolmend.stream_parser("kimi-k2", TOOLS)
+    events = parser.feed(THINKING + "Mention <|tool_call_begin|> in prose. " + KIMI_CALLS[:60])
+    streamed = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+    assert streamed == THINKING[len("<think>") :] + "Mention <|tool_call_begin|> in prose. "
+    rest = parser.feed(KIMI_CALLS[60:]) + parser.finish()
+    assert [e.call.name for e in rest if isinstance(e, ToolCallEnd)] == ["bash", "glob"]
+
+
+def test_an_early_release_keeps_the_recovery_split_invariant() -> None:
+    text = THINKING + "Mention <|tool_call_begin|> in prose. " + KIMI_CALLS
+    check_all_invariants("kimi-k2", text, TOOLS)
+    check_all_invariants("auto", text, TOOLS)
+    assert [c.name for c in parse(text).tool_calls] == ["bash", "glob"]

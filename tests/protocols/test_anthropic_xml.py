@@ -430,7 +430,8 @@ def test_a_call_larger_than_the_fragment_cap_ends_incomplete_and_is_skipped() ->
 
 
 def test_whitespace_runs_longer_than_the_lookahead_bound_end_the_wrapper() -> None:
-    text = f"<function_calls>\n{SEOUL}" + " " * 200 + f"{SEOUL}</function_calls>"
+    tokyo = SEOUL.replace("Seoul", "Tokyo")
+    text = f"<function_calls>\n{SEOUL}" + " " * 200 + f"{tokyo}</function_calls>"
     result = parse(text)
     assert [c.executable for c in result.tool_calls] == [True, True]
     assert result.text == " " * 200 + "</function_calls>"

@@ -187,3 +187,19 @@ def test_a_dsml_json_body_cut_off_mid_object_never_runs() -> None:
     text = '<｜DSML｜function_calls><｜DSML｜invoke name="get_weather">{"city": "Pa'
     result = toolmend.parse(text, "deepseek-v3.2", WEATHER)
     assert [c.executable for c in result.tool_calls] == [False]
+
+
+SEED_JSON = (
+    '<seed:tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n'
+    "</seed:tool_call> Done."
+)
+
+
+@pytest.mark.parametrize("protocol", ["seed-oss", "auto"])
+def test_a_seed_wrapper_holding_json_ends_at_its_own_closer(protocol: str) -> None:
+    result = toolmend.parse(SEED_JSON, protocol, WEATHER)
+    assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Paris"}, True)
+    ]
+    assert result.text == " Done."
+    check_all_invariants(protocol, SEED_JSON, WEATHER)

@@ -149,3 +149,53 @@ def test_a_rendered_call_reads_back_and_a_result_cannot_close_its_turn(protocol:
 def test_functionary_outputs_keep_every_stream_invariant(protocol: str, text: str) -> None:
     check_all_invariants(protocol, text, WEATHER)
     check_all_invariants("auto", text, WEATHER)
+
+
+# ------------------------------------------------------------ v3 after the prompt's `>>>`
+# v3.2's generation prompt ends with `>>>`, so the output begins inside its first recipient.
+
+
+@pytest.mark.parametrize("protocol", ["functionary-v3", "auto"])
+def test_an_output_that_begins_with_a_tools_name_is_its_call(protocol: str) -> None:
+    text = 'get_weather\n{"city": "Paris"}'
+    assert calls(text, protocol) == [("get_weather", {"city": "Paris"})]
+    assert toolmend.parse(text, protocol, WEATHER).text == ""
+    check_all_invariants(protocol, text, WEATHER)
+
+
+@pytest.mark.parametrize("protocol", ["functionary-v3", "auto"])
+def test_an_output_that_begins_with_the_all_recipient_is_text_then_calls(protocol: str) -> None:
+    text = 'all\nLet me look.\n>>>get_weather\n{"city": "Paris"}'
+    result = toolmend.parse(text, protocol, WEATHER)
+    assert result.text == "Let me look.\n"
+    assert calls(text, protocol) == [("get_weather", {"city": "Paris"})]
+    check_all_invariants(protocol, text, WEATHER)
+    assert toolmend.parse("all\nHello, world!", protocol, None).text == "Hello, world!"
+
+
+def test_a_leading_call_is_followed_by_more_recipients() -> None:
+    text = 'get_weather\n{"city": "Paris"}\n>>>get_weather\n{"city": "Rome"}'
+    assert calls(text, "functionary-v3") == [
+        ("get_weather", {"city": "Paris"}),
+        ("get_weather", {"city": "Rome"}),
+    ]
+    check_all_invariants("functionary-v3", text, WEATHER)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "get_weather\nis the tool I would use.",  # prose after the name
+        'I would call\nget_weather\n{"city": "x"}',  # not the start of the output
+        'get_time\n{"zone": "UTC"}',  # not a declared tool
+    ],
+)
+def test_a_tools_name_opens_a_call_only_at_the_start_and_before_json(text: str) -> None:
+    for protocol in ("functionary-v3", "auto"):
+        result = toolmend.parse(text, protocol, WEATHER)
+        assert (result.tool_calls, result.text) == ([], text)
+
+
+def test_with_no_tools_a_leading_name_is_not_a_call() -> None:
+    text = 'get_weather\n{"city": "Paris"}'
+    assert toolmend.parse(text, "functionary-v3", None).text == text

@@ -110,6 +110,23 @@ def test_a_deepseek_call_without_its_section_tokens_is_read() -> None:
     assert calls(text, "deepseek") == [("get_weather", {"city": "Paris"})]
 
 
+def test_deepseek_tokens_spelled_with_ascii_bars_are_read_alike() -> None:
+    # Ollama's tools/tools_test.go case "deepseek" (ollama/ollama@fb307609, MIT): its template
+    # writes the tokens with ASCII bars around the same words.
+    text = (
+        "<think>Wait, I need to call a tool</think><|tool▁calls▁begin|><|tool▁call▁begin|>"
+        'function<|tool▁sep|>get_temperature\n```json\n{"city": "Tokyo"}\n```'
+        "<|tool▁call▁end|><|tool▁calls▁end|><|end▁of▁sentence|>"
+    )
+    expected = [("get_temperature", {"city": "Tokyo"})]
+    for protocol in ("deepseek", "auto"):
+        assert calls(text, protocol, None) == expected
+    v31 = '<|tool▁call▁begin|>get_weather<|tool▁sep|>{"city": "Paris"}<|tool▁call▁end|>'
+    assert calls(v31, "deepseek") == [("get_weather", {"city": "Paris"})]
+    check_all_invariants("deepseek", text, None)
+    check_all_invariants("auto", v31, WEATHER)
+
+
 def test_a_deepseek_closer_inside_unfinished_json_ends_the_call_there() -> None:
     text = f'{DS_CALLS}{DS_CALL}get_weather{DS_SEP}{{"city": "Paris"{DS_END}{DS_CALLS_END}after'
     result = toolmend.parse(text, "deepseek", WEATHER)

@@ -135,3 +135,18 @@ def test_a_rendered_call_reads_back_whole_and_streamed(protocol: str) -> None:
     text = toolmend.get_protocol(protocol).render_call(call)
     assert calls(text, protocol) == [("get_weather", {"city": 'Pa"ris</x>'})]
     check_all_invariants(protocol, text, WEATHER)
+
+
+@pytest.mark.parametrize("protocol", ["granite", "auto"])
+def test_granite_20b_fc_writes_each_call_after_its_own_function_call_marker(protocol: str) -> None:
+    text = (
+        '<function_call> {"name": "get_weather", "arguments": {"city": "Paris"}} '
+        '<function_call> {"name": "get_weather", "arguments": {"city": "Rome"}}'
+    )
+    result = toolmend.parse(text, protocol, WEATHER)
+    assert calls(text, protocol) == [
+        ("get_weather", {"city": "Paris"}),
+        ("get_weather", {"city": "Rome"}),
+    ]
+    assert result.text.strip() == ""
+    check_all_invariants(protocol, text, WEATHER)

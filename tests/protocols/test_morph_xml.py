@@ -12,6 +12,7 @@ import pytest
 
 import toolmend
 from support import check_all_invariants, run_chunks, streamed_arguments
+from toolmend.core.calls import REPEATED_CALL
 from toolmend.events import Diagnostic, TextDelta, ToolCallEnd, ToolCallStart
 
 WRITE = {
@@ -168,7 +169,9 @@ def test_a_malformed_array_of_objects_is_rejected_not_turned_into_strings() -> N
 
 def test_a_self_closing_tool_tag_is_a_call_without_arguments() -> None:
     result = parse(FIXTURES[7])
-    assert calls(result) == [("list_files", {}, False)] * 3
+    # All three read alike; the second and third repeat the first, so only it runs.
+    assert calls(result) == [("list_files", {}, False)] + [("list_files", {}, True)] * 2
+    assert [c.error for c in result.tool_calls[1:]] == [REPEATED_CALL] * 2
     assert result.text == " and  and "
 
 
@@ -349,8 +352,13 @@ def test_r1_r4_arguments_violating_the_schema_leave_the_call_incomplete() -> Non
     assert "tags" in (call.error or "")
 
 
-def test_r1_r4_an_empty_body_cut_off_completes_when_the_schema_allows() -> None:
-    assert calls(parse("<list_files>\n")) == [("list_files", {}, False)]
+def test_r1_r4_a_call_cut_off_right_after_its_tag_never_runs() -> None:
+    # Its parameters may have been about to follow: nothing shows the call was finished.
+    assert calls(parse("<list_files>\n")) == [("list_files", {}, True)]
+
+
+def test_r1_r4_an_empty_body_cut_off_inside_its_closer_completes_when_the_schema_allows() -> None:
+    assert calls(parse("<list_files>\n</list_fi")) == [("list_files", {}, False)]
 
 
 def test_an_oversized_call_ends_incomplete_and_the_text_after_it_is_kept() -> None:

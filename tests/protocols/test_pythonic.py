@@ -156,3 +156,73 @@ def test_any_split_of_a_bare_list_gives_the_same_events(points: list[int]) -> No
     text = 'Sure.\n[get_weather(city="Paris, \\"FR\\"", days=3)]\nDone.'
     whole = comparable(run_chunks("auto", [text], WEATHER))
     assert comparable(run_chunks("auto", split_at(text, points), WEATHER)) == whole
+
+
+# ------------------------------------------------ Gemma's tool_code without its fence
+# vllm-mlx's test_e2b_unfenced_tool_code_assignment(_mixed_args) (waybarrios/vllm-mlx@4b654c09,
+# tests/test_gemma4_tool_parser.py, Apache-2.0): the shape a small Gemma model writes.
+UNFENCED = 'tool_code = radarr_get_movies(search="Dune")\nprint(tool_code)'
+MOVIES = [
+    {
+        "name": "radarr_get_movies",
+        "parameters": {"type": "object", "properties": {"search": {"type": "string"}}},
+    }
+]
+
+
+@pytest.mark.parametrize("protocol", ["gemma-tool-code", "auto"])
+@pytest.mark.parametrize("tools", [MOVIES, None], ids=["declared", "tools=None"])
+def test_an_unfenced_tool_code_line_is_a_call_and_its_print_line_markup(
+    protocol: str, tools: Any
+) -> None:
+    result = toolmend.parse(UNFENCED, protocol, tools)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [
+        ("radarr_get_movies", {"search": "Dune"})
+    ]
+    assert result.text == ""
+    check_all_invariants(protocol, UNFENCED, tools)
+
+
+def test_an_unfenced_tool_code_line_among_text_needs_a_declared_tool() -> None:
+    text = f"Sure.\n{UNFENCED}\nDone."
+    result = toolmend.parse(text, "gemma-tool-code", MOVIES)
+    assert [c.name for c in result.tool_calls] == ["radarr_get_movies"]
+    assert result.text == "Sure.\n\nDone."
+    assert toolmend.parse(text, "gemma-tool-code", None).text == text  # tools=None: not alone
+    check_all_invariants("gemma-tool-code", text, MOVIES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'x = radarr_get_movies(search="Dune")',  # vllm-mlx: a plain assignment is no call
+        'I set tool_code = radarr_get_movies(search="Dune")',  # not at a line start
+        'tool_code = get_time(zone="UTC")',  # not a declared tool
+        "```python\n" + UNFENCED + "\n```",  # an example in a code fence
+    ],
+)
+def test_an_assignment_that_is_not_gemmas_call_line_stays_text(text: str) -> None:
+    for protocol in ("gemma-tool-code", "auto"):
+        result = toolmend.parse(text, protocol, MOVIES)
+        assert (result.tool_calls, result.text) == ([], text)
+
+
+@pytest.mark.parametrize("tools", [WEATHER, None], ids=["declared", "tools=None"])
+def test_llama4s_python_end_token_after_the_list_is_markup(tools: Any) -> None:
+    # Llama 4 writes a pythonic list between <|python_start|> and <|python_end|>.
+    text = "<|python_start|>[get_weather(city='San Francisco')]<|python_end|>"
+    for protocol in ("pythonic", "auto"):
+        result = toolmend.parse(text, protocol, tools)
+        assert [(c.name, c.arguments) for c in result.tool_calls] == [
+            ("get_weather", {"city": "San Francisco"})
+        ]
+        assert result.text == ""
+        check_all_invariants(protocol, text, tools)
+
+
+def test_a_bare_list_followed_by_text_keeps_the_text() -> None:
+    text = "[get_weather(city='Paris')]\n<b>done</b>"
+    result = toolmend.parse(text, "pythonic", WEATHER)
+    assert [c.name for c in result.tool_calls] == ["get_weather"]
+    assert result.text == "\n<b>done</b>"
+    check_all_invariants("pythonic", text, WEATHER)

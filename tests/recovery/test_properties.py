@@ -3,6 +3,7 @@ spans, fenced blocks or reasoning."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from hypothesis import given, settings
@@ -67,7 +68,9 @@ def test_the_emitted_calls_and_text_do_not_depend_on_the_chunking(parts, tail, c
     split = run(pieces_of(text, cuts))
     assert split["calls"] == whole["calls"]
     assert split["text"] == whole["text"]
-    assert len(whole["calls"]) == len(parts)
+    # A call that repeats the one right before it never runs (`core.calls.REPEATED_CALL`).
+    repeats = sum(a[1] == b[1] for a, b in itertools.pairwise(parts))
+    assert len(whole["calls"]) == len(parts) - repeats
 
 
 @settings(max_examples=150, deadline=None)

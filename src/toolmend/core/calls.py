@@ -7,10 +7,15 @@ at the end of the stream the rule
 
     A call cut off by the end of the stream is completed iff R1 its opening marker is complete,
     R2 its name resolves, R3 its body is complete except for a missing closing marker (or a
-    proper prefix of it) and trailing whitespace, and R4 its arguments validate. A call with a
-    resolving name that is not recoverable ends `incomplete` with an error and best-effort
-    arguments; a nameless fragment is dropped with a metadata-only diagnostic. The raw
-    truncated fragment never appears as text or in a diagnostic.
+    proper prefix of it) and trailing whitespace (an empty body is complete only when such a
+    prefix follows it: a call cut off right after its header shows nothing of its end), and
+    R4 its arguments validate. A call with a resolving name that is not recoverable ends
+    `incomplete` with an error and best-effort arguments; a nameless fragment is dropped with
+    a metadata-only diagnostic. The raw truncated fragment never appears as text or in a
+    diagnostic.
+
+A call that repeats the call ended right before it (same tool, same arguments) ends
+incomplete with `REPEATED_CALL`: only the first of a run of copies is executable.
 
 It never scans text or buffers input: the state machine (`core/engine.py`) does, and tells the
 block where the current buffer starts (`base`) and reads back how the reader left it (`outcome`).
@@ -19,6 +24,7 @@ block where the current buffer starts (`base`) and reads back how the reader lef
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from toolmend.core.argstream import ArgumentStream
@@ -32,6 +38,15 @@ from toolmend.schema_gate import Policy, SchemaGate
 
 #: How a reader left its block after a step (`Block.outcome`).
 OPEN, ENDED, REVERTED = 0, 1, 2
+
+#: The error of a call that repeats the call right before it, name and arguments alike. Models
+#: fall into loops that write one call over and over (Step-3.5, Qwen3.5: dozens of copies until
+#: the token limit; vllm-mlx's Step-3.5 parser and mlx-lm's server stop or collapse them), and
+#: running a copy repeats its side effect. The first runs; a model that means to do it again
+#: sees its result and can ask again.
+REPEATED_CALL = (
+    "the call repeats the call right before it (same tool, same arguments); not run twice"
+)
 
 
 class Block(BlockContext):
@@ -71,6 +86,8 @@ class Block(BlockContext):
         self._call_index = -1
         self._pending_end: tuple[ToolCall, int, int] | None = None  # call, index, end offset
         self._next_index = 0
+        #: The last call ended, as (name, canonical arguments) when it was executable.
+        self._last_ended: tuple[str, str] | None = None
         self._current_tool: Tool | None = None
         self.args = ArgumentStream(SchemaGate(None), out, "", -1, incremental=False)
 
@@ -153,6 +170,7 @@ class Block(BlockContext):
                 error=error,
                 repairs=list(repairs),
             )
+        call = self._unless_repeated(call)
         if not self.args.finish(canonical_json(call.arguments)):
             self.diagnostic(
                 "argument_stream_diverged",
@@ -164,6 +182,16 @@ class Block(BlockContext):
         self._pending_end = (call, self._call_index, stop)
         self._call = None
         self._current_tool = None
+
+    def _unless_repeated(self, call: ToolCall) -> ToolCall:
+        """`call`, or, when it repeats the call ended right before it, `call` not executable."""
+        signature = (call.name, canonical_json(call.arguments)) if call.executable else None
+        repeated = signature is not None and signature == self._last_ended
+        self._last_ended = signature
+        if not repeated:
+            return call
+        self.diagnostic("repeated_call", REPEATED_CALL, call_id=call.id, name=call.name[:64])
+        return replace(call, incomplete=True, error=REPEATED_CALL)
 
     def end_block(self) -> None:
         self.outcome = ENDED

@@ -14,10 +14,15 @@ Its public surface is `feed`, `finish` and read-only state (`protocol_id`, `poli
 Reasoning is never scanned for calls, with one exception seen in users' reports (Kimi K2
 Thinking behind llama.cpp): when the output ends inside a reasoning span that never closed, and
 that span ends with complete calls written in a format's special-token markup (`<|…|>`,
-`<｜…｜>`, `[TOOL_CALLS]`: never prose or code), those calls are recovered with a
-`call_in_unclosed_reasoning` diagnostic. To decide it without re-reading, the text of a span
-from its first special-token opener on is held back (at most the fragment cap) instead of being
-released as reasoning; a closer releases it as reasoning, unread.
+`<｜…｜>`, `[TOOL_CALLS]`, or a marker its tokenizer holds as one token, `token_openers`:
+never prose or code), those calls are recovered with a
+`call_in_unclosed_reasoning` diagnostic. To decide it without re-reading, each such opener in
+the span starts a probe (`CallProbe`: the same parser, reading on from the opener as if it
+were text), and the span's text from the first opener whose probe still lives is held back (at
+most the fragment cap) instead of being released as reasoning. A probe dies as soon as what
+follows its opener can no longer be only complete calls (text, a call that cannot run); held
+text before the first live probe is released at once, so reasoning never stalls behind a token
+it merely mentions. A closer releases the rest as reasoning, unread.
 
 Cost: every character is consumed once. The buffer holds only what is not consumed yet (a
 held-back partial marker or escape); readers keep what they need of consumed text themselves,
@@ -51,8 +56,8 @@ from toolmend.schema_gate import Policy
 #: A retained call fragment larger than this ends the call incomplete: it bounds the memory one
 #: runaway or adversarial call can hold (1 MiB of characters).
 DEFAULT_MAX_FRAGMENT = 1024 * 1024
-#: An unclosed reasoning span's held tail is tried as calls from at most this many of its
-#: special-token openers (each try reads the tail once, at the end of the stream only).
+#: At most this many special-token openers of a reasoning span are probed at once (each live
+#: probe reads the held text once more); an opener beyond them while they live is not probed.
 MAX_REASONING_CALL_STARTS = 8
 #: An opening marker that is a model's special token, not a word a human writes: `<|…|>`,
 #: `<|…>`, `<｜…｜>` or `[UPPER_CASE]`.
@@ -65,9 +70,10 @@ def is_special_token(marker: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def special_tokens(markers: tuple[str, ...]) -> tuple[str, ...]:
-    """The markers in special-token syntax, once per marker set (every parser asks)."""
-    return tuple(m for m in markers if is_special_token(m))
+def special_tokens(markers: tuple[str, ...], tokens: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The markers in special-token syntax or among a format's `tokens` (`token_openers`),
+    once per marker set (every parser asks)."""
+    return tuple(m for m in markers if is_special_token(m) or m in tokens)
 
 
 class ParserOptions(TypedDict, total=False):
@@ -110,11 +116,12 @@ class StreamParser:
         "_finished",
         "_fragment_end",
         "_held",
-        "_held_starts",
+        "_held_length",
         "_marker",
         "_max_fragment",
         "_mode",
         "_out",
+        "_probes",
         "_reader",
         "_reason_closers",
         "_reasoning",
@@ -157,12 +164,15 @@ class StreamParser:
         self._anchors = syntax.anchors(resolver)
         #: Reasoning opener -> its closers.
         self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
-        #: The opening markers in special-token syntax, watched for inside reasoning.
-        self._reasoning_calls = special_tokens(tuple(syntax.opening_markers(resolver)))
-        #: Reasoning text held from the span's first special-token opener on, and where (in
-        #: it) each opener began.
+        #: The opening markers that are special tokens, watched for inside reasoning.
+        self._reasoning_calls = special_tokens(
+            tuple(syntax.opening_markers(resolver)), tuple(syntax.token_openers())
+        )
+        #: Reasoning text held from the first live probe's opener on, its length, and the
+        #: probes of the openers in it (in order).
         self._held: list[str] = []
-        self._held_starts: list[int] = []
+        self._held_length = 0
+        self._probes: list[CallProbe] = []
         self._reason_closers: tuple[str, ...] = ()
         self._scanner = TextScanner(
             [*syntax.opening_markers(resolver), *self._reasoning],
@@ -451,30 +461,73 @@ class StreamParser:
         return stop, True
 
     def _reasoning_text(self, text: str) -> None:
-        if self._held:
-            self._held.append(text)
-        else:
+        if not self._held:
             self._out.append(ReasoningDelta(text))
+            return
+        if self._held_length + len(text) > self._max_fragment:
+            self._stop_watching(text)
+            return
+        self._hold(text)
+        self._release_dead()
+
+    def _hold(self, text: str) -> None:
+        """Hold `text` after the held reasoning, and let every probe read it."""
+        self._held.append(text)
+        self._held_length += len(text)
+        for probe in self._probes:
+            probe.feed(text)
 
     def _hold_reasoning_call(self, marker: str) -> None:
-        """A special-token opener inside reasoning: hold the span's text from here on."""
-        held = sum(map(len, self._held))
-        if held + len(marker) > self._max_fragment:
-            # Too long to be a call: reasoning, and no more watching in this span.
-            self._release_held()
-            self._reasoning_text(marker)
-            self._skipper = TextScanner(self._reason_closers, mask_code=False)
+        """A special-token opener inside reasoning: probe it, and hold the text from it on."""
+        if self._held_length + len(marker) > self._max_fragment:
+            self._stop_watching(marker)
             return
-        if len(self._held_starts) < MAX_REASONING_CALL_STARTS:
-            self._held_starts.append(held)
-        self._held.append(marker)
+        start = self._held_length
+        self._hold(marker)
+        if len(self._probes) < MAX_REASONING_CALL_STARTS:
+            resolver = self._block.resolver
+            probe = CallProbe(
+                start,
+                StreamParser(
+                    self._syntax,
+                    None if resolver.accepts_any else resolver.tools,
+                    policy=self._block.chosen_policy,
+                    max_fragment=self._max_fragment,
+                ),
+            )
+            probe.feed(marker)
+            self._probes.append(probe)
+        self._release_dead()
+
+    def _stop_watching(self, text: str) -> None:
+        """Too long to be a call: reasoning, and no more watching in this span."""
+        self._release_held()
+        self._reasoning_text(text)
+        self._skipper = TextScanner(self._reason_closers, mask_code=False)
+
+    def _release_dead(self) -> None:
+        """Release the held text before the first live probe's opener as reasoning."""
+        self._probes = [p for p in self._probes if p.alive]
+        if not self._probes:
+            self._release_held()
+            return
+        first = self._probes[0].start
+        if first:
+            text = "".join(self._held)
+            self._out.append(ReasoningDelta(text[:first]))
+            self._block.attributed += first
+            self._held = [text[first:]]
+            self._held_length -= first
+            for probe in self._probes:
+                probe.start -= first
 
     def _release_held(self) -> None:
         """The held reasoning text is reasoning after all (the span closed, or it is too long)."""
         if self._held:
             text = "".join(self._held)
             self._held.clear()
-            self._held_starts.clear()
+            self._held_length = 0
+            self._probes.clear()
             self._out.append(ReasoningDelta(text))
             self._block.attributed += len(text)
 
@@ -482,11 +535,13 @@ class StreamParser:
         """The stream ended inside reasoning with a held tail: read it as calls when, from one
         of its special-token openers on, it is nothing but complete calls (and blanks)."""
         held = "".join(self._held)
-        starts = list(self._held_starts)
+        probes = list(self._probes)
         self._held.clear()
-        self._held_starts.clear()
-        for start in starts:
-            if self._is_only_calls(held[start:]):
+        self._held_length = 0
+        self._probes.clear()
+        for probe in probes:
+            start = probe.start
+            if probe.finish():
                 if start:
                     self._out.append(ReasoningDelta(held[:start]))
                     self._block.attributed += start
@@ -509,24 +564,6 @@ class StreamParser:
                 return
         self._out.append(ReasoningDelta(held))
         self._block.attributed += len(held)
-
-    def _is_only_calls(self, text: str) -> bool:
-        """Whether `text`, read on its own, is one or more executable calls and blanks."""
-        resolver = self._block.resolver
-        probe = StreamParser(
-            self._syntax,
-            None if resolver.accepts_any else resolver.tools,
-            policy=self._block.chosen_policy,
-            max_fragment=self._max_fragment,
-        )
-        events = probe.feed(text) + probe.finish()
-        ends = [e for e in events if isinstance(e, ToolCallEnd)]
-        return (
-            bool(ends)
-            and all(e.call.executable for e in ends)
-            and not any(isinstance(e, ReasoningDelta) for e in events)
-            and all(not e.text.strip() for e in events if isinstance(e, TextDelta))
-        )
 
     # ------------------------------------------------------------------------------ blocks
 
@@ -602,3 +639,35 @@ class StreamParser:
         block.attributed = self._base + stop
         self._mode = _TEXT
         self._skipper = None
+
+
+class CallProbe:
+    """One special-token opener inside reasoning, read on as if it were text (see the module):
+    alive while what follows it may still be nothing but complete, executable calls."""
+
+    __slots__ = ("alive", "calls", "parser", "start")
+
+    def __init__(self, start: int, parser: StreamParser) -> None:
+        #: Where its opener begins in the parser's held reasoning text.
+        self.start = start
+        self.parser = parser
+        self.alive = True
+        self.calls = 0
+
+    def feed(self, text: str) -> None:
+        if self.alive:
+            self._check(self.parser.feed(text))
+
+    def finish(self) -> bool:
+        """The stream ended: whether the text from the opener on is only complete calls."""
+        if self.alive:
+            self._check(self.parser.finish())
+        return self.alive and self.calls > 0
+
+    def _check(self, events: list[Event]) -> None:
+        for e in events:
+            if isinstance(e, ToolCallEnd):
+                self.calls += e.call.executable
+                self.alive = self.alive and e.call.executable
+            elif isinstance(e, ReasoningDelta) or (isinstance(e, TextDelta) and e.text.strip()):
+                self.alive = False

@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from toolmend.core.textscan import is_proper_prefix, partial_marker_start
+from toolmend.core.textscan import partial_marker_start
 
 #: The characters that end plain text inside a JSON string.
 STRING_SPECIAL = re.compile(r'["\\]')
@@ -122,17 +122,18 @@ class JsonScan:
                     return pos, None
                 continue
             m = self._special.search(buf, pos, end)
-            if (
-                m is not None
-                and not final
-                and end - m.start() < self._longest_stop
-                and m.group() in self._first_chars
-                and is_proper_prefix(buf[m.start() : end], self._stop_markers)
-            ):
-                m = None  # a structural character that may begin a stop marker: wait for it
             stop_at = end if m is None else m.start()
-            if m is None and not final and self._stop_markers:
-                stop_at = partial_marker_start(buf, pos, end, self._stop_markers, self._first_chars)
+            if (
+                not final
+                and self._stop_markers
+                and (m is None or end - stop_at < self._longest_stop)
+            ):
+                # A cut-off stop marker at the end that begins at or before the structural
+                # character (`[TOOL_CALLS]` cut to `[TOOL`, `</seed:tool_call>` to `</seed:t`):
+                # wait for it rather than read its characters as JSON.
+                held = partial_marker_start(buf, pos, end, self._stop_markers, self._first_chars)
+                if m is None or held <= stop_at < end:
+                    m, stop_at = None, held
             if stop_at > pos:
                 gap = buf[pos:stop_at]
                 self.on_raw(gap)

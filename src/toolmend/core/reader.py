@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 MAX_TAG_LENGTH = 128
 
 CUT_OFF = "the call was cut off before it was complete"
+#: R3 for a body that is empty: nothing after the header shows the call was finished (its
+#: parameters may have been about to follow), so only a closer, or a proper prefix of one,
+#: right after the header completes it.
+CUT_AFTER_HEADER = "the call was cut off right after its header, before its arguments"
 
 #: Where an opening marker may open a block, from the loosest to the strictest: anywhere; at a
 #: word boundary (the start of the output or after a blank); at the start of a line (or of the
@@ -226,6 +230,12 @@ class ProtocolSyntax(ABC):
     def reasoning(self) -> Sequence[ReasoningSpan]:
         """Every reasoning span the parser watches for: `THINK` and `reasoning_spans`."""
         return (THINK, *self.reasoning_spans)
+
+    def token_openers(self) -> Sequence[str]:
+        """Opening markers that the family's tokenizer holds as special tokens though they are
+        not written like one (Qwen's and GLM's `<tool_call>`): a call they open at the end of
+        an unclosed reasoning span is structural markup, recovered as special tokens are."""
+        return ()
 
     @abstractmethod
     def closing_markers(self) -> Sequence[str]:

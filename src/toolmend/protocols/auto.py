@@ -72,6 +72,8 @@ MAX_TABLE_SETS = 256
 MAX_TABLE_KEY_CHARS = 8192
 #: The members' reasoning spans merged, by member set (they do not depend on the tools).
 _SPANS: dict[tuple[str, ...], tuple[ReasoningSpan, ...]] = {}
+#: The token openers of the members, per registered set (asked by every parser auto starts).
+_TOKENS: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 class AutoProtocol(TextProtocol):
@@ -129,6 +131,18 @@ class AutoProtocol(TextProtocol):
             while len(_SPANS) > MAX_MEMBER_SETS:
                 _SPANS.pop(next(iter(_SPANS)), None)
         return spans
+
+    def token_openers(self) -> Sequence[str]:
+        known = self._known()
+        tokens = _TOKENS.get(known)
+        if tokens is None:
+            merged: dict[str, None] = {}
+            for proto in self._members(known):
+                merged.update(dict.fromkeys(proto.token_openers()))
+            tokens = _TOKENS[known] = tuple(merged)
+            while len(_TOKENS) > MAX_MEMBER_SETS:
+                _TOKENS.pop(next(iter(_TOKENS)), None)
+        return tokens
 
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return self._tables(resolver).cut

@@ -7,19 +7,21 @@
 
 Owns the three versions' markers, header rules (`v31_tool_name`, `v3_tool_name`,
 `v2_tool_name`), what marks text (`>>>all`, the `all` recipient: markup, removed) and
-rendering; the reading is `json_args.HeaderJsonReader`'s. Under `auto` a `<function=` or
-`<tool_call><function=` whose body opens with JSON (or a `[call id]`) is v3.1's, one whose body
-opens with a tag is Qwen3-Coder's (`claims`). Never: reads v3.1's `<|python_tag|>` code
-(Llama 3 JSON's marker), or output that begins inside a v3 recipient (the generation prompt's
-`>>>`): such output has no marker to tell it from prose.
+rendering; the reading is `json_args.HeaderJsonReader`'s. v3's generation prompt ends with
+`>>>`, so an output begins inside its first recipient: `all` and a line break (text follows)
+or a declared tool's name and a line break (its JSON follows), read so only at the very start
+of the output (with `tools=None` only the `all` recipient: no name marks a call). Under `auto`
+a `<function=` or `<tool_call><function=` whose body opens with JSON (or a `[call id]`) is
+v3.1's, one whose body opens with a tag is Qwen3-Coder's (`claims`). Never: reads v3.1's
+`<|python_tag|>` code (Llama 3 JSON's marker).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from toolmend.core.reader import BlockContext, BlockReader
+from toolmend.core.reader import Anchor, BlockContext, BlockReader
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, MarkupOnlyReader, TextProtocol, declare_tools
@@ -32,6 +34,8 @@ TOOL_CALL_END = "</tool_call>"
 RECIPIENT = ">>>"
 #: v3's recipient of text (what follows is for the user), one marker so that it is removed.
 TEXT_RECIPIENT = ">>>all\n"
+#: The same, at the start of an output whose prompt wrote the `>>>`.
+LEADING_TEXT_RECIPIENT = "all\n"
 FROM = "<|from|>"
 V2_RECIPIENT = "<|recipient|>"
 CONTENT = "<|content|>"
@@ -166,6 +170,24 @@ class FunctionaryV3Protocol(FunctionaryProtocol):
         "one JSON object"
     )
     result_shape = HEADER_START + "tool<|end_header_id|>\n\n{content}" + TURN_END
+
+    def _leading(self, resolver: ToolResolver) -> tuple[str, ...]:
+        """The first recipient without its `>>>`: `all`, or a declared tool's name."""
+        names = [n for n in resolver.names() if re.fullmatch(_NAME, n)]
+        return (LEADING_TEXT_RECIPIENT, *(f"{name}\n" for name in names))
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (*super().opening_markers(resolver), *self._leading(resolver))
+
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        return dict.fromkeys(self._leading(resolver), "output")
+
+    def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        if marker == LEADING_TEXT_RECIPIENT:
+            return MarkupOnlyReader(ctx)
+        if marker in (*self.call_markers, *self.markup_markers):
+            return super().new_reader(marker, ctx)
+        return HeaderJsonReader(self.syntax, RECIPIENT, ctx, header=marker)
 
 
 class FunctionaryV2Protocol(FunctionaryProtocol):

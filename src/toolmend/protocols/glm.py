@@ -39,7 +39,13 @@ from typing import Any
 
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import (
+    CUT_AFTER_HEADER,
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+)
 from toolmend.core.textscan import closers, find_closer, partial_marker_start, skip_blanks
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -242,6 +248,9 @@ class GlmProtocol(TextProtocol):
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN,)
 
+    def token_openers(self) -> Sequence[str]:
+        return (OPEN,)  # a special token of the GLM-4.5/4.6/4.7 tokenizers
+
     def closing_markers(self) -> Sequence[str]:
         return (CLOSE,)
 
@@ -368,10 +377,12 @@ class GlmReader(BlockReader):
         if self.state != _BODY:
             return EofVerdict(recoverable=False)
         text = "".join(self.pieces)
-        text = text[: partial_marker_start(text, 0, len(text), (self.tags.close,))]  # cut off
-        body = read_body(text, self.ctx, self.tags)
+        cut = partial_marker_start(text, 0, len(text), (self.tags.close,))
+        body = read_body(text[:cut], self.ctx, self.tags)
         if body.error is not None:
             return EofVerdict(False, body.arguments, reason=body.error)
+        if not body.arguments and cut == len(text):
+            return EofVerdict(False, reason=CUT_AFTER_HEADER)
         # A value or key still open may be cut in the middle: only a body complete but for its
         # closer is recovered (R3).
         return EofVerdict(not body.open_at_end, body.arguments)

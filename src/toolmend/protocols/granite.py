@@ -1,16 +1,22 @@
-"""IBM Granite 3.x: `<|tool_call|>` then a JSON list of call objects.
+"""IBM Granite 3.x: `<|tool_call|>` then a JSON list of call objects; Granite 20B FC: each call
+object after its own `<function_call>`.
 
     <|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]
+    <function_call> {"name": "get_weather", "arguments": {"city": "Paris"}} <function_call> {…}
 
-Owns the marker and the result role of Granite's template; reading and rendering are
-`json_values`' (the block ends where the JSON list ends).
+Owns the markers and the result role of Granite's template; reading and rendering are
+`json_values`' (the block ends where the JSON value ends, or at the next marker).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from toolmend.names import ToolResolver
 from toolmend.protocols.json_values import CallValuesProtocol, call_format
 
 TOOL_CALL = "<|tool_call|>"
+FUNCTION_CALL = "<function_call>"
 RESULT_OPEN = "<|start_of_role|>tool_response<|end_of_role|>"
 RESULT_END = "<|end_of_text|>"
 
@@ -19,8 +25,11 @@ class GraniteProtocol(CallValuesProtocol):
     id = "granite"
     summary = 'Granite: <|tool_call|>[{"name": ..., "arguments": {...}}]'
     opener = TOOL_CALL
-    format = call_format(reopeners=(TOOL_CALL,), block="a <|tool_call|> list")
+    format = call_format(reopeners=(TOOL_CALL, FUNCTION_CALL), block="a <|tool_call|> list")
     result_closers = (RESULT_END,)
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (TOOL_CALL, FUNCTION_CALL)
 
     def wrap_result(self, call_id: str, name: str, content: str) -> str:
         return f"{RESULT_OPEN}{content}{RESULT_END}"

@@ -10,6 +10,7 @@ family's (`json_calls`); this module declares its markers, prompt and result env
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from toolmend.core.reader import BlockContext, BlockReader
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -32,6 +33,9 @@ class HermesProtocol(TextProtocol):
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN,)
+
+    def token_openers(self) -> Sequence[str]:
+        return (OPEN,)  # an added special token of the Qwen2.5/Qwen3 and Hermes 2 Pro tokenizers
 
     def closing_markers(self) -> Sequence[str]:
         return (CLOSE,)
@@ -59,9 +63,20 @@ class HermesProtocol(TextProtocol):
         return f"<tool_response>\n{content}\n</tool_response>"
 
 
-def hermes_reader(ctx: BlockContext) -> JsonCallsReader:
-    """The reader of one `<tool_call>` block of JSON call objects (qwen3-coder's too)."""
-    return JsonCallsReader(ctx, BLOCK, OPEN)
+def hermes_reader(ctx: BlockContext, opener: str = OPEN, closer: str = CLOSE) -> JsonCallsReader:
+    """The reader of one `<tool_call>` block of JSON call objects (qwen3-coder's too), or of
+    the same JSON in another wrapper (Seed-OSS's `<seed:tool_call>`), which ends at its own
+    closer."""
+    return JsonCallsReader(ctx, _block(opener, closer), opener)
+
+
+@lru_cache(maxsize=8)
+def _block(opener: str, closer: str) -> JsonCallFormat:
+    if (opener, closer) == (OPEN, CLOSE):
+        return BLOCK
+    return JsonCallFormat(
+        closers=(closer,), reopeners=(opener,), block=f"a {opener} block", name_keys=NAME_KEYS
+    )
 
 
 PROTOCOL = HermesProtocol()

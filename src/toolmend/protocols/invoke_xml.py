@@ -58,7 +58,14 @@ from typing import Any
 from toolmend.core.closers import NestedClosers
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
-from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import (
+    CUT_AFTER_HEADER,
+    MAX_TAG_LENGTH,
+    Anchor,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+)
 from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker_start, skip_blanks
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -446,6 +453,7 @@ class InvokeReader(BlockReader):
         self.repairs: list[str] = []  # a kept duplicate (under `DuplicateRule.LAST_WINS`)
         self.error: str | None = None
         self.tail_closes = True  # what is held at the end is (a prefix of) the invoke closer
+        self.closer_begun = False  # ... and it is not only blanks
         self.as_json = False  # the value in progress is JSON (DSML's `string="false"`)
         self.json_pieces: list[str] = []  # arguments written as one JSON object
 
@@ -534,7 +542,7 @@ class InvokeReader(BlockReader):
         """Between parameters: whitespace, then `<parameter name="...">` or `</invoke>`."""
         pos = skip_blanks(buf, pos, end)
         if pos == end:
-            self.tail_closes = True
+            self.tail_closes, self.closer_begun = True, False
             return pos, False
         if buf[pos] == "{" and not self.done and not self.json_pieces and self.error is None:
             self.ctx.args.halt()
@@ -551,7 +559,7 @@ class InvokeReader(BlockReader):
                 self._open_value(key, as_json=attr is not None and attr.group(1) == "false")
                 return value_start, True
         if status == _NEED:
-            self.tail_closes = self.invoke_close.startswith(buf[pos:end])
+            self.tail_closes = self.closer_begun = self.invoke_close.startswith(buf[pos:end])
             return pos, False
         self.error = "the invoke holds something other than <parameter> tags"
         self.ctx.args.halt()
@@ -727,6 +735,8 @@ class InvokeReader(BlockReader):
         if state == _VALUE and not self.discard and self.pieces:
             args[self.key] = "".join(self.pieces)
         if state == _BODY and self.tail_closes and reason is None:
+            if not args and not self.closer_begun:
+                return EofVerdict(recoverable=False, reason=CUT_AFTER_HEADER)
             return EofVerdict(recoverable=True, arguments=args)
         if reason is not None:
             return EofVerdict(recoverable=False, arguments=args, reason=reason)

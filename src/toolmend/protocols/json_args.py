@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
-from toolmend.core.textscan import closers, find_closer, is_proper_prefix
+from toolmend.core.textscan import closers, find_closer, is_proper_prefix, skip_blanks
 from toolmend.protocols.json_calls import JsonCallFormat, JsonCallsReader
 
 #: Blanks only: what most formats allow between the arguments object and the call's closer.
@@ -81,6 +81,9 @@ class HeaderJsonSyntax:
     #: Markers that begin the next message: met inside unfinished JSON, they cut the call off
     #: (incomplete, R3) instead of closing it with a repair.
     cut_by: tuple[str, ...] = ()
+    #: The block's first call may leave out its opener (DeepSeek's `<｜tool▁calls｜>function
+    #: <｜tool▁sep｜>NAME…`, as llama.cpp reads it): a header right after the block's marker.
+    bare_first_call: bool = False
     stops: tuple[str, ...] = field(init=False)
     #: What ends a call's header: the `{` of its arguments, or a stop.
     header_ends: tuple[str, ...] = field(init=False)
@@ -120,14 +123,18 @@ _BETWEEN, _HEADER, _BODY, _AFTER = range(4)
 class HeaderJsonReader(BlockReader):
     """Reads one block of header-then-JSON calls for a `HeaderJsonSyntax` (see the module)."""
 
-    def __init__(self, syntax: HeaderJsonSyntax, marker: str, ctx: BlockContext) -> None:
+    def __init__(
+        self, syntax: HeaderJsonSyntax, marker: str, ctx: BlockContext, *, header: str = ""
+    ) -> None:
+        """`header`: the start of the first call's header, when the marker that opened the
+        block is that text (a tool's name that the prompt's call opener precedes)."""
         self.syntax = syntax
         self.ctx = ctx
         self.marker = marker
         self.consumed: list[str] = []  # the block's text after its marker (for a revert)
-        self.state = _HEADER if marker in syntax.call_openers else _BETWEEN
-        self.header: list[str] = []
-        self.header_length = 0
+        self.state = _HEADER if header or marker in syntax.call_openers else _BETWEEN
+        self.header: list[str] = [header] if header else []
+        self.header_length = len(header)
         self.body: JsonCallsReader | None = None
         self.format = JsonCallFormat(closers=syntax.stops)
         self.calls = 0  # calls begun in this block
@@ -178,6 +185,11 @@ class HeaderJsonReader(BlockReader):
         if found is None:
             return pos, False
         if not found:
+            bare = self.syntax.bare_first_call and not self.calls and not self.unknown
+            first = skip_blanks(buf, pos, end)
+            if bare and first < end and first - pos <= MAX_TAG_LENGTH:
+                self.state = _HEADER  # the first call's header, its opener left out
+                return self._header(buf, pos, end, final)
             return self._end_block(buf, pos), True
         self._take(buf, pos, at + len(marker))
         if marker in self.syntax.block_closers:
@@ -279,6 +291,10 @@ class HeaderJsonReader(BlockReader):
         if found is None:
             return pos, False
         if not found:
+            if final and self._cut_closer(buf, pos, end):
+                # The stream ended inside the call's closer: markup, as a whole closer is (R3).
+                self._take(buf, pos, end)
+                return self._end_block(buf, end), True
             return self._end_block(buf, pos), True
         if syntax.single_call and marker in syntax.call_openers:
             return self._end_block(buf, pos), True  # the next call is a block of its own
@@ -288,6 +304,13 @@ class HeaderJsonReader(BlockReader):
             return self._end_block(buf, stop), True
         self.state = _HEADER if marker in syntax.call_openers else _BETWEEN
         return stop, False
+
+    def _cut_closer(self, buf: str, pos: int, end: int) -> bool:
+        """Whether `buf[pos:end]` is filler, then a closer cut off by the end of the stream."""
+        m = self.syntax.filler.match(buf, pos, end)
+        at = m.end() if m is not None else pos
+        ends = (*self.syntax.call_closers, *self.syntax.block_closers)
+        return at < end and is_proper_prefix(buf[at:end], ends)
 
     def _end_block(self, buf: str, at: int) -> int:
         if self.calls:

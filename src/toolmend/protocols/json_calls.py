@@ -32,7 +32,13 @@ from typing import Any
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.jsonscan import JsonScan, decode_string_piece
 from toolmend.core.keyrules import duplicate_key_error
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import (
+    CUT_AFTER_HEADER,
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+)
 from toolmend.jsontext import decode_json_object
 from toolmend.schema_gate import Policy
 
@@ -553,7 +559,10 @@ class JsonCallsReader(JsonScan, BlockReader):
         if self.named and self.begun:
             if self.depth > 0 or self.in_string:
                 return EofVerdict(recoverable=False, arguments=self._best_effort())
-            read = self._named_arguments(self._arguments_text())
+            raw = self._arguments_text()
+            if not raw.strip():
+                return EofVerdict(recoverable=False, reason=CUT_AFTER_HEADER)
+            read = self._named_arguments(raw)
             if read.error is not None:
                 return EofVerdict(recoverable=False, arguments=read.arguments, reason=read.error)
             return EofVerdict(recoverable=True, arguments=read.arguments)

@@ -621,7 +621,9 @@ class MorphXmlReader(ToolTagReader):
 
     def body_verdict(self) -> EofVerdict:
         if not self.begun:
-            if self.state == _BODY and self.closer.startswith(self.tail) and self.begin():
+            # An empty body is complete only with (a prefix of) its closer after it (R3).
+            closing = self.tail and self.closer.startswith(self.tail)
+            if self.state == _BODY and closing and self.begin():
                 return EofVerdict(recoverable=True, arguments={})
             return EofVerdict(
                 recoverable=False,

@@ -2,7 +2,9 @@
 
 The call syntax of Llama 3.2/4's pythonic template, LFM2 (`<|tool_call_start|>[...]
 <|tool_call_end|>`), OLMo 3 (`<function_calls>f(a=1)\\ng(b=2)</function_calls>`), Gemma's
-`tool_code` fences (```` ```tool_code\\nf(a=1)\\n``` ````, at a line start), the
+`tool_code` fences (```` ```tool_code\\nf(a=1)\\n``` ````, at a line start) and the unfenced
+`tool_code = f(a=1)` line small Gemma models write (anchored as a bare list is, and its
+`print(tool_code)` line after it markup), the
 `[Calling tool: f({...})]` lines some Qwen-served agents leak, and bare lists. One mechanism,
 configured per format by a `PythonicFormat` (markers, closer, anchoring); this module owns it:
 
@@ -270,29 +272,33 @@ class PythonicFormat:
     #: How a rendered call is written: the markers around `render_calls`' list.
     render_open: str = ""
     render_close: str = ""
+    #: A line that may follow the call and belongs to its markup (removed with it).
+    trailer: str = ""
 
 
 class PythonicProtocol(TextProtocol):
     result_closers = ("</tool_response>",)
 
-    def __init__(self, fmt: PythonicFormat) -> None:
+    def __init__(self, fmt: PythonicFormat, *variants: PythonicFormat) -> None:
+        """`fmt` is the format as it is prompted; `variants` are other shapes of the same
+        calls that models write unprompted, read too."""
         self.format = fmt
+        self.formats = {opener: f for f in (fmt, *variants) for opener in f.openers}
         self.id = fmt.id
         self.summary = fmt.summary
         self.aliases = fmt.aliases
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return self.format.openers
+        return tuple(self.formats)
 
     def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
-        if not self.format.anchored:
-            return {}
         # With no tools to check names against, a bare list is a call only as the whole output.
         anchor: Anchor = "output" if resolver.accepts_any else "line"
-        return dict.fromkeys(self.format.openers, anchor)
+        return {m: anchor for m, f in self.formats.items() if f.anchored}
 
     def closing_markers(self) -> Sequence[str]:
-        return (self.format.closer,) if self.format.closer else ("]",)
+        ends = {(f.closer or ("]" if f.depth else ")")): None for f in self.formats.values()}
+        return tuple(ends)
 
     def claims(self, marker: str, body: str) -> Claim:
         first = body.lstrip(" \t\r\n")[:1]
@@ -305,7 +311,7 @@ class PythonicProtocol(TextProtocol):
         return Claim.NOT_MINE if first == "<" else Claim.MINE
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        return PythonicReader(self.format, ctx)
+        return PythonicReader(self.formats[marker], ctx)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         example = f'{self.format.render_open}[get_weather(city="Paris", days=3)]'
@@ -336,7 +342,7 @@ class PythonicProtocol(TextProtocol):
 
 # -------------------------------------------------------------------------------- the reader
 
-_READ, _AFTER, _DONE = range(3)
+_READ, _TRAILER, _AFTER, _DONE = range(4)
 
 
 class PythonicReader(BlockReader):
@@ -358,6 +364,8 @@ class PythonicReader(BlockReader):
             if self.fmt.anchored and not self.confirmed:
                 return self._confirm(buf, pos, end, final)
             return self._read(buf, pos, end, final)
+        if self.state == _TRAILER:
+            return self._trailer(buf, pos, end, final)
         if self.state == _AFTER:
             return self._after(buf, pos, end, final)
         return pos
@@ -382,7 +390,7 @@ class PythonicReader(BlockReader):
                 return k
             source = "".join(self.pieces) + buf[pos:k]
             self.pieces.append(buf[pos : k + len(closer)])
-            return self._close(source, k + len(closer), end, final)
+            return self._close(buf, source, k + len(closer), end, final)
         assert self.scan is not None
         k = self.scan.feed(buf, pos, end)
         if k < 0:
@@ -397,14 +405,15 @@ class PythonicReader(BlockReader):
             else:
                 self.ctx.stop_value()
             return end
-        source = "".join(self.pieces) + buf[pos : k - 1]  # without the closing bracket
+        # A list without its closing bracket; a lone call (depth 0) whole.
+        source = "".join(self.pieces) + buf[pos : k - 1 if self.fmt.depth else k]
         self.pieces.append(buf[pos:k])
-        return self._close(source, k, end, final)
+        return self._close(buf, source, k, end, final)
 
-    def _close(self, source: str, at: int, end: int, final: bool) -> int:
+    def _close(self, buf: str, source: str, at: int, end: int, final: bool) -> int:
         """The block's source is complete up to `buf[at]`: read it, then emit or revert."""
         self.ctx.stop_value()
-        bracketed = self.fmt.closer is None
+        bracketed = self.fmt.closer is None and self.fmt.depth > 0
         try:
             self.calls = read_calls(f"[{source}]" if bracketed else source)
         except NotALiteral as exc:
@@ -418,6 +427,28 @@ class PythonicReader(BlockReader):
             self.fmt.anchored and any(resolve(c.name) is None for c in self.calls)
         ):
             return self._as_text(at)
+        if self.fmt.trailer:
+            self.state = _TRAILER
+            return self._trailer(buf, at, end, final)
+        return self._settle(at, end, final)
+
+    def _trailer(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """Blanks and the format's trailer line after the call are its markup; else nothing."""
+        trailer = self.fmt.trailer
+        j = pos
+        while j < end and j - pos <= MAX_TAG_LENGTH and buf[j] in " \t\r\n":
+            j += 1
+        rest = buf[j:end]
+        if rest.startswith(trailer):
+            self.pieces.append(buf[pos : j + len(trailer)])
+            return self._settle(j + len(trailer), end, final)
+        if not final and j - pos <= MAX_TAG_LENGTH and trailer.startswith(rest):
+            return pos  # blanks, or the trailer's beginning: wait
+        return self._settle(pos, end, final)
+
+    def _settle(self, at: int, end: int, final: bool) -> int:
+        """The calls are read and end at `buf[at]`: emit them, or wait for the end (below)."""
+        self.state = _READ
         if self.fmt.anchored and self.ctx.resolver.accepts_any:
             # With no tools to check names against, a bare list is a call only when it is the
             # whole output (it opened at its start: `anchors`): what follows must be blanks.
@@ -485,6 +516,7 @@ PYTHONIC = PythonicProtocol(
         closer=None,
         anchored=True,
         aliases=("llama4-pythonic",),
+        trailer="<|python_end|>",  # Llama 4 closes what `<|python_start|>` opened
     )
 )
 GEMMA_TOOL_CODE = PythonicProtocol(
@@ -497,7 +529,19 @@ GEMMA_TOOL_CODE = PythonicProtocol(
         aliases=("tool-code", "gemma3"),
         render_open="```tool_code\n",
         render_close="\n```",
-    )
+    ),
+    # The fence left out (small Gemma models, as vllm-mlx's Gemma parser reads them):
+    # `tool_code = f(a=1)` on its own line, often with `print(tool_code)` after it. Anchored
+    # as a bare list is: names must resolve, or with `tools=None` it is the whole output.
+    PythonicFormat(
+        id="gemma-tool-code",
+        summary="",
+        openers=("tool_code = ", "tool_code="),
+        closer=None,
+        depth=0,
+        anchored=True,
+        trailer="print(tool_code)",
+    ),
 )
 CALLING_TOOL = PythonicProtocol(
     PythonicFormat(

@@ -34,7 +34,14 @@ from typing import Any
 from toolmend.core.closers import NestedClosers
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import (
+    CUT_AFTER_HEADER,
+    CUT_OFF,
+    MAX_TAG_LENGTH,
+    BlockContext,
+    BlockReader,
+    EofVerdict,
+)
 from toolmend.core.textscan import closers, find_closer, is_proper_prefix, partial_marker_start
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -140,6 +147,11 @@ class Qwen3CoderProtocol(TextProtocol):
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (self.wrapper.open, FUNCTION)
+
+    def token_openers(self) -> Sequence[str]:
+        # The wrapper is a special token of Qwen3-Coder's and Seed-OSS's tokenizers; a bare
+        # `<function=` is plain text to them.
+        return (self.wrapper.open,)
 
     def closing_markers(self) -> Sequence[str]:
         # A skipped block ends at the first of these (its wrapper's closer may stay text).
@@ -311,7 +323,7 @@ class Qwen3CoderReader(BlockReader):
             self.name_offset = k + len(FUNCTION) - pos
             return pos
         if buf[k] == "{":
-            self.hermes = hermes_reader(self.ctx)
+            self.hermes = hermes_reader(self.ctx, self.wrapper.open, self.wrapper.close)
             return pos
         if buf.startswith(self.wrapper.close, k, end):
             self._finish_block(k + len(self.wrapper.close))  # an empty wrapper: markup, no call
@@ -572,6 +584,8 @@ class Qwen3CoderReader(BlockReader):
             clean = _is_closer_rest(tail, self.wrapper) and not (
                 tail and PARAMETER.startswith(tail)
             )
+            if not tail and not self.done:
+                return self._verdict(False, reason=CUT_AFTER_HEADER)
             return self._verdict(clean)
         return self._verdict(False)  # inside a parameter tag
 
@@ -592,13 +606,15 @@ class Qwen3CoderReader(BlockReader):
             args[self.key] = typed_value(trim_value("".join(self.pieces) + tail), self.types)
         return self._verdict(False, args)
 
-    def _verdict(self, complete: bool, arguments: dict[str, Any] | None = None) -> EofVerdict:
+    def _verdict(
+        self, complete: bool, arguments: dict[str, Any] | None = None, reason: str = CUT_OFF
+    ) -> EofVerdict:
         args = dict(self.done) if arguments is None else arguments
         if complete and self.error is None:
             return EofVerdict(recoverable=True, arguments=args)
         if self.error is not None:
             return EofVerdict(recoverable=False, arguments=args, reason=self.error)
-        return EofVerdict(recoverable=False, arguments=args)
+        return EofVerdict(recoverable=False, arguments=args, reason=reason)
 
 
 def _is_closer_rest(text: str, wrapper: Wrapper) -> bool:

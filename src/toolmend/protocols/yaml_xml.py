@@ -236,7 +236,8 @@ class YamlXmlReader(ToolTagReader):
     def body_verdict(self) -> EofVerdict:
         body = "".join(self.body)
         if not self.begun:
-            if self.closer.startswith(self.tail) and self.begin():
+            # An empty body is complete only with (a prefix of) its closer after it (R3).
+            if self.tail and self.closer.startswith(self.tail) and self.begin():
                 return EofVerdict(recoverable=True, arguments={})
             return EofVerdict(recoverable=False, name=self.name)
         arguments, error = decode_body(body)
