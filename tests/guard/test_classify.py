@@ -350,6 +350,12 @@ BLIND2_SIBLINGS = [
     ("Code execution failed at line 'x = d[\"k\"]' due to: KeyError: 'k'", "COMMAND_FAILED"),
     ("rsync: unknown option -- Z", "COMMAND_FAILED"),
     ("Error calling tool fetch_page", "COMMAND_FAILED"),
+    (
+        "<returncode>1</returncode>\n<output>\nerror: path not found: docs/x.md\n</output>",
+        "FILE_NOT_FOUND",
+    ),
+    ("Error parsing patch: Update File Error - file not found: lib/a.py", "FILE_NOT_FOUND"),
+    ("sh: 1: tsc: not found", "COMMAND_FAILED"),
 ]
 
 

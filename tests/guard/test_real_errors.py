@@ -41,7 +41,7 @@ BLIND2_FIRST_SCORING = (245, 298)
 BLIND2 = load_cases("blind2_errors.json")
 #: NOT A BLIND FIGURE: the second split after its misses were read and the families they showed
 #: were widened (guard6; `FIRST_SCORINGS.md`, batch 22). A floor for regressions only.
-BLIND2_AFTER_READING = 284
+BLIND2_AFTER_READING = 286
 #: The same split after its misses were read and their families widened (guard4: 135; guard5's
 #: families: 141): a floor for regressions, not a blind figure.
 BLIND_AFTER_READING = 141

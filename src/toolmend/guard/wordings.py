@@ -860,7 +860,7 @@ DIFF_MALFORMED = words(
     r"missing required sections",
     r"Unexpected line found in update hunk",
     r"\bpatch fragment without header\b|\bcorrupt patch at line\b|\berror parsing (?:the )?"
-    r"(?:patch|diff)\b",
+    r"(?:patch|diff)\b(?![^\n]{0,60}\b(?:file|path) not found\b)",
     r"must be (?:in |a )?(?:valid )?unified diff(?: format)?",
     r"\bnot a (?:valid )?(?:unified )?diff\b",
 )
@@ -1300,7 +1300,9 @@ MISSING_DEPENDENCY = words(
 #: found").
 MISSING_PROGRAM = words(
     "mcp-python-sdk bash",
-    r"^(?:(?:ba|da|z)?sh: \d+: )?(?-i:[a-z][\w.+\-]*):? not found\b",  # a command, lower case
+    # a command, lower case; not the nouns of a missing file ("file not found: src/Main.java")
+    r"^(?:(?:ba|da|z)?sh: \d+: )?(?!(?:file|directory|dir|folder|path|image|resource)\b)"
+    r"(?-i:[a-z][\w.+\-]*):? not found\b",
 )
 #: A program that a runner, an exec call or a subprocess tried to start and did not find: the
 #: runner names it and the OS says ENOENT (`xargs: tool: No such file or directory`, Python's
