@@ -342,10 +342,7 @@ BLIND2_SIBLINGS = [
     ("Couldn't fetch the page at http://127.0.0.1:9/", "NETWORK_ERROR"),
     ("curl: (23) Failure writing output to destination", "COMMAND_FAILED"),
     ("yaml.scanner.ScannerError: while scanning a simple key", "COMMAND_FAILED"),
-    (
-        "cp: cannot copy a directory, 'a', into itself, 'a/b'; cannot move 'a' to a subdirectory of itself",
-        "COMMAND_FAILED",
-    ),
+    ("mv: cannot move 'lib' to a subdirectory of itself, 'lib/old/lib'", "COMMAND_FAILED"),
     ("Failed to start shell: spawn /usr/local/bin/fish ENOENT", "COMMAND_FAILED"),
     ("Code execution failed at line 'x = d[\"k\"]' due to: KeyError: 'k'", "COMMAND_FAILED"),
     ("rsync: unknown option -- Z", "COMMAND_FAILED"),
