@@ -313,3 +313,70 @@ def test_inside_a_command_result_with_an_exit_status_the_arguments_of_the_call_a
 def test_an_exception_line_of_the_tools_own_code_is_a_plain_failure() -> None:
     got = classify_error("KeyError: 'user_id'")
     assert (got.category, got.plain) == ("COMMAND_FAILED", True)
+
+
+#: Sibling wordings of the families widened from the second blind split's misses (batch 22):
+#: other phrasings of the same failure than the one text each family was read from.
+BLIND2_SIBLINGS = [
+    ("Error: empty hunk in patch for src/a.py", "DIFF_MATCH_FAILED"),
+    ("DELETE change for src/old.ts has no lines", "DIFF_MATCH_FAILED"),
+    ("Tool reference `mcp__github__create_pr` does not exist", "MCP_TOOL_MISSING"),
+    ("Failed to activate extension: developer", "MCP_TOOL_MISSING"),
+    ("function 'grep_files' is not in the registry", "TOOL_NOT_FOUND"),
+    (
+        "The tool call could not be parsed; use the correct tool call format.",
+        "INVALID_TOOL_PROTOCOL",
+    ),
+    ("Error: context length would be exceeded by this request", "CONTEXT_OVERFLOW"),
+    ("Unable to read the terminal output", "SHELL_INTEGRATION"),
+    ("Writes are not allowed in ask mode", "PERMISSION_DENIED"),
+    ("Edits are disabled in read-only mode", "PERMISSION_DENIED"),
+    ("Path /etc/passwd is outside the sandbox", "PERMISSION_DENIED"),
+    ("Refused: src/.env is a protected file", "PERMISSION_DENIED"),
+    ('Field \'priority\' should be either "low" or "high"', "PARAM_INVALID_VALUE"),
+    ("The `pattern` argument is not a valid glob", "PARAM_INVALID_VALUE"),
+    ("At most 10 files are allowed per request", "PARAM_INVALID_VALUE"),
+    ("Step s-2 cannot reference itself", "PARAM_INVALID_VALUE"),
+    ("Error: linking would create a cycle", "PARAM_INVALID_VALUE"),
+    ("Extension not supported: .heic", "PARAM_INVALID_VALUE"),
+    ("Couldn't fetch the page at http://127.0.0.1:9/", "NETWORK_ERROR"),
+    ("curl: (23) Failure writing output to destination", "COMMAND_FAILED"),
+    ("yaml.scanner.ScannerError: while scanning a simple key", "COMMAND_FAILED"),
+    ("mv: cannot move 'lib' to a subdirectory of itself, 'lib/old/lib'", "COMMAND_FAILED"),
+    ("Failed to start shell: spawn /usr/local/bin/fish ENOENT", "COMMAND_FAILED"),
+    ("Code execution failed at line 'x = d[\"k\"]' due to: KeyError: 'k'", "COMMAND_FAILED"),
+    ("rsync: unknown option -- Z", "COMMAND_FAILED"),
+    ("Error calling tool fetch_page", "COMMAND_FAILED"),
+    (
+        "<returncode>1</returncode>\n<output>\nerror: path not found: docs/x.md\n</output>",
+        "FILE_NOT_FOUND",
+    ),
+    ("Error parsing patch: Update File Error - file not found: lib/a.py", "FILE_NOT_FOUND"),
+    ("sh: 1: tsc: not found", "COMMAND_FAILED"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "category"), BLIND2_SIBLINGS, ids=[t[:40] for t, _ in BLIND2_SIBLINGS]
+)
+def test_a_widened_family_covers_other_wordings_of_the_same_failure(
+    text: str, category: str
+) -> None:
+    assert classify_error(text).category == category
+
+
+#: Neighbours the widened families must leave alone: a search that found no files is not an empty
+#: patch, another program's extension is not an MCP server, an agent's own "Unknown option" is
+#: about the call, not a program's crash.
+NEIGHBOURS = [
+    ("No files found", "FILE_NOT_FOUND"),
+    ("Failed to load extension: vec0", "COMMAND_FAILED"),
+    ("Error: Unknown option --foo", "PARAM_INVALID_VALUE"),
+]
+
+
+@pytest.mark.parametrize(("text", "category"), NEIGHBOURS, ids=[t for t, _ in NEIGHBOURS])
+def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(
+    text: str, category: str
+) -> None:
+    assert classify_error(text).category == category

@@ -39,6 +39,9 @@ BLIND_FIRST_SCORING = (102, 146)
 #: wordings): right, total. Its first scoring, kept as a floor.
 BLIND2_FIRST_SCORING = (245, 298)
 BLIND2 = load_cases("blind2_errors.json")
+#: NOT A BLIND FIGURE: the second split after its misses were read and the families they showed
+#: were widened (guard6; `FIRST_SCORINGS.md`, batch 22). A floor for regressions only.
+BLIND2_AFTER_READING = 286
 #: The same split after its misses were read and their families widened (guard4: 135; guard5's
 #: families: 141): a floor for regressions, not a blind figure.
 BLIND_AFTER_READING = 141
@@ -130,7 +133,7 @@ def test_the_second_blind_split_keeps_its_first_scoring_and_takes_no_success_for
     right = sum(classifier.classify(r["text"]).category == r["category"] for r in errors)
     print(f"\nblind2: {right}/{len(errors)} = {right / len(errors):.1%}")
     assert len(errors) == BLIND2_FIRST_SCORING[1]
-    assert right >= BLIND2_FIRST_SCORING[0]
+    assert right >= max(BLIND2_FIRST_SCORING[0], BLIND2_AFTER_READING)
     successes = [r for r in BLIND2 if r["kind"] == "success"]
     assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
 

@@ -238,7 +238,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.MCP_CLIENT_DOWN
         + w.MCP_CONNECT_FAILED
         + w.MCP_NO_TOOLS
-        + w.MCP_SERVER_STATE,
+        + w.MCP_SERVER_STATE
+        + w.MCP_EXTENSION_FAILED,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The MCP server for this {tool} call is not connected.",
         why="The server closed its connection or is not running; its tools cannot be called now.",
@@ -253,7 +254,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=80,
         flags=frozenset({Flag.MCP_TOOL_MISSING}),
-        text=w.MCP_MISSING + w.MCP_TOOL_ABSENT,
+        text=w.MCP_MISSING + w.MCP_TOOL_ABSENT + w.MCP_NAME_ABSENT,
         what="The MCP tool {tool_or_requested} is not available on the connected servers.",
         why="The server or tool name does not match one that is connected right now.",
         next=(
@@ -322,7 +323,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.DIFF_MATCH_FAILED,
         variant="malformed_edit",
         priority=74,
-        text=w.DIFF_MALFORMED + w.PATCH_GRAMMAR + w.PATCH_STRUCTURE,
+        text=w.DIFF_MALFORMED + w.PATCH_GRAMMAR + w.PATCH_STRUCTURE + w.PATCH_EMPTY,
         text_confidence=0.9,
         what="The {tool} edit could not be read: the diff or patch is not in the expected format.",
         why="Markers, headers and line prefixes must be exactly as the tool describes them.",
@@ -594,7 +595,9 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.EMPTY_VALUE
         + w.VALUE_CHOICES
         + w.UNSUPPORTED_REQUEST
-        + w.BAD_CHARACTERS,
+        + w.BAD_CHARACTERS
+        + w.NOT_VALID_PARAM
+        + w.SELF_REFERENCE,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",

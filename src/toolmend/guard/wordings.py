@@ -208,6 +208,7 @@ CONTEXT = words(
     r"maximum context length(?: is| of)? \d+",
     r"exceeds? (?:the )?(?:available |maximum |model'?s? )?context (?:size|length|window)",
     r"context (?:size|length|window) (?:has been |is |was )?(?:exceeded|full)",
+    r"\bcontext (?:size|length|window) (?:will|would) (?:overflow|be exceeded)\b",
     r"longer than (?:the )?(?:maximum model length|model'?s? (?:maximum )?context length)",
     r"prompt is too long",
     r"Input is too long for (?:the )?requested model",
@@ -294,12 +295,24 @@ MCP_MISSING = words(
     r"\bNo (?:URL|command) configured for MCP server\b|\bMCP Connection [\w.\-]+ not found\b",
     r"not found in (?:the )?MCP (?:configuration|config|settings)",
 )
+#: A namespaced MCP tool (`mcp__server__tool`) said not to be there: Claude Code's API error
+#: "Tool reference 'mcp__x__y' not found in available tools".
+MCP_NAME_ABSENT = words(
+    "claude-code",
+    r"[`'\"]mcp__[\w.\-]+[`'\"][^\n]{0,40}?\b(?:" + ABSENT + r"|not in (?:the )?(?:list|set))",
+)
 
 MCP_DOWN = words(
     "mcp-typescript-sdk mcp-python-sdk",
     r"MCP error -32000: Connection closed",
     r"MCP server [`'\"]?[\w.\-]+[`'\"]? (?:disconnected|crashed|exited|is not running)",
     r"\bFailed to start extension\b|\bCould not run extension command\b",
+)
+#: goose's extensions are its MCP servers: one that could not be activated, added or initialised.
+MCP_EXTENSION_FAILED = words(
+    "goose",
+    r"\b(?:Error|Failed|Unable|failure) (?:to )?(?:activat|add|initiali[sz])(?:e|ed|ing)? "
+    r"(?:the )?extension\b",
 )
 
 #: The agent's own MCP client has no live connection to the server.
@@ -383,7 +396,10 @@ NOT_A_TOOL = words(
 
 #: A name not on the list of tools the agent offers.
 NOT_LISTED_TOOL = words(
-    "plain", r"\bnot in the (?:list of )?(?:available|registered|declared|provided) tools\b"
+    "plain",
+    r"\bnot in the (?:list of )?(?:available|registered|declared|provided) tools\b",
+    r"\b(?:tool|function) [`'\"]?[\w.\-]+[`'\"]? (?:is )?not in (?:the |this )?(?:tool )?"
+    r"registry\b",
 )
 
 NO_TOOL_CALL = words(
@@ -421,6 +437,8 @@ MALFORMED_CALL = words(
     r"(?:empty|missing) (?:function|tool) (?:call )?name|Function calls must have a name",
     r"Failed to parse input at pos \d+",
     r"incomplete \w+ tool call",
+    r"\btool call\b(?! arguments)[^\n]{0,60}?\bcould not be parsed\b(?! as JSON)",
+    r"\b(?:use|using) the correct tool call format\b",
     r"expected '[{<]' in tool call",
     r"(?:error|failed|unable) (?:trying to |to )?(?:handle|handling|process|processing) (?:the )?"
     r"(?:streaming )?tool call",
@@ -551,7 +569,7 @@ PARAM_VALUE = words(
     r"is not in the tool's input schema",
     r"Invalid enum value|Invalid option: expected one of|Too (?:big|small): expected",
     r"(?:is )?not one of the (?:allowed|permitted|valid) (?:values|options)",
-    r"(?:must|should) be one of",
+    r"(?:must|should) be (?:one of|either)\b",
     r"\bis not (?:allowed|permitted|accepted|valid|supported) (?:for|as) (?:the )?(?:value of )?"
     r"[`'\"]?[\w.\-]+[`'\"]?\.?$",
     r"\binvalid_(?:enum_value|value|format|string)\b|\btoo_(?:big|small)\b",
@@ -564,10 +582,11 @@ PARAM_VALUE = words(
     r"^(?:Error: )?(?:Unknown|Unsupported|Unrecognized|Unrecogni[sz]ed) (?!command\b|error\b)"
     r"(?:[\w.\-]+ ){0,6}?[`'\"]?[A-Za-z_][\w.\-]*[`'\"]?: \S",
     r"\binvalid (?:regex|glob|search pattern|pattern)\b",
-    r"\b(?:unsupported|cannot read text for) (?:\w+ )?(?:format|file type|extension)s?\b",
+    r"\b(?:unsupported|cannot read text for) (?:\w+ )?(?:format|file type|extension)s?\b"
+    r"|\b(?:file type|file format|format|extension) (?:is )?not supported\b",
     r"\bInvalid (?:mode|offset|insert_line|regular expression|URL|timezone|time format"
     r"|branch name|path|state code|todos format|value|date|option)\b",
-    r"(?:skill|rule|entity|task|mode|agent|branch|schedule|item) (?:with name )?[\"']?[\w .\-]+"
+    r"(?:skill|rule|entity|task|job|mode|agent|branch|schedule|item) (?:with name )?[\"']?[\w .\-]+"
     r"[\"']? (?:not found|does not exist)",
     r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
     r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
@@ -601,10 +620,34 @@ NOTHING_NAMED = words(
     r"\bno (?:file|note|resource|document|page|template)s? (?:named|called)\b",
 )
 
-#: Bounds on a list: how many items it may have.
+#: Bounds on a list: how many items it may have ("must have at least one", "Maximum of 25
+#: tools allowed in batch", "Provide at least one tool call").
 VALUE_BOUNDS = words(
-    "gemini-cli",
+    "gemini-cli opencode",
     r"\bmust (?:have|contain|include) (?:at (?:least|most)|no more than|fewer than|between) [\w-]+",
+    r"\b(?:maximum|max|at most|no more than|up to) (?:of )?\d+ [\w-]+(?: [\w-]+)? (?:are |is )?"
+    r"(?:allowed|permitted|accepted)\b",
+    r"^\s*(?:- )?[\w.\-]+: (?:Provide|Give|Pass|Supply|Include) at least one\b",
+)
+
+#: A value the tool finds unusable as a whole, named by its parameter ("The todos parameter is
+#: not valid markdown checklist or JSON", "Each todo must have a valid status").
+NOT_VALID_PARAM = words(
+    "plain",
+    r"\b(?:the )?[`'\"]?[\w.\-]+[`'\"]? (?:parameter|argument|field|option) (?:is not|isn't) "
+    r"(?:a )?valid\b",
+    r"\b(?:parameter|argument|field|option) [`'\"][\w.\-]+[`'\"] (?:is not|isn't) (?:a )?valid\b",
+    r"\bmust (?:have|be|use|contain) (?:a )?valid [\w-]+ \(",
+)
+
+#: A graph of tasks or dependencies the call would make invalid: a cycle, a thing that depends on
+#: itself (gemini-cli's task tracker, and the same shape in build and workflow tools).
+SELF_REFERENCE = words(
+    "gemini-cli",
+    r"\bcannot (?:depend on|reference|contain|include|be (?:a )?(?:parent|child|subtask) of) "
+    r"itself\b",
+    r"\bcircular (?:dependency|reference) detected\b|\bwould (?:create|introduce) a (?:cycle|"
+    r"circular (?:dependency|reference))\b",
 )
 #: One value compared with another: "start_line cannot be greater than end_line" (gemini-cli),
 #: "Start line 50 must be less than end line 20" (goose), "endLine must be greater than or equal
@@ -817,9 +860,17 @@ DIFF_MALFORMED = words(
     r"missing required sections",
     r"Unexpected line found in update hunk",
     r"\bpatch fragment without header\b|\bcorrupt patch at line\b|\berror parsing (?:the )?"
-    r"(?:patch|diff)\b",
+    r"(?:patch|diff)\b(?![^\n]{0,60}\b(?:file|path) not found\b)",
     r"must be (?:in |a )?(?:valid )?unified diff(?: format)?",
     r"\bnot a (?:valid )?(?:unified )?diff\b",
+)
+#: A patch or change with nothing in it: "patch rejected: empty patch", "no hunks found" (OpenCode),
+#: "UPDATE change for a.ts has no new content" (Cline), "ADD change ... has no content" (Aider).
+PATCH_EMPTY = words(
+    "opencode cline aider",
+    r"\bempty (?:patch|hunk)\b|\bno hunks (?:found|in (?:the )?patch)\b",
+    r"\b(?:change|hunk|patch|diff|edit) for [^\n]{1,200}? has no (?:new )?(?:content|lines"
+    r"|changes)\b",
 )
 #: The apply_patch format's parsers (Cline's SDK, Roo Code): a line the grammar does not know, a
 #: hunk without its `@@` marker, an empty hunk.
@@ -866,6 +917,7 @@ DIFF_NO_MATCH = words(
     r"no matching (?:search )?(?:content|text|block|string|lines)",
     r"\bpatch (?:does not apply|failed:)|\bHunk #\d+ FAILED\b|could not apply (?:the )?"
     r"(?:patch|diff|edit)",
+    r"\bReversed \(or previously applied\) patch detected\b|\bpatch rejected\b",
     r"(?:unable|failed) to apply (?:all )?(?:the )?(?:diff|patch|edit|change)s?\b",
     r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
     r"(?:in (?:the )?(?:current )?file|substring|anchor)",
@@ -891,6 +943,8 @@ SHELL = words(
     "cline roo-code kilocode vscode",
     r"shell integration",
     r"output could not be captured",
+    r"\b(?:failed|unable|could not) to (?:retrieve|read|get|capture) (?:the )?(?:command|terminal)"
+    r"(?:'s)? output\b",
     r"(?:won't be able to|trouble) view(?:ing)? the command's output",
 )
 
@@ -913,7 +967,7 @@ POLICY_DENIED = words(
     "mcp-servers gemini-cli qwen-code cline roo-code kilocode claude-code opencode smolagents"
     " aider codex",
     r"outside (?:of )?(?:the )?(?:allowed|workspace|project|cwd|base directory|root directory"
-    r"|working directory)",
+    r"|working directory|repository|repo\b|sandbox)",
     r"\bpath traversal\b|\bwould escape (?:the )?(?:base|root|workspace|project) directory",
     r"(?:must|may only) (?:stay|be|change directories to)[^\n]{0,40}(?:within|inside|child"
     r" directories)",
@@ -925,7 +979,8 @@ POLICY_DENIED = words(
     r"\baccess to [^\n]{1,80}? (?:is )?(?:not permitted|not allowed|denied|forbidden|refused)\b",
     r"Forbidden (?:access|call|function)",
     r"\baccess_denied\b|Access denied\b",
-    r"sandbox denied",
+    r"sandbox denied|\bsandbox (?:cannot be enforced|blocked|refused|violation)\b",
+    r"\b(?:contains|is) (?:a )?protected (?:file|path|directory|folder)\b",
     r"\b(?:command|request|call|operation|action)s? (?:was |were )?(?:rejected|refused|blocked)\b",
     r"not in the (?:list of )?allowed|not (?:in|inside|within) (?:the |one of the )?(?:allowed |"
     r"current )?(?:workspace|project|sandbox|allowed directories)",
@@ -941,6 +996,7 @@ POLICY_RULES = words(
     r"(?:context|mode|session|workspace)\b",
     r"\bnot (?:allowed|permitted|available|enabled) (?:in|during|while in) (?:the |this )?"
     r"(?:[\w-]+ ){0,2}(?:mode|context|session)\b",
+    r"\b(?:blocked|disabled|forbidden|not allowed) in (?:plan|read-only|readonly|ask|chat) mode\b",
 )
 
 #: A server or agent with nowhere it is allowed to work ("No allowed directories available").
@@ -953,7 +1009,7 @@ OS_DENIED = words(
     "os http",
     r"\bEACCES\b|\bEPERM\b",
     r"Permission denied|PermissionError|Operation not permitted|Access is denied",
-    r"Read-only file system|\bEROFS\b",
+    r"Read-only file system|\bEROFS\b|\battempt to write a read-?only database\b",
     r"\b403 Forbidden\b|\b401 Unauthorized\b",
     r"(?:insufficient|no|not have|lacks?|missing) (?:the )?(?:required )?permissions?\b",
     r"\bAPI key (?:is )?(?:missing|not set|not provided|invalid|incorrect)\b",
@@ -1035,7 +1091,8 @@ NETWORK = words(
     r"Connection (?:refused|reset|closed|error|aborted)",
     r"Name or service not known|getaddrinfo|Failed to establish a new connection",
     r"Max retries exceeded with url",
-    r"(?:failed|unable) to fetch|due to a connection issue|Error fetching",
+    r"(?:failed|unable) to fetch|(?:could not|couldn't) fetch (?:content|data|the (?:page|url))"
+    r"|due to a connection issue|Error fetching",
     r"status(?: code)?:? [45]\d\d\b|\(Status: [45]\d\d\)|Request failed with status code",
     r"\b(?:404 Not Found|50[234] (?:Bad Gateway|Service Unavailable|Gateway Timeout))\b",
     r"page was not found",
@@ -1106,6 +1163,11 @@ _JS_STACK = (
 )
 _NPM_ERROR = r"^npm (?:ERR!|error) "
 _PYTEST_SECTION = r"^=+ (?:FAILURES|ERRORS) =+$"
+#: smolagents' interpreter reporting the line of the model's code that failed, and why.
+_CODE_FAILED = (
+    r"^(?:Error: )?Code (?:execution|parsing) failed (?:at|on) line (?:'[^\n]{0,200}?'|\d+) "
+    r"due to: \S"
+)
 #: A shell's own diagnostic line (`bash: line 1: ...`, `sh: 2: ...`, `bash: -c: line 1: ...`).
 _SHELL_DIAGNOSTIC = r"^(?:ba|z|da|k)?sh: (?:-c: )?(?:line )?\d+: "
 #: git's and pip's own error lines, in the case they write them.
@@ -1140,6 +1202,7 @@ RUNTIME_FAILURE = words(
     r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
     r"|Interrupted: \d+ errors? during collection",
     r"^CONFLICT \(|Automatic merge failed",
+    _CODE_FAILED,  # smolagents' interpreter
     r"\b(?:[Cc]hild|subprocess|child process) (?:returned|exited with) (?:status|code) [1-9]"
     r"|\bError is not recoverable\b|\bnot in gzip format\b",
     r"^(?:[\w.]+\.)?(?:RecursionError|NameError|AttributeError|ZeroDivisionError|IndexError"
@@ -1168,6 +1231,10 @@ PROGRAM_CRASH_FRAMING = regexes(
         _JAVA_EXCEPTION,
         _TRY_HELP,
         r"^(?:ERROR: )?usage: ",
+        _CODE_FAILED,
+        # a program's own prefix, lower case (`bwrap: Unknown option`), not an agent's "Error:"
+        r"^(?!(?:error|warning|fatal):)(?-i:[a-z][\w.+\-]{0,30}): (?:invalid|unrecognized|unknown"
+        r"|illegal) option\b",
     )
 )
 
@@ -1184,6 +1251,9 @@ TOOLCHAIN_FAILURE = words(
     r"^not ok \d+ |^# fail [1-9]|^Tests?:\s+\d+ failed|^\d+ failing$|^test result: FAILED\b"
     r"|^--- FAIL: |^FAIL\s",
     r"^(?:Error: in prepare, |Parse error(?: near line \d+)?: |Runtime error(?: near line \d+)?: )",
+    # curl's numbered error line; YAML parsers' errors (yq, PyYAML)
+    r"^curl: \(\d+\) ",
+    r"\b(?:ParserError|ScannerError|YAMLException): while (?:parsing|scanning)\b",
 )
 
 #: GNU tools' option and operand errors (`head: invalid number of lines`, `ls: unrecognized
@@ -1194,6 +1264,9 @@ PROGRAM_USAGE = words(
     # awk's and sed's script diagnostics: the program, then the position in its script
     r"^[a-z][\w.+\-]{0,30}: (?:-e expression #\d+, char \d+|line \d+): ",
     r"^[a-z][\w.+\-]{0,30}: Unmatched [(\[{]",
+    r"\bto a subdirectory of itself\b",
+    # jq's pointer to its help, GNU's `Try 'x --help'` in other words
+    r"^Use [\w.+\-]+ --help for help\b",
 )
 #: A program refusing an option or operand in its own prefix (`head: invalid number of lines`,
 #: `ls: unrecognized option`, git's `fatal: unrecognized argument`).
@@ -1203,7 +1276,9 @@ PROGRAM_BAD_OPTION = words(
     r"|argument|operand|mode|predicate|expression|flag|switch|primary|action)\b",
 )
 #: git's refusals in its own words.
-GIT_REFUSALS = words("git", r"\bnot something we can merge\b")
+GIT_REFUSALS = words(
+    "git", r"\bnot something we can merge\b|\bYou need to start by [`'\"]?git \w+ start\b"
+)
 
 #: A program, module or package the command needs is not installed: Python's `No module named`
 #: (traceback or `python -m`), Node's `Cannot find module 'pkg'` (a bare package name, not a
@@ -1225,7 +1300,9 @@ MISSING_DEPENDENCY = words(
 #: found").
 MISSING_PROGRAM = words(
     "mcp-python-sdk bash",
-    r"^(?:(?:ba|da|z)?sh: \d+: )?(?-i:[a-z][\w.+\-]*):? not found\b",  # a command, lower case
+    # a command, lower case; not the nouns of a missing file ("file not found: src/Main.java")
+    r"^(?:(?:ba|da|z)?sh: \d+: )?(?!(?:file|directory|dir|folder|path|image|resource)\b)"
+    r"(?-i:[a-z][\w.+\-]*):? not found\b",
 )
 #: A program that a runner, an exec call or a subprocess tried to start and did not find: the
 #: runner names it and the OS says ENOENT (`xargs: tool: No such file or directory`, Python's
@@ -1236,7 +1313,8 @@ MISSING_PROGRAM_EXEC = words(
     r"file or directory$",
     r"\b(?:execut\w*|exec|spawn\w*|running|start\w*)\b[^\n]{0,60}?\[Errno 2\] No such file or "
     r"directory: '[\w.+\-]+'",
-    r"\bspawn [\w.+\-]+ ENOENT\b",
+    r"\bspawn (?:/[\w.+\-]+)*/?[\w.+\-]+ ENOENT\b",
+    r"\b_execute_child\b[\s\S]{0,400}?\[Errno 2\] No such file or directory: '[\w.+\-]+'",
 )
 #: A missing dependency named with how to install it.
 INSTALL_HINT = words(
@@ -1274,6 +1352,7 @@ PLAIN_FAILURE = words(
     r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
     r"(?: (?:has )?(?:occurred|occured|happened)|:)",
     r"\bsomething went wrong\b",
+    r"^Error (?:executing|running|calling|invoking) (?:the )?(?:tool )?[`'\"]?[\w.\-]+[`'\"]?\.?$",
     # an exception's `Type: message` line: the code behind the tool raised it
     r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?: \[\w+\])?: \S",
 )
