@@ -143,6 +143,9 @@ def test_a_rendered_call_reads_back_and_a_result_cannot_close_its_turn(protocol:
         ),
         ("functionary-v3", '>>>all\nHi>>>get_weather\n{"city": "P"}'),
         ("functionary-v3", '>>>get_weather\n{"city": "P"'),
+        # a CRLF recipient line: split between `\r` and `\n` (found by the fuzzer: `>>>c\r\n`)
+        ("functionary-v3", '>>>get_weather\r\n{"city": "P"}'),
+        ("functionary-v3", ">>>c\r\n"),
         ("functionary-v2", '<|from|>assistant\n<|recipient|>get_weather\n<|content|>{"city": "P"}'),
     ],
 )

@@ -52,7 +52,7 @@ _V31_HEADER = re.compile(rf"({_NAME})\s*>\s*(?:\[[^\s\[\]{{}}<>]*\]\s*)?\Z")
 _V31_VIABLE = re.compile(rf"{_NAME}\s*(?:>\s*(?:\[[^\s\[\]{{}}<>]*\]?\s*)?)?|")
 #: `NAME` and its line break: the name follows `>>>` directly.
 _V3_HEADER = re.compile(rf"({_NAME})[ \t]*\r?\n\s*\Z")
-_V3_VIABLE = re.compile(rf"{_NAME}[ \t]*(?:\r?\n\s*)?|")
+_V3_VIABLE = re.compile(rf"{_NAME}[ \t]*(?:\r?\n\s*|\r)?|")  # a `\r` may wait for its `\n`
 _V2_HEADER = re.compile(
     rf"\s*(?:assistant\s*{re.escape(V2_RECIPIENT)})?\s*({_NAME})\s*{re.escape(CONTENT)}\s*\Z"
 )
