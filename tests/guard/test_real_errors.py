@@ -113,28 +113,28 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
             assert r / t >= PER_SOURCE_GOAL, source
 
 
-def test_the_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure() -> None:
-    errors = [r for r in BLIND if r["kind"] == "error"]
+@pytest.mark.parametrize(
+    ("name", "rows", "first_scoring", "after_reading", "min_successes"),
+    [
+        ("blind", BLIND, BLIND_FIRST_SCORING, BLIND_AFTER_READING, 30),
+        ("blind2", BLIND2, BLIND2_FIRST_SCORING, BLIND2_AFTER_READING, 60),
+    ],
+)
+def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
+    name: str,
+    rows: list[dict[str, Any]],
+    first_scoring: tuple[int, int],
+    after_reading: int,
+    min_successes: int,
+) -> None:
+    errors = [r for r in rows if r["kind"] == "error"]
     classifier = Classifier()
     right = sum(classifier.classify(r["text"]).category == r["category"] for r in errors)
-    print(f"\nblind: {right}/{len(errors)} = {right / len(errors):.1%}")
-    assert len(errors) == BLIND_FIRST_SCORING[1]
-    assert right >= max(BLIND_FIRST_SCORING[0], BLIND_AFTER_READING)
-    successes = [r for r in BLIND if r["kind"] == "success"]
-    assert len(successes) >= 30
-    assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
-
-
-def test_the_second_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure() -> (
-    None
-):
-    errors = [r for r in BLIND2 if r["kind"] == "error"]
-    classifier = Classifier()
-    right = sum(classifier.classify(r["text"]).category == r["category"] for r in errors)
-    print(f"\nblind2: {right}/{len(errors)} = {right / len(errors):.1%}")
-    assert len(errors) == BLIND2_FIRST_SCORING[1]
-    assert right >= max(BLIND2_FIRST_SCORING[0], BLIND2_AFTER_READING)
-    successes = [r for r in BLIND2 if r["kind"] == "success"]
+    print(f"\n{name}: {right}/{len(errors)} = {right / len(errors):.1%}")
+    assert len(errors) == first_scoring[1]
+    assert right >= max(first_scoring[0], after_reading)
+    successes = [r for r in rows if r["kind"] == "success"]
+    assert len(successes) >= min_successes
     assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
 
 
