@@ -84,6 +84,12 @@ class ArgumentLanguage:
     bare_keys: bool = False
     bare_words: bool = False
 
+    def prepare(self, stop_markers: Sequence[str]) -> ArgumentLanguage:
+        """Compile now (at import, as `closers` does) the searches a `JsonScan` of this
+        language with these stop markers reads with, rather than on a parse's first use."""
+        _plan(self, tuple(stop_markers))
+        return self
+
 
 #: Plain JSON (the scanner's own fast path).
 JSON = ArgumentLanguage()

@@ -75,7 +75,7 @@ class GemmaDialect:
         self.single_quoted = StringForm("'", "'", values_only=True, stops_end=True, tail=delimiter)
         self.language = ArgumentLanguage(
             (self.raw_string, JSON_STRING, self.single_quoted), bare_keys=True, bare_words=True
-        )
+        ).prepare(terminators)
 
 
 #: Gemma 4's dialect: `<|"|>` strings, `<tool_call|>` / `<turn|>` terminators.
