@@ -7,9 +7,13 @@ chunk becomes go out together, and the frames that end the answer (the closing c
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
+from typing import Any
 
 from toolmend.server.demo.scripted import Answer
+from toolmend.server.sse_response import RAW_SEND, LastFrames, SSEResponse
 
 from .http_chunks import post_chunks, sse_events
 from .servers import ASK, HERMES_OSLO, TOOLS, ProxyHandle, ScriptedHandle
@@ -64,3 +68,31 @@ def test_a_recovered_call_streams_whole_frames_that_the_openai_client_reads_as_b
         if part.function and part.function.name
     ]
     assert names == ["get_weather"]
+
+
+def test_the_start_goes_through_the_apps_send_and_the_body_through_the_servers() -> None:
+    """Starlette's wrappers watch only the start; the body's writes skip them (`RAW_SEND`)."""
+    wrapped: list[dict[str, Any]] = []
+    raw: list[dict[str, Any]] = []
+
+    async def body() -> AsyncIterator[bytes]:
+        yield b"data: 1\n\n"
+        yield LastFrames(b"data: [DONE]\n\n")
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    async def app_send(message: dict[str, Any]) -> None:
+        wrapped.append(message)
+
+    async def server_send(message: dict[str, Any]) -> None:
+        raw.append(message)
+
+    scope = {"type": "http", RAW_SEND: server_send}
+    asyncio.run(SSEResponse(body())(scope, receive, app_send))
+    assert [m["type"] for m in wrapped] == ["http.response.start"]
+    assert [(m["body"], m["more_body"]) for m in raw] == [
+        (b"data: 1\n\n", True),
+        (b"data: [DONE]\n\n", False),
+    ]

@@ -20,7 +20,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from toolmend.model import Tool, ToolmendError, coerce_tools
+from toolmend.model import Tool, ToolmendError
 from toolmend.recovery.textmode import RequestError, required_tool, text_request
 from toolmend.server import metrics, wirejson
 from toolmend.server.access import authenticate, forwards_client_authorization
@@ -32,6 +32,7 @@ from toolmend.server.requestlog import RequestLog, RequestRecord
 from toolmend.server.sse import DONE, encode_data
 from toolmend.server.sse_response import LastFrames, SSEResponse
 from toolmend.server.text_mode import TextAnswer
+from toolmend.server.toolset import request_tools
 from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
 
 ENDPOINT = "/v1/chat/completions"
@@ -132,7 +133,7 @@ def parse_tools(body: Mapping[str, Any]) -> list[Tool] | None:
     if not isinstance(tools, list):
         raise Problem(400, "invalid_request_error", "'tools' must be a list")
     try:
-        return coerce_tools(tools)
+        return request_tools(tools)
     except ToolmendError as exc:
         raise Problem(400, "invalid_request_error", f"invalid tools: {exc}") from None
 
