@@ -19,9 +19,10 @@ module frames nothing and never decides what a stream contains.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 from starlette.responses import StreamingResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 MEDIA_TYPE = "text/event-stream"
 #: The scope key under which the app leaves the ASGI server's `send` for the body's writes.
@@ -34,6 +35,41 @@ class LastFrames(bytes):
     __slots__ = ()
 
 
+class FrameBatch:
+    """Frames a body holds back while more are already on their way, written in one write.
+
+    A stream whose upstream read brought several events holds the frames of all but the last
+    (`frames`) and writes them with the last one, so a proxy that fell behind catches up in one
+    write per read instead of one per event. Nothing may wait while frames are held: whoever is
+    about to wait for more input (the upstream read) calls `flush` first. `SSEResponse` binds
+    the batch to its body's writes when the response starts.
+    """
+
+    __slots__ = ("_write", "frames")
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self._write: Send | None = None
+
+    def bind(self, write: Send) -> None:
+        """Where `flush` writes: the body's writes of the response that streams these frames."""
+        self._write = write
+
+    def take(self, last: bytes = b"") -> bytes:
+        """The held frames and `last`, joined; nothing is held after."""
+        if not self.frames:
+            return last
+        joined = b"".join([*self.frames, last])
+        self.frames.clear()
+        return joined
+
+    async def flush(self) -> None:
+        """Write the held frames now (before waiting for more input)."""
+        if self.frames and self._write is not None:
+            held: Message = {"type": "http.response.body", "body": self.take(), "more_body": True}
+            await self._write(held)
+
+
 class SSEResponse(StreamingResponse):
     """A `StreamingResponse` of SSE frames, written batch by batch (see the module docstring).
 
@@ -41,6 +77,11 @@ class SSEResponse(StreamingResponse):
     """
 
     media_type = MEDIA_TYPE
+
+    def __init__(self, content: AsyncIterator[bytes], *, batch: FrameBatch | None = None) -> None:
+        """`batch`: the frames `content` holds back, bound here to the body's writes."""
+        super().__init__(content)
+        self.batch = batch
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         task = asyncio.current_task()
@@ -70,6 +111,8 @@ class SSEResponse(StreamingResponse):
             {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
         )
         write = send if body_send is None else body_send
+        if self.batch is not None:
+            self.batch.bind(write)
         ended = False
         async for frames in self.body_iterator:  # run to its end: its `finally` logs the request
             if ended:
