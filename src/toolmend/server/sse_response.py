@@ -19,7 +19,7 @@ module frames nothing and never decides what a stream contains.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable
 
 from starlette.responses import StreamingResponse
 from starlette.types import Message, Receive, Scope, Send
@@ -78,7 +78,7 @@ class SSEResponse(StreamingResponse):
 
     media_type = MEDIA_TYPE
 
-    def __init__(self, content: AsyncIterator[bytes], *, batch: FrameBatch | None = None) -> None:
+    def __init__(self, content: AsyncIterable[bytes], *, batch: FrameBatch | None = None) -> None:
         """`batch`: the frames `content` holds back, bound here to the body's writes."""
         super().__init__(content)
         self.batch = batch
