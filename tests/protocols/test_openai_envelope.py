@@ -1,7 +1,8 @@
 """An OpenAI-wire envelope written as text, `{"tool_calls": [{…}, …]}`, is the calls it holds.
 
 Models trained on chat-completion transcripts sometimes write an assistant message's
-`tool_calls` field itself as their output. The whole object is consumed as its calls (one or
+`tool_calls` field itself as their output (the whole message and the legacy `function_call`:
+`test_openai_messages.py`). The whole object is consumed as its calls (one or
 several, arguments as a JSON string or an object), never read as the inner calls with
 `{"tool_calls": }` left behind as visible text. Read by every format of call objects: bare JSON,
 `auto`, Llama JSON, and inside Hermes' `<tool_call>` (leak recovery reads it through `auto`:
@@ -98,12 +99,11 @@ def test_an_envelope_with_the_messages_role_and_empty_content_is_still_its_calls
     assert calls == [("get_weather", {"city": "Oslo"})]
 
 
-def test_an_envelope_whose_message_has_text_is_not_read_as_calls() -> None:
-    # Its content would be lost: the object stays text (its first key is no call key).
+def test_an_envelope_whose_message_has_text_keeps_it_as_visible_text_before_its_calls() -> None:
     message = {"tool_calls": json.loads(STRING_ARGUMENTS)["tool_calls"], "content": "Hi"}
     visible, calls = _read("json", f"Note: {json.dumps(message)}")
-    assert calls == []
-    assert '"tool_calls"' in visible
+    assert calls == [("get_weather", {"city": "Oslo"})]
+    assert visible == "Note: Hi"
 
 
 def test_an_envelope_naming_an_unknown_tool_stays_text() -> None:
