@@ -30,7 +30,7 @@ from typing import Any
 from toolmend.core.argstream import ArgumentStream
 from toolmend.core.fastpath import ValueRun, ValueText
 from toolmend.core.reader import CUT_OFF, BlockContext, BlockReader, ProtocolSyntax
-from toolmend.events import Diagnostic, Event, ToolCallEnd, ToolCallStart
+from toolmend.events import Diagnostic, Event, TextDelta, ToolCallEnd, ToolCallStart
 from toolmend.jsontext import MAX_NESTING, nesting_exceeds, normalize_value
 from toolmend.model import CallIdFactory, Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
@@ -210,6 +210,11 @@ class Block(BlockContext):
             return
         self._failure = (code, message, metadata)
         self.outcome = ENDED
+
+    def text(self, text: str) -> None:
+        self._flush_pending_end()  # a call before it in the block ends first
+        self._out.append(TextDelta(text))
+        self.attributed += len(text)
 
     def diagnostic(self, code: str, message: str, **metadata: Any) -> None:
         self._out.append(Diagnostic(code, message, self.protocol_id, metadata))

@@ -169,6 +169,12 @@ class BlockContext(ABC):
         """
 
     @abstractmethod
+    def text(self, text: str) -> None:
+        """Visible text the block holds (the content of a message written around its calls),
+        sent now, in order with the block's calls; it stands for `len(text)` characters of the
+        block's input (conservation), the rest of the block being its calls'."""
+
+    @abstractmethod
     def diagnostic(self, code: str, message: str, **metadata: Any) -> None:
         """Record something worth telling the caller (metadata only, never raw markup)."""
 

@@ -5,8 +5,10 @@ Two shapes, one reader (`JsonCallsReader`):
 * **call objects** (Hermes, Granite, Jamba, Llama JSON, Mistral's `[TOOL_CALLS][...]`): the
   block holds JSON objects `{"name": ..., "arguments": {...}}` (or an array of them); each is
   a call, its name under one of `JsonCallFormat.name_keys`, its arguments under one of
-  `argument_keys`; an OpenAI envelope `{"tool_calls": [...]}` holds several. The first
-  object naming no declared tool makes the whole block text.
+  `argument_keys`; an OpenAI assistant message written as text (`{"role": "assistant",
+  "content": …, "tool_calls": [...]}`, or the legacy `function_call`) holds calls, its content
+  visible text before them. The first object naming no declared tool makes the whole block
+  text.
 * **named arguments** (Kimi K2, DeepSeek, harmony, Functionary, Mistral's `name[ARGS]{...}`):
   the format reads the tool name from its own header, begins the call, and hands the rest to
   a reader made with `JsonCallsReader.for_arguments`: the JSON object there is the arguments.
@@ -50,23 +52,57 @@ NAME_KEYS = ("name", "function", "tool", "tool_name")
 #: Keys of a call object that say nothing about what to run (an id, the OpenAI `type`).
 #: Any other key is read or makes the call incomplete: no key of a call is dropped silently.
 METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
-#: The key of the OpenAI wire envelope a model may write as text, `{"tool_calls": [{…}, …]}`
-#: (an assistant message's calls, each a call object): the object holds no call of its own.
+#: An OpenAI assistant message a model may write as its output, `{"role": "assistant",
+#: "content": …, "tool_calls": [{…}, …]}`, or in the legacy shape with one call under
+#: `function_call` (models trained on chat-completion transcripts write the wire's own fields):
+#: the object holds no call of its own, its calls are the calls it lists.
 ENVELOPE_KEY = "tool_calls"
-#: What may stand beside the calls in an envelope: the message's role, and its content when
-#: it is empty (text in it would be lost, so such an object is not read as an envelope).
-_ENVELOPE_KEYS = frozenset((ENVELOPE_KEY, "role", "content"))
+LEGACY_CALL_KEY = "function_call"
+#: The other keys such a message may begin with (`role`, or `content` first as SDKs dump it).
+MESSAGE_KEYS = ("role", "content")
+#: What may open a message written as text: the bare guard reads on past these first keys, and
+#: an object they open that turns out no such message is text, silently.
+ENVELOPE_KEYS = (ENVELOPE_KEY, LEGACY_CALL_KEY, *MESSAGE_KEYS)
+#: Fields of an SDK's dump of a message that may stand beside the calls while they hold nothing
+#: (`"refusal": null`); any other key, or one of these holding something, makes it no message.
+EMPTY_MESSAGE_KEYS = frozenset(("refusal", "audio", "annotations"))
 
 
-def enveloped_calls(obj: dict[str, Any]) -> list[Any] | None:
-    """The call objects of an OpenAI `{"tool_calls": [...]}` envelope; None when `obj` is not
-    one (it is then read as a call object itself)."""
-    calls = obj.get(ENVELOPE_KEY)
-    if not isinstance(calls, list) or not obj.keys() <= _ENVELOPE_KEYS:
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """An assistant message written as text: the call objects it lists, and its `content`,
+    visible text that comes before them ("" when it is null or empty)."""
+
+    calls: list[Any]
+    text: str
+
+
+def envelope_of(obj: dict[str, Any]) -> Envelope | None:
+    """The assistant message `obj` is, or None when it is none (it is then read as a call
+    object itself)."""
+    listed, legacy = obj.get(ENVELOPE_KEY), obj.get(LEGACY_CALL_KEY)
+    if isinstance(listed, list) and not legacy:
+        calls = listed
+    elif isinstance(legacy, dict) and not listed:
+        calls = [legacy]
+    else:
         return None
-    if obj.get("content") not in (None, "") or obj.get("role", "assistant") != "assistant":
+    content = obj.get("content")
+    if obj.get("role", "assistant") != "assistant" or not (content is None or type(content) is str):
         return None
-    return calls
+    for key, value in obj.items():
+        if key not in ENVELOPE_KEYS and (key not in EMPTY_MESSAGE_KEYS or value):
+            return None
+    return Envelope(calls, content or "")
+
+
+def call_name(obj: dict[str, Any], name_keys: Sequence[str]) -> Any:
+    """The name a call object gives (under one of `name_keys`, or inside the OpenAI shape's
+    `function` object), None when it gives none."""
+    if not any(isinstance(obj.get(k), str) for k in name_keys):
+        function = obj.get("function")
+        obj = function if isinstance(function, dict) else obj
+    return next((obj[k] for k in name_keys if k in obj), None)
 
 
 #: The C string decoder `json.loads` runs (the stubs do not declare it): (text, end, strict) ->
@@ -400,7 +436,20 @@ class JsonCallsReader(JsonScan, BlockReader):
         if len(objects) != len(items):
             self.ctx.diagnostic("malformed_call", "a call array holds items that are not objects")
         for obj in objects:
+            if self.not_a_call:
+                break  # its first item names no declared tool: the block is text
+            self.unknown = False  # each item names its own tool
             self._finish_object(obj, repairs, at=at)
+
+    def _finish_envelope(self, envelope: Envelope, repairs: list[str], *, at: int) -> None:
+        """A message written as text: its content is visible text, then come its calls; the
+        content is sent only once its first call names a declared tool (else it all stays
+        text, as written)."""
+        first = envelope.calls[0] if envelope.calls else None
+        name = call_name(first, self.format.name_keys) if isinstance(first, dict) else None
+        if envelope.text and isinstance(name, str) and self.ctx.resolver.resolve(name):
+            self.ctx.text(envelope.text)
+        self._finish_items(envelope.calls, repairs, at=at)
 
     def _finish_decoded(
         self, objects: list[dict[str, Any]], error: str | None, repairs: list[str], *, at: int
@@ -415,14 +464,14 @@ class JsonCallsReader(JsonScan, BlockReader):
             self._finish_object(obj, repairs, at=at)
 
     def _finish_object(self, obj: dict[str, Any], repairs: list[str], *, at: int) -> None:
-        calls = enveloped_calls(obj)
-        if calls is not None:
-            self._finish_items(calls, repairs, at=at)
+        envelope = envelope_of(obj)
+        if envelope is not None:
+            self._finish_envelope(envelope, repairs, at=at)
             return
         named = any(isinstance(obj.get(k), str) for k in self.format.name_keys)
         if not named and isinstance(obj.get("function"), dict):
             obj = obj["function"]  # the OpenAI wire shape {"type": "function", "function": {...}}
-        name = next((obj[k] for k in self.format.name_keys if k in obj), None)
+        name = call_name(obj, self.format.name_keys)
         if not self.begun:
             if self.unknown or not isinstance(name, str):
                 if not self.unknown:

@@ -9,11 +9,14 @@ what such blocks need: one or more values separated by blanks, `,` or `;`; the b
 its closer if the format has one, else at the first text that is not another value (that text
 stays visible); the key spellings models use (`CALL_FORMAT`: `name`/`function`/`tool`/
 `tool_name`, `arguments`/`parameters`/`args`/`input`, the OpenAI `{"type": "function",
-"function": {…}}` shape, and the OpenAI envelope `{"tool_calls": [{…}, …]}` whose calls are the
-block's, consumed whole).
+"function": {…}}` shape, and an OpenAI assistant message written as text, `{"role": "assistant",
+"content": …, "tool_calls": [{…}, …]}` or `{"function_call": {…}}`, whose calls are the block's
+and whose content is visible text before them, consumed whole).
 
 False-positive guard for bare JSON (`bare`): the value must look like a call from its start
-(`{"` or `[{`) and its first key (else it is text, read no further), its name must resolve
+(`{"` or `[{`) and its first key (else it is text, read no further; an object opened by a
+message's key, `role` or `content`, is read to its end and is text unless it is such a message
+holding calls), its name must resolve
 against the given tools, and with `tools=None` it is a call only when it stands alone as the
 whole output (its calls wait for the end of the stream to say so).
 Never: scans visible text (the engine does), knows any one format's markers.
@@ -22,6 +25,7 @@ Never: scans visible text (the engine does), knows any one format's markers.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,12 +37,12 @@ from toolmend.names import ToolResolver
 from toolmend.protocols.base import TextProtocol, declare_tools
 from toolmend.protocols.json_calls import (
     ARGUMENT_KEYS,
-    ENVELOPE_KEY,
+    ENVELOPE_KEYS,
     METADATA_KEYS,
     NAME_KEYS,
     JsonCallFormat,
     JsonCallsReader,
-    enveloped_calls,
+    envelope_of,
 )
 from toolmend.schema_gate import Policy
 
@@ -48,8 +52,9 @@ DROPPED_OPENER_CLOSERS = ("</tool_call>",)
 #: Cohere's Command-A numbers its calls.
 CALL_METADATA_KEYS = METADATA_KEYS | {"tool_call_id"}
 #: What a call object's first key may be: anything else is not a call (the bare guard). An
-#: OpenAI envelope (`{"tool_calls": [...]}`) holds call objects.
-CALL_KEYS = frozenset((*NAME_KEYS, *ARGUMENT_KEYS, *CALL_METADATA_KEYS, ENVELOPE_KEY))
+#: assistant message written as text (`{"role": "assistant", "tool_calls": [...]}`) holds call
+#: objects.
+CALL_KEYS = frozenset((*NAME_KEYS, *ARGUMENT_KEYS, *CALL_METADATA_KEYS, *ENVELOPE_KEYS))
 
 
 def call_format(
@@ -120,6 +125,10 @@ class CallValuesReader(JsonCallsReader):
         if bare and (ctx.resolver.accepts_any or closer_required):
             self.deferred = []  # (it opened at the output's start: `CallValuesProtocol.anchors`)
         self.guarded = not bare  # the bare guard has looked at the value's start
+        #: A bare value refused while still open: the rest of it is text (see `RefusedJson`),
+        #: for a value the marker itself opened (a fence reads its own rest instead).
+        self.refused: RefusedJson | None = None
+        self.skips_refused = bare and bool(prime)
         if prime == "[":
             self.in_list = True
             self.values = 1
@@ -139,7 +148,7 @@ class CallValuesReader(JsonCallsReader):
     def _new_object(self) -> None:
         super()._new_object()
         self.keys_seen = 0
-        self.envelope = False  # its first key is `tool_calls`: an OpenAI envelope of calls
+        self.envelope = False  # its first key is a message's: an assistant message of calls
 
     def on_open(self, char: str) -> None:
         if self.depth == 1:
@@ -154,7 +163,7 @@ class CallValuesReader(JsonCallsReader):
         if self.depth == 1:
             self.keys_seen += 1
             if self.keys_seen == 1:
-                self.envelope = key == ENVELOPE_KEY
+                self.envelope = key in ENVELOPE_KEYS
                 if key not in CALL_KEYS:
                     self._refuse()
         super().on_key(key)
@@ -178,11 +187,20 @@ class CallValuesReader(JsonCallsReader):
             if not items or not all(map(_names_a_tool, items)):
                 self._refuse()
             else:
-                self.deferred += items
+                self.deferred += decoded.objects
             self._new_object()
         else:
             super()._end_object()
         self.decided = True  # the value is whole: separators, a closer or text follow
+
+    def _finish_decoded(
+        self, objects: list[dict[str, Any]], error: str | None, repairs: list[str], *, at: int
+    ) -> None:
+        if self.envelope and (error is not None or not all(map(envelope_of, objects))):
+            self._refuse()  # JSON opened like a message that is none (`{"role": "user", …}`)
+            if self.not_a_call:
+                return
+        super()._finish_decoded(objects, error, repairs, at=at)
 
     def _finish_object(self, obj: dict[str, Any], repairs: list[str], *, at: int) -> None:
         function = obj.get("function")
@@ -196,6 +214,8 @@ class CallValuesReader(JsonCallsReader):
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         if self.after_close:
             return self._after_close(buf, pos, end, final)
+        if self.refused is not None:
+            return self._skip_refused(buf, pos, end, final)
         if not self.guarded and not self.not_a_call:
             # The guard: a call's JSON goes on with a key (`{"`) or an object (`[{`).
             i, end = _bounded_blanks(buf, pos, end)
@@ -206,11 +226,11 @@ class CallValuesReader(JsonCallsReader):
             self.guarded = True
         while True:
             if self.not_a_call:
-                return self._revert(pos)
+                return self._give_up(pos, buf, end, final)
             if self.in_value:
                 new, stop = self.read(buf, pos, end, final)
                 if self.not_a_call:
-                    return self._revert(new)
+                    return self._give_up(new, buf, end, final)
                 if self.decided:
                     self.decided = self.in_value = False  # the value closed at `new`
                 elif stop is not None:
@@ -278,6 +298,25 @@ class CallValuesReader(JsonCallsReader):
             self.after_close = False
             return CallValuesReader._end(self, i, closed=True)
         return i
+    def _give_up(self, at: int, buf: str, end: int, final: bool) -> int:
+        """Not a call. A bare value refused before its end is text up to its end, never
+        scanned again (a call object nested in other JSON, `{"messages": [{"role": "assistant",
+        "tool_calls": [...]}]}`, is an example, not a call); any other is reverted."""
+        depth = self.depth + self.in_list
+        if not self.skips_refused or (depth == 0 and not self.in_string):
+            return self._revert(at)
+        self.refused = RefusedJson(depth, in_string=self.in_string)
+        self.ctx.text(self.consumed[0] + "".join(self.consumed[self.skip :]))
+        return self._skip_refused(buf, at, end, final)
+
+    def _skip_refused(self, buf: str, pos: int, end: int, final: bool) -> int:
+        assert self.refused is not None
+        new, done = self.refused.skip(buf, pos, end)
+        if new > pos:
+            self.ctx.text(buf[pos:new])
+        if done or (final and new == end):
+            self.ctx.end_block()
+        return new
 
     def _revert(self, at: int, *, rescan: bool = False) -> int:
         self.ctx.revert("".join(self.consumed[self.skip :]), rescan=rescan)
@@ -304,12 +343,80 @@ class CallValuesReader(JsonCallsReader):
         return EofVerdict(recoverable=True)
 
 
+#: Between JSON's structural characters: blanks, numbers, `true`/`false`/`null`, `:` and `,`.
+_JSON_BETWEEN = re.compile(r"[\sA-Za-z0-9.+\-:,]*")
+_STRING_SPECIAL = re.compile(r'["\\]')
+#: How much of a refused JSON value is passed over unscanned: a value that never closes (a
+#: string left open) must not hide the markup after it for the rest of the output, and the
+#: block stays far under the fragment cap. Past it, scanning resumes.
+MAX_REFUSED_JSON = 64 * 1024
+
+
+class RefusedJson:
+    """The rest of a bare JSON value refused while open: text up to where it closes.
+
+    Follows strings and nesting only. It ends where the value closes, at the first character
+    that cannot be JSON outside a string (`<`, `*`, …: the text is prose, and scanning resumes
+    there), or after `MAX_REFUSED_JSON` characters; each at the same place however the input
+    is split.
+    """
+
+    __slots__ = ("depth", "escape", "in_string", "seen")
+
+    def __init__(self, depth: int, *, in_string: bool) -> None:
+        self.depth = depth
+        self.in_string = in_string
+        self.escape = False  # a backslash ended the last piece, inside a string
+        self.seen = 0
+
+    def skip(self, buf: str, pos: int, end: int) -> tuple[int, bool]:
+        """How far `buf[pos:end]` belongs to the value, and whether the value is over there."""
+        start = pos
+        limit = min(end, pos + MAX_REFUSED_JSON - self.seen)
+        done = False
+        while pos < limit:
+            if self.escape:
+                self.escape = False
+                pos += 1
+            elif self.in_string:
+                m = _STRING_SPECIAL.search(buf, pos, limit)
+                if m is None:
+                    pos = limit
+                elif m.group() == '"':
+                    self.in_string = False
+                    pos = m.end()
+                else:
+                    self.escape = True
+                    pos = m.end()
+            else:
+                pos = _JSON_BETWEEN.match(buf, pos, limit).end()  # type: ignore[union-attr]
+                if pos == limit:
+                    break
+                char = buf[pos]
+                if char == '"':
+                    self.in_string = True
+                elif char in "{[":
+                    self.depth += 1
+                elif char in "}]":
+                    self.depth -= 1
+                    if self.depth == 0:
+                        pos += 1
+                        done = True
+                        break
+                else:
+                    done = True  # not JSON: prose, scanned again from here
+                    break
+                pos += 1
+        self.seen += pos - start
+        return pos, done or self.seen >= MAX_REFUSED_JSON
+
+
 def _calls_of(objects: list[dict[str, Any]]) -> list[Any]:
-    """The call objects of top-level JSON objects: an envelope's calls, else the object."""
+    """The call objects of top-level JSON objects: a message's calls, else the object."""
     out: list[Any] = []
     for obj in objects:
-        calls = enveloped_calls(obj)
-        out += [obj] if calls is None else calls
+        envelope = envelope_of(obj)
+        out += [obj] if envelope is None else envelope.calls
     return out
 
 

@@ -94,25 +94,36 @@ class ChoiceRecovery:
 
     # ---------------------------------------------------------------------------- streaming
 
-    def take(self, choice: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
+    def take(self, choice: dict[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
         """The output choices for one input choice: split-off segments, then its copy (the
         copy alone, not in a list, when that is all: the once-per-chunk case)."""
         delta = choice.get("delta")
-        if type(delta) is not dict and not isinstance(delta, Mapping):
-            return {**choice}  # faster than dict(), the same for any Mapping
+        if type(delta) is not dict:
+            if not isinstance(delta, Mapping):
+                return choice.copy()
+            delta = dict(delta)
         content = delta.get("content")
         read: str | list[Piece] | None = None
         if content and type(content) is str:
-            read = (self._leg or self._text_leg()).feed(content)
+            leg = self._leg or self._text_leg()
+            if len(content) < leg.room:  # a call's text, waiting for more (`TextLeg.room`)
+                leg.batch.append(content)
+                leg.room -= len(content)
+                read = ""
+            else:
+                read = leg.feed(content)
             # Only visible text, nothing else to do: the once-per-chunk path.
             plain = type(read) is str and "tool_calls" not in delta
             if plain and choice.get("finish_reason") is None:
-                out = {**choice}  # copies, then item sets: faster than one `{**a, k: v}`
-                out["delta"] = visible = {**delta}
-                visible["content"] = read
+                out = choice.copy()  # copies, then item sets: faster than one `{**a, k: v}`
+                if len(delta) == 1:  # `content` alone, as most deltas: a new dict is faster
+                    out["delta"] = {"content": read}
+                else:
+                    out["delta"] = visible = delta.copy()
+                    visible["content"] = read
                 return out
-        out = {**choice}
-        new_delta = out["delta"] = {**delta}
+        out = choice.copy()
+        new_delta = out["delta"] = delta.copy()
         runs: list[Run] | None = None
         if isinstance(read, str):
             new_delta["content"] = read

@@ -102,33 +102,45 @@ class StreamRecovery:
         A chunk is a dict; an object with `model_dump()` (the `openai` client's
         `ChatCompletionChunk`) is read as the dict it dumps to.
         """
+        out = self.send_on(chunk)
+        return [out] if isinstance(out, dict) else out
+
+    def send_on(self, chunk: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
+        """`feed`, with the one chunk of the common case not wrapped in a list (what the
+        stream drivers call, once per chunk)."""
         if self._ended:
             raise ToolmendError("this stream's recovery has ended; feed() after end()")
-        if type(chunk) is not dict and not isinstance(chunk, Mapping):
-            dump = getattr(chunk, "model_dump", None)  # an `openai` client's chunk object
-            if callable(dump):
-                return self.feed(dump())
-            raise ToolmendError(
-                f"a chunk is a chat.completion.chunk dict, got {type(chunk).__name__}"
-            )
+        if type(chunk) is not dict:
+            if not isinstance(chunk, Mapping):
+                dump = getattr(chunk, "model_dump", None)  # an `openai` client's chunk object
+                if callable(dump):
+                    return self.send_on(dump())
+                raise ToolmendError(
+                    f"a chunk is a chat.completion.chunk dict, got {type(chunk).__name__}"
+                )
+            chunk = dict(chunk)
         self._last = chunk
         if self._model_from_stream and not self._choices:
             self._read_model(chunk)
         choices = chunk.get("choices")
         if type(choices) is list and len(choices) == 1:
-            # The common case, once per chunk: written for speed.
+            # The common case, once per chunk: written for speed (`dict.copy` is the fastest
+            # copy of a small dict, then one item set).
             choice = choices[0]
             try:
                 state = self._choices[choice["index"]]
             except (KeyError, TypeError, IndexError):  # a new index, or not a choice at all
                 state = None
-            taken = state.take(choice) if state is not None else self._take(0, choice)
+            if state is not None and type(choice) is dict:
+                taken = state.take(choice)
+            else:
+                taken = self._take(0, choice)
             if isinstance(taken, dict):
-                last = {**chunk}  # then one item set: faster than `{**chunk, "choices": …}`
+                last = chunk.copy()
                 last["choices"] = [taken]
                 if "usage" in last:
                     last["usage"] = copy_json(last["usage"])
-                return [self._with_diagnostics(last) if self._pending else last]
+                return self._with_diagnostics(last) if self._pending else last
             per_choice = [taken]
             last = copy_chunk(chunk)
             last["choices"] = [taken[-1]]
@@ -136,7 +148,7 @@ class StreamRecovery:
             if chunk.get("error") is not None:
                 # An error reported in the stream: the turn ends here, then the error goes on.
                 return [*self._terminal(Terminal.ERROR), self._with_diagnostics(copy_chunk(chunk))]
-            return [self._with_diagnostics(copy_chunk(chunk))]
+            return self._with_diagnostics(copy_chunk(chunk))
         else:
             per_choice = [self._take(position, choice) for position, choice in enumerate(choices)]
             last = copy_chunk(chunk)
@@ -163,8 +175,10 @@ class StreamRecovery:
     # ---------------------------------------------------------------------------- internals
 
     def _take(self, position: int, choice: object) -> list[Any]:
-        if type(choice) is not dict and not isinstance(choice, Mapping):
-            return [choice]
+        if type(choice) is not dict:
+            if not isinstance(choice, Mapping):
+                return [choice]
+            choice = dict(choice)
         index = choice.get("index", position)
         state = self._choices.get(index) if type(index) is int else None
         if state is None:
@@ -297,13 +311,13 @@ class RecoveredStream(Iterator[dict[str, Any]]):
     def _drive(self, source: Iterator[Mapping[str, Any]]) -> Generator[dict[str, Any], None, None]:
         self._started = True
         recovery = self._recovery
-        feed = recovery.feed
+        send_on = recovery.send_on
         ended = False
         try:
             for chunk in source:
-                out = feed(chunk)
-                if len(out) == 1:
-                    yield out[0]
+                out = send_on(chunk)
+                if isinstance(out, dict):
+                    yield out
                 else:
                     yield from out
             ended = True
@@ -361,8 +375,12 @@ class AsyncRecoveredStream(AsyncIterator[dict[str, Any]]):
         ended = False
         try:
             async for chunk in source:
-                for out in recovery.feed(chunk):
+                out = recovery.send_on(chunk)
+                if isinstance(out, dict):
                     yield out
+                else:
+                    for one in out:
+                        yield one
             ended = True
             for out in recovery.end(Terminal.END):
                 yield out

@@ -101,25 +101,29 @@ CALL_BATCH = 256
 class TextLeg:
     """The parsers of one choice's visible text; `feed(text)` / `finish()` return `Piece`s."""
 
-    __slots__ = ("_batch", "_batched", "_in_call", "_stages", "finished")
+    __slots__ = ("_in_call", "_stages", "batch", "finished", "room")
 
     def __init__(self, protocols: Sequence[str], tools: list[Tool] | None) -> None:
         self._stages = [_Stage(p, stream_parser(p, tools), tools) for p in protocols]
         self._in_call = False  # some parser of the chain is inside a call
-        self._batch: list[str] = []
-        self._batched = 0
+        #: While a call is being read, its text waits in `batch` (see `CALL_BATCH`); `room` is
+        #: how many more characters may wait before the parsers read them (0 outside a call).
+        #: A piece shorter than `room` may be appended by the caller itself (and `room` reduced
+        #: by its length) instead of going through `feed`: nothing of it is read yet.
+        self.batch: list[str] = []
+        self.room = 0
         self.finished = False
 
     def feed(self, text: str) -> str | list[Piece]:
         """The pieces `text` completes; just the visible text (a str) when that is all."""
-        if self._in_call:
-            self._batch.append(text)
-            self._batched += len(text)
-            if self._batched < CALL_BATCH:
+        if self.room:
+            self.batch.append(text)
+            if len(text) < self.room:
+                self.room -= len(text)
                 return ""
-            text = "".join(self._batch)
-            self._batch.clear()
-            self._batched = 0
+            text = "".join(self.batch)
+            self.batch.clear()
+            self.room = CALL_BATCH
         # The common case, once per chunk and parser: only visible text or a call's progress,
         # the text one parser leaves going on to the next.
         for stage in self._stages:
@@ -150,10 +154,10 @@ class TextLeg:
         """What the text batched so far completes: it arrived before whatever ends the stream,
         so a call it closes was complete then (an error does not cut it)."""
         out: list[Piece] = []
-        if self._batch and not self.finished:
-            text = "".join(self._batch)
-            self._batch.clear()
-            self._batched = 0
+        if self.batch and not self.finished:
+            text = "".join(self.batch)
+            self.batch.clear()
+            self.room = CALL_BATCH
             self._run(0, text, out)
         return out
 
@@ -200,6 +204,10 @@ class TextLeg:
     def _in_call_of(self, stage: _Stage, in_call: bool) -> None:
         stage.in_call = in_call
         self._in_call = in_call or any(s.in_call for s in self._stages)
+        if not self._in_call:
+            self.room = 0
+        elif not self.room:
+            self.room = CALL_BATCH
 
     def _reasoning(self, stage: _Stage, event: ReasoningDelta, out: list[Piece]) -> None:
         """Reasoning text, or a span's marker (markup only): opens or closes the span."""
