@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolmend.guard import Interceptor, classify_error
+from toolmend.guard import guidance as guidance_module
 from toolmend.guard.guidance import (
     DEFAULT_MAX_BYTES,
     Guidance,
@@ -238,3 +239,19 @@ def test_many_tools_are_trimmed_to_fit_and_the_nearest_names_are_kept() -> None:
     assert len(text.encode("utf-8")) <= DEFAULT_MAX_BYTES
     assert "NEXT:" in text and wanted in text
     assert f"Did you mean `{wanted}`?" in text
+
+
+def test_guidance_computes_only_the_fields_its_pattern_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a missing file's guidance shows no example call: building it must not make one
+    def refuse(tool: object) -> str:
+        raise AssertionError("example_call made for a pattern that does not show it")
+
+    monkeypatch.setattr(guidance_module, "example_call", refuse)
+    cls = classify_error("Error: ENOENT: no such file or directory, open 'src/a.py'")
+    assert "{example}" not in " ".join([cls.pattern.what, cls.pattern.why, *cls.pattern.next])
+    built = guidance_module.build_guidance(
+        cls, GuidanceContext(tool_name="read_file"), occurrence=1
+    )
+    assert built.category == "FILE_NOT_FOUND" and "`read_file`" in built.render()

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolmend.guard import InterceptorConfig, guard_history
-from toolmend.guard.history import GUIDANCE_PREFIX
+from toolmend.guard.guidance import redact_secrets, truncate_utf8
+from toolmend.guard.history import GUIDANCE_PREFIX, KEPT_ORIGINAL_MEMO, kept_original
 from toolmend.guard.interceptor import PREFLIGHT_MEMO, RESULT_MEMO
 from toolmend.guard.memo import MAX_ENTRY_CHARS, PureMemo
 
@@ -44,6 +45,7 @@ TOOLS = [
 def _clear() -> None:
     PREFLIGHT_MEMO.clear()
     RESULT_MEMO.clear()
+    KEPT_ORIGINAL_MEMO.clear()
 
 
 def _history(results: list[str], calls: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -79,7 +81,7 @@ def test_a_replay_with_every_result_memoised_equals_a_fresh_one_over_the_real_er
     messages = _history(texts, CALLS)
     _clear()
     fresh = guard_history(messages, tools=TOOLS)
-    assert len(RESULT_MEMO) > 0 and len(PREFLIGHT_MEMO) > 0
+    assert len(RESULT_MEMO) > 0 and len(PREFLIGHT_MEMO) > 0 and len(KEPT_ORIGINAL_MEMO) > 0
     memoised = guard_history(messages, tools=TOOLS)
     assert json.dumps(memoised) == json.dumps(fresh)
 
@@ -169,3 +171,14 @@ def test_a_kept_none_is_told_apart_from_a_miss() -> None:
     memo.put("success", None, 7)
     assert memo.get("success") == (None,)
     assert memo.get("other") is None
+
+
+def test_a_failed_results_original_is_masked_and_cut_once_per_text() -> None:
+    _clear()
+    original = "  Error: auth failed for api_key=sk-abcdefghijklmnop1234 " + "x" * 3000
+    first = kept_original(original, 512)
+    assert first == truncate_utf8(redact_secrets(original.strip()), 512)
+    assert "sk-abcdefghijklmnop1234" not in first
+    assert kept_original(original, 512) is first  # the memo's answer, not a new string
+    assert kept_original(original, 64) != first  # the bytes kept are part of the key
+    assert kept_original(original, 0) == ""

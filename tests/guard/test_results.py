@@ -128,3 +128,21 @@ def test_a_traceback_shown_by_a_content_tool_is_data() -> None:
 
 def test_prose_that_names_an_exception_later_in_the_line_is_not_a_failure() -> None:
     assert not classify_result("Fixed the KeyError: it was a typo.", tool="lookup").failed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Invalid input for tool edit_file: missing required parameter 'path'",
+        "MCP error -32602: Tool search_code not found",
+        "Error executing tool fetch_page: connection refused",
+        "Error calling MCP tool create_issue: 403",
+    ],
+)
+def test_an_agents_or_mcp_clients_failure_prefix_is_a_failure_of_any_tool(text: str) -> None:
+    assert classify_result(text, tool="edit_file").failed
+
+
+def test_prose_that_only_mentions_invalid_input_is_not_a_failure() -> None:
+    text = "Summary: the invalid input for tool edit_file case is now covered by a test."
+    assert not classify_result(text, tool="edit_file").failed

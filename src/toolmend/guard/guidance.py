@@ -14,9 +14,10 @@ failed edit come from the file (not the arguments) and pass through `redact_secr
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,9 @@ MAX_LISTED_TOOLS = 24
 TOOL_LIST_SHARE = 3
 #: Example calls longer than this are cut to the required keys that fit.
 MAX_EXAMPLE_CHARS = 240
+#: Tool lists ranked for an unknown name that are remembered (`listed_tools`): a few agents'
+#: tool sets times the names their models got wrong.
+LISTED_TOOLS_CACHE = 512
 #: Failed-edit near-miss search bounds: file lines scanned, search lines compared, windows tried.
 MAX_FILE_LINES = 5_000
 MAX_SEARCH_LINES = 40
@@ -233,14 +237,17 @@ def example_call(tool: Tool | None) -> str:
     props = tool.parameters.get("properties")
     props = props if isinstance(props, Mapping) else {}
     keys = required_params(tool) or [k for k in props if safe_identifier(k)][:2]
-    args: dict[str, object] = {}
+    # each key's `"key": value` is serialised once (json.dumps of a dict joins them with ", "),
+    # so checking the length after each key costs one pair, not the whole example again
+    pairs: list[str] = []
+    length = len(tool.name) + 4  # name, parentheses, braces
     for key in keys:
-        args[key] = _placeholder(key, props.get(key))
-        text = f"{tool.name}({json.dumps(args, ensure_ascii=False)})"
-        if len(text) > MAX_EXAMPLE_CHARS:
-            del args[key]
+        pair = json.dumps({key: _placeholder(key, props.get(key))}, ensure_ascii=False)[1:-1]
+        length += len(pair) + (2 if pairs else 0)
+        if length > MAX_EXAMPLE_CHARS:
             break
-    return f"{tool.name}({json.dumps(args, ensure_ascii=False)})"
+        pairs.append(pair)
+    return f"{tool.name}({{{', '.join(pairs)}}})"
 
 
 def _edit_search_text(arguments: Mapping[str, Any] | None) -> str | None:
@@ -309,13 +316,40 @@ class _Fields(dict[str, str]):
         return ""
 
 
+class _LazyFields(_Fields):
+    """A pattern's template fields, each computed the first time a template names it.
+
+    Most patterns name two or three of the fields; the example call (JSON of the schema's
+    required keys), the listed tools and the nearest tool name cost more than the rest of the
+    guidance together, so they are made only for the templates that show them."""
+
+    __slots__ = ("_makers",)
+
+    def __init__(self, makers: Mapping[str, Callable[[], str]]) -> None:
+        super().__init__()
+        self._makers = makers
+
+    def __missing__(self, key: str) -> str:
+        make = self._makers.get(key)
+        value = make() if make is not None else ""
+        self[key] = value
+        return value
+
+
 def listed_tools(names: Sequence[str], requested: str | None, max_bytes: int) -> str:
     """Tool names for guidance, at most `max_bytes` UTF-8 bytes and `MAX_LISTED_TOOLS` names.
 
     With a requested (unknown) name the nearest names come first, so trimming a long list
     keeps the ones the model most likely meant; otherwise the declared order is kept. The
-    number of names left out is said at the end.
+    number of names left out is said at the end. Pure in its inputs and kept for the last
+    `LISTED_TOOLS_CACHE` of them: ranking a tool list by similarity scores every name, and a
+    replayed history asks again for the same unknown names under the same tool list.
     """
+    return _listed_tools(tuple(names), requested, max_bytes)
+
+
+@functools.lru_cache(maxsize=LISTED_TOOLS_CACHE)
+def _listed_tools(names: tuple[str, ...], requested: str | None, max_bytes: int) -> str:
     ordered = list(names)
     if requested:
         key = requested.lower()
@@ -335,42 +369,52 @@ def listed_tools(names: Sequence[str], requested: str | None, max_bytes: int) ->
 def _fields(cls: Classification, ctx: GuidanceContext, max_bytes: int) -> _Fields:
     tool_name = safe_identifier(ctx.tool_name) or cls.failed_tool
     param = cls.param
-    required = required_params(ctx.tool)
-    names = [n for n in ctx.tool_names or cls.available_tools if safe_identifier(n)]
     requested = cls.requested_tool or tool_name
-    suggestion = ""
-    if requested and names:
+
+    def names() -> list[str]:
+        return [n for n in ctx.tool_names or cls.available_tools if safe_identifier(n)]
+
+    def required() -> str:
+        return ", ".join(f"`{r}`" for r in required_params(ctx.tool))
+
+    def suggestion() -> str:
+        declared = names()
+        if not (requested and declared):
+            return ""
         # A declared name is its own closest match: found without difflib's scoring.
         close = (
             [requested]
-            if requested in names
-            else difflib.get_close_matches(requested, names, n=1, cutoff=0.6)
+            if requested in declared
+            else difflib.get_close_matches(requested, declared, n=1, cutoff=0.6)
         )
-        if close:
-            suggestion = f"Did you mean `{close[0]}`?"
-    listed = listed_tools(names, cls.requested_tool, max_bytes // TOOL_LIST_SHARE)
-    match = ""
-    if cls.category is Category.DIFF_MATCH_FAILED and ctx.file_content is not None:
+        return f"Did you mean `{close[0]}`?" if close else ""
+
+    def listed() -> str:
+        shown = listed_tools(names(), cls.requested_tool, max_bytes // TOOL_LIST_SHARE)
+        return shown or "the tools listed in your tool definitions"
+
+    def match() -> str:
+        if cls.category is not Category.DIFF_MATCH_FAILED or ctx.file_content is None:
+            return ""
         search = _edit_search_text(ctx.arguments)
         near = closest_lines(ctx.file_content, search) if search else None
-        if near is not None:
-            match = near.describe()
-    example = example_call(ctx.tool)
-    return _Fields(
-        tool=f"`{tool_name}`" if tool_name else "tool",
-        param=f"`{param}`" if param else "",
-        param_or_required=f"`{param}`"
-        if param
-        else (", ".join(f"`{r}`" for r in required) or "(see schema)"),
-        param_or_a=f"parameter `{param}`" if param else "a parameter",
-        param_or_each=f"`{param}`" if param else "each parameter",
-        required=", ".join(f"`{r}`" for r in required) or "see the tool schema",
-        example=example or "see the tool schema",
-        tools=listed or "the tools listed in your tool definitions",
-        suggestion=suggestion,
-        tool_or_requested=f"`{requested}`" if requested else "you called",
-        match=match,
-        got=ctx.got_type or "value that is not a string",
+        return near.describe() if near is not None else ""
+
+    return _LazyFields(
+        {
+            "tool": lambda: f"`{tool_name}`" if tool_name else "tool",
+            "param": lambda: f"`{param}`" if param else "",
+            "param_or_required": lambda: f"`{param}`" if param else (required() or "(see schema)"),
+            "param_or_a": lambda: f"parameter `{param}`" if param else "a parameter",
+            "param_or_each": lambda: f"`{param}`" if param else "each parameter",
+            "required": lambda: required() or "see the tool schema",
+            "example": lambda: example_call(ctx.tool) or "see the tool schema",
+            "tools": listed,
+            "suggestion": suggestion,
+            "tool_or_requested": lambda: f"`{requested}`" if requested else "you called",
+            "match": match,
+            "got": lambda: ctx.got_type or "value that is not a string",
+        }
     )
 
 
@@ -406,11 +450,11 @@ def build_guidance(
             blocking=blocking,
             max_bytes=max_bytes,
         )
-    fields = _fields(cls, ctx, max_bytes)
     if pattern is STUCK_LOOP_PATTERN or (
         occurrence >= stuck_after and pattern.disposition is not Disposition.AWAIT_USER
     ):
         return _stuck_loop(cls, ctx, occurrence, original, blocking, max_bytes)
+    fields = _fields(cls, ctx, max_bytes)
     what = pattern.what.format_map(fields).strip()
     why = pattern.why.format_map(fields).strip()
     items = [item.format_map(fields).strip() for item in pattern.next]

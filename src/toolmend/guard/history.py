@@ -18,6 +18,7 @@ from typing import Any
 
 from toolmend.guard.guidance import Guidance, redact_secrets, truncate_utf8
 from toolmend.guard.interceptor import GuardSession, InterceptorConfig
+from toolmend.guard.memo import PureMemo
 from toolmend.guard.preflight import PreflightChecker, view_call
 from toolmend.model import ToolsLike, coerce_tools
 
@@ -26,11 +27,29 @@ from toolmend.model import ToolsLike, coerce_tools
 ORIGINAL_MARKER = "--- original tool output (truncated) ---"
 GUIDANCE_PREFIX = "[toolmend guidance v"
 
+#: The failed results of a history, as they are shown under their guidance (secrets masked,
+#: truncated), keyed by the original text and the bytes kept: a replayed history shows the same
+#: failures again on every request, and masking secrets is the costliest step of a guided result.
+KEPT_ORIGINAL_MEMO: PureMemo[str] = PureMemo()
+
+
+def kept_original(original: str, keep_bytes: int) -> str:
+    """`original` as it is kept under guidance: stripped, secrets masked, cut to `keep_bytes`."""
+    if not keep_bytes:
+        return ""
+    key = (original, keep_bytes)
+    hit = KEPT_ORIGINAL_MEMO.get(key)
+    if hit is not None:
+        return hit[0]
+    kept = truncate_utf8(redact_secrets(original.strip()), keep_bytes)
+    KEPT_ORIGINAL_MEMO.put(key, kept, len(original))
+    return kept
+
 
 def compose_result(guidance: Guidance, original: str, keep_bytes: int) -> str:
     """The tool-result text for a failure: the guidance block, then the original error."""
     block = guidance.render()
-    kept = truncate_utf8(redact_secrets(original.strip()), keep_bytes) if keep_bytes else ""
+    kept = kept_original(original, keep_bytes)
     if not kept:
         return block
     return f"{block}\n{ORIGINAL_MARKER}\n{kept}"

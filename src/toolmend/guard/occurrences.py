@@ -17,6 +17,7 @@ Rules:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -44,7 +45,16 @@ def normalise_signature(text: str) -> str:
     Positions, line numbers, token counts and timestamps change between otherwise identical
     errors; folding them keeps "the same mistake" the same fingerprint.
     """
-    head = text[: MAX_SIGNATURE_CHARS * 4]
+    return _fold(text[: MAX_SIGNATURE_CHARS * 4])
+
+
+#: Signatures remembered, keyed by the bounded head they are folded from: a replayed history
+#: folds the same failures on every request.
+SIGNATURE_CACHE = 4096
+
+
+@functools.lru_cache(maxsize=SIGNATURE_CACHE)
+def _fold(head: str) -> str:
     folded = _SPACE.sub(" ", _DIGITS.sub("#", head.lower())).strip()
     return folded[:MAX_SIGNATURE_CHARS]
 

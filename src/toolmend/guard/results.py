@@ -107,7 +107,10 @@ _FAILURE_PREFIX = re.compile(
     r"(?:error\s*:|\[error\]|tool execution failed\s*:|<tool_use_error>"
     r"|(?:context |operation |request |tool (?:call |execution )?)?cancell?ed\b"
     r"|(?:the )?(?:operation |request |command |tool (?:call |execution )?)?timed out\b"
-    r"|timeout\s*:|HTTP/\d(?:\.\d)? [45]\d\d\b|HTTP (?:error )?[45]\d\d\b)",
+    r"|timeout\s*:|HTTP/\d(?:\.\d)? [45]\d\d\b|HTTP (?:error )?[45]\d\d\b"
+    # the agents' and MCP clients' own failure prefixes (`guard/envelope.py` peels the same)
+    r"|MCP error -?\d+\s*:|Invalid (?:input|arguments) for (?:tool )?[`'\"]?[\w.\-]+[`'\"]?\s*:"
+    r"|Error (?:executing|invoking|calling|running) (?:tool |MCP tool )?[`'\"]?[\w.\-]+)",
     re.IGNORECASE,
 )
 #: An uncaught exception reported as the whole result: a Python traceback header, or a first

@@ -763,8 +763,8 @@ UNKNOWN_MODEL = words(
     "litellm ollama lmstudio",
     r"\bmodel [`'\"][^`'\"\n]{1,80}[`'\"] (?:does not exist|doesn't exist|not found|is not "
     r"(?:available|found|served|loaded))\b",
-    r"\b(?:LLM |model )?provider (?:was |is )?not (?:provided|specified|given|recogni[sz]ed|"
-    r"supported)\b|\bunknown (?:LLM |model )?provider\b|\bmodel_not_found\b",
+    r"\bprovider (?:was |is )?not (?:provided|specified|given|recogni[sz]ed|supported)\b"
+    r"|\bunknown (?:LLM |model )?provider\b|\bmodel_not_found\b",
 )
 #: An HTTP API that rejected the values of a request it understood: "422 Validation Failed
 #: [{Resource:PullRequest Field:head Code:invalid}]" (GitHub through go-github), "422
@@ -1326,7 +1326,8 @@ _OPTION_WITH_DASHES = (
     r"|^(?-i:unknown (?:shorthand )?flag): "
     r"|^(?!(?:error|warning|fatal):)(?-i:[a-z][\w.+\-]{0,30}): (?-i:unknown|unrecognized|invalid"
     r"|illegal) (?:shorthand )?(?:flag|option)s?:? [`'\"]?-"
-    r"|\b(?:option|flag) [`'\"]?-{1,2}[\w-]+[`'\"]?[^\n]{0,10}?\b(?:perhaps|did) you mean(?:t)?\b"
+    r"|^(?:invalid|unknown|unrecognized) (?:option|flag) [`'\"]?-{1,2}[\w-]+[`'\"]?[^\n]{0,10}?"
+    r"\b(?:perhaps|did) you mean(?:t)?\b"
 )
 #: A compiled program's crash: Rust's panic line, Go's panic and its goroutine dump.
 _NATIVE_PANIC = (
