@@ -8,7 +8,7 @@ own API (`api = "anthropic"` or `"responses"`), the client's body is forwarded i
 history guarded, and the upstream's events go through the same pipeline (`frontends.forwarding`).
 The client chunks that path yields are written in the front-end's grammar
 (`frontends.messages_stream`, `frontends.responses_stream`), with a keep-alive while the
-upstream is silent. Errors come in the front-end's own error shape.
+stream is silent (`frontends.keepalive`). Errors come in the front-end's own error shape.
 Conversations for `previous_response_id` are kept in the configured response store
 (`[frontends] response_store`, default: an SQLite file in the user's cache). It keeps nothing
 between requests except what it stores there.
@@ -17,7 +17,6 @@ between requests except what it stores there.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -52,8 +51,13 @@ from toolmend.server.frontends.anthropic_upstream import (
 )
 from toolmend.server.frontends.chat_request import ChatRequest
 from toolmend.server.frontends.forwarding import ForwardingPipeline
+from toolmend.server.frontends.keepalive import KeepAliveSSEResponse
 from toolmend.server.frontends.messages import MessagesRequestError, translate_request
-from toolmend.server.frontends.messages_stream import MessagesStream, message_from_chunks
+from toolmend.server.frontends.messages_stream import (
+    MessagesStream,
+    message_from_chunks,
+    ping,
+)
 from toolmend.server.frontends.response_store import ResponseStore, open_store
 from toolmend.server.frontends.responses import (
     ResponsesChatRequest,
@@ -70,11 +74,11 @@ from toolmend.server.frontends.tokens import (
     count_chat_tokens,
 )
 from toolmend.server.requestlog import RequestRecord
-from toolmend.server.sse_response import LastFrames, SSEResponse
+from toolmend.server.sse_response import LastFrames
 from toolmend.server.upstream import UpstreamError, upstream_headers
 
-#: Seconds of upstream silence before a keep-alive goes to the client (Claude Code and Codex
-#: both drop a stream that stays quiet for long; a slow prefill is normal for large prompts).
+#: Seconds without a write before a keep-alive goes to the client (Claude Code and Codex both
+#: drop a stream that stays quiet for long; a slow prefill is normal for large prompts).
 KEEPALIVE_SECONDS = 10.0
 #: Where `previous_response_id` conversations are kept when no store is configured.
 DEFAULT_STORE = Path("~/.cache/toolmend/responses.sqlite3")
@@ -89,8 +93,6 @@ _ANTHROPIC_ERROR_TYPES = {
     529: "overloaded_error",
 }
 _KEEPALIVE_COMMENT = b": keep-alive\n\n"
-#: Chunks read ahead of the client at most (backpressure: a slow client slows the upstream).
-KEEPALIVE_QUEUE = 64
 
 Translate = Callable[[dict[str, Any], str], ChatRequest]
 
@@ -199,71 +201,10 @@ def _client_authorization(request: Request) -> str | None:
     return authorization
 
 
-@dataclass(frozen=True, slots=True)
-class _Failed:
-    """The exception that ended the upstream's chunks, raised again on the client's side."""
-
-    error: Exception
-
-
-_END = object()
-
-
-async def _with_keepalive(
-    chunks: AsyncIterator[dict[str, Any]],
-) -> AsyncIterator[dict[str, Any] | None]:
-    """The chunks, with None whenever the upstream was silent for `KEEPALIVE_SECONDS`.
-
-    The chunks are read by a task into a bounded queue, and one timer per stream, re-armed
-    only when it fires, puts a None in when nothing came for that long while the queue is
-    empty: a busy stream pays a queue hand-off per chunk, not a timeout around every wait (a
-    task and a timer per chunk cost about 90 µs here, a timeout per wait about 3 µs).
-    Cancelling the client's side cancels the reading task, which closes the upstream.
-    """
-    queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=KEEPALIVE_QUEUE)
-    loop = asyncio.get_running_loop()
-    heard = loop.time()  # when the upstream last sent a chunk (or a keep-alive went out)
-
-    async def read() -> None:
-        nonlocal heard
-        try:
-            async for chunk in chunks:
-                heard = loop.time()
-                await queue.put(chunk)
-        except Exception as exc:
-            await queue.put(_Failed(exc))
-            return
-        await queue.put(_END)
-
-    timer: asyncio.TimerHandle | None = None
-
-    def tick() -> None:
-        nonlocal heard, timer
-        now = loop.time()
-        if now - heard >= KEEPALIVE_SECONDS and queue.empty():
-            queue.put_nowait(None)
-            heard = now
-        timer = loop.call_at(heard + KEEPALIVE_SECONDS, tick)
-
-    timer = loop.call_at(heard + KEEPALIVE_SECONDS, tick)
-    reader = asyncio.ensure_future(read())
-    try:
-        while True:
-            item = await queue.get()
-            if item is _END:
-                return
-            if isinstance(item, _Failed):
-                raise item.error
-            yield item
-    finally:
-        timer.cancel()
-        reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await reader
-
-
 def _frames(events: list[dict[str, Any]]) -> bytes:
     """The SSE frames of `events`, as one write."""
+    if len(events) == 1:  # most upstream chunks become one event
+        return sse_frame(events[0])
     return b"".join([sse_frame(event) for event in events])
 
 
@@ -273,7 +214,6 @@ async def _events(
     pipeline: ChatPipeline,
     source: AsyncIterator[dict[str, Any]],
     writer: MessagesStream | ResponsesStream,
-    keepalive: Callable[[], bytes],
     on_error: Callable[[str, str], list[dict[str, Any]]],
     on_done: Callable[[], None] = lambda: None,
 ) -> AsyncIterator[bytes]:
@@ -285,10 +225,7 @@ async def _events(
     ended = False
     try:
         yield _frames(writer.start())
-        async for chunk in _with_keepalive(pipeline.answer(source)):
-            if chunk is None:
-                yield keepalive()
-                continue
+        async for chunk in pipeline.answer(source):
             record.mark_first_chunk()
             events = writer.feed(chunk)
             if events:
@@ -407,10 +344,9 @@ async def _serve_messages(request: Request, state: ServerState, record: RequestR
             pipeline,
             source,
             writer,
-            lambda: sse_frame({"type": "ping"}),
             lambda message, _code: [_anthropic_error(502, message)],
         )
-        return SSEResponse(stream)
+        return KeepAliveSSEResponse(stream, sse_frame(ping()), KEEPALIVE_SECONDS)
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:
@@ -541,11 +477,10 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
             pipeline,
             source,
             writer,
-            lambda: _KEEPALIVE_COMMENT,
             writer.fail,
             lambda: save(writer.response_id, writer.output),
         )
-        return SSEResponse(stream)
+        return KeepAliveSSEResponse(stream, _KEEPALIVE_COMMENT, KEEPALIVE_SECONDS)
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:

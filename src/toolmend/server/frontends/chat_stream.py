@@ -162,6 +162,30 @@ class ChatStreamReader:
             pieces.append(Piece("call_arguments", text, call))
 
 
+def plain_text(chunk: Mapping[str, Any]) -> str | None:
+    """The text of a chunk that carries nothing but visible text: one choice, choice 0, whose
+    delta is only its `content`, with no finish reason, stop string or usage; None for any
+    other chunk. Nearly every chunk of an answer is one (the pipeline writes text as
+    `{"content": ...}` deltas), and reading one changes nothing in a `ChatStreamReader` but
+    yields that text as one `text` piece, so a writer may take the text without the reader."""
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1 or chunk.get("usage") is not None:
+        return None
+    choice = choices[0]
+    if (
+        type(choice) is not dict
+        or choice.get("finish_reason") is not None
+        or choice.get("stop_reason") is not None
+        or choice.get("index", 0) != 0
+    ):
+        return None
+    delta = choice.get("delta")
+    if type(delta) is not dict or len(delta) != 1:
+        return None
+    text = delta.get("content")
+    return text if text and type(text) is str else None
+
+
 def late_fragment(index: int, protocol: str) -> Diagnostic:
     """A call's arguments arrived after another block opened: the grammar cannot take them."""
     return Diagnostic(

@@ -35,6 +35,7 @@ from toolmend.server.frontends.chat_stream import (
     ToolCallState,
     cached_tokens,
     late_fragment,
+    plain_text,
 )
 from toolmend.server.frontends.ids import new_id
 from toolmend.server.frontends.messages import PROTOCOL, TOOL_USE_ID_PREFIX
@@ -94,6 +95,10 @@ class MessagesStream:
         return [{"type": "message_start", "message": message}, ping()]
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
+        text = plain_text(chunk)
+        if text is not None and self._open_kind == "text":  # the hot path: more of the text
+            self._count_output(text)
+            return [self._text_delta(text)]
         events = [] if self._started else self.start()
         for piece in self._reader.feed(chunk):
             self._write(piece, events)
@@ -151,32 +156,35 @@ class MessagesStream:
             out[CACHE_CREATION_FIELD] = written
         return out
 
-    def _write(self, piece: Piece, events: list[Event]) -> None:
-        text = piece.text
-        # The documented estimate, summed in place (ASCII text: a quarter token a character).
+    def _count_output(self, text: str) -> None:
+        """The documented estimate, summed in place (ASCII text: a quarter token a character)."""
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
-        if piece.kind == "text" and self._open_kind == "text":  # the hot path
-            delta = {"type": "text_delta", "text": text}
+
+    def _text_delta(self, text: str) -> Event:
+        delta = {"type": "text_delta", "text": text}
+        return {"type": "content_block_delta", "index": self._block_index, "delta": delta}
+
+    def _write(self, piece: Piece, events: list[Event]) -> None:
+        self._count_output(piece.text)
+        if piece.kind == "text":
+            self._ensure_open("text", None, events)
+            events.append(self._text_delta(piece.text))
         elif piece.kind == "reasoning":
             self._ensure_open("thinking", None, events)
             delta = {"type": "thinking_delta", "thinking": piece.text}
-        elif piece.kind == "text":
-            self._ensure_open("text", None, events)
-            delta = {"type": "text_delta", "text": piece.text}
+            events.append(
+                {"type": "content_block_delta", "index": self._block_index, "delta": delta}
+            )
         elif piece.kind == "call_open":
             assert piece.call is not None
             self._ensure_open("tool_use", piece.call.index, events, piece)
-            return
         elif piece.kind == "native":
             assert piece.item is not None
             self._native_block(piece.item, events)
-            return
-        else:
+        else:  # a call's arguments: sent whole when its block closes (`_close`)
             assert piece.call is not None
             if self._open_call != piece.call.index:
                 self.diagnostics.append(late_fragment(piece.call.index, PROTOCOL))
-            return  # sent whole when the block closes (`_close`)
-        events.append({"type": "content_block_delta", "index": self._block_index, "delta": delta})
 
     def _ensure_open(
         self, kind: str, call: int | None, events: list[Event], piece: Piece | None = None

@@ -35,6 +35,7 @@ from toolmend.server.frontends.chat_stream import (
     ToolCallState,
     cached_tokens,
     late_fragment,
+    plain_text,
 )
 from toolmend.server.frontends.ids import new_id
 from toolmend.server.frontends.responses import (
@@ -122,6 +123,10 @@ class ResponsesStream:
         ]
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
+        text = plain_text(chunk)
+        item = self._open
+        if text is not None and item is not None and item["type"] == "message":  # the hot path
+            return [self._text_delta(item, text)]
         events = self.start()
         for piece in self._reader.feed(chunk):
             self._write(piece, events)
@@ -179,27 +184,30 @@ class ResponsesStream:
 
     # -- items ---------------------------------------------------------------------------
 
+    def _text_delta(self, item: Mapping[str, Any], text: str) -> Event:
+        """A text delta of the open reasoning or message item; its text is kept in `_open_text`
+        (joined once at the item's end, so a long answer costs linear time)."""
+        self._open_text.append(text)
+        event = {
+            "type": _TEXT_DELTA[item["type"]],
+            "sequence_number": self._sequence,
+            "item_id": item["id"],
+            "output_index": item["_index"],
+            "content_index": 0,
+            "delta": text,
+        }
+        if item["type"] == "message":
+            event["logprobs"] = []
+        self._sequence += 1
+        return event
+
     def _write(self, piece: Piece, events: list[Event]) -> None:
-        # The hot path: one event per text chunk, its text kept in `_open_text` (joined once at
-        # the item's end, so a long answer costs linear time).
         if piece.kind == "reasoning" or piece.kind == "text":
             kind = "reasoning" if piece.kind == "reasoning" else "message"
-            open_item = self._open
-            if open_item is None or open_item["type"] != kind:
-                open_item = self._ensure(kind, events)
-            self._open_text.append(piece.text)
-            event = {
-                "type": _TEXT_DELTA[kind],
-                "sequence_number": self._sequence,
-                "item_id": open_item["id"],
-                "output_index": open_item["_index"],
-                "content_index": 0,
-                "delta": piece.text,
-            }
-            if kind == "message":
-                event["logprobs"] = []
-            self._sequence += 1
-            events.append(event)
+            item = self._open
+            if item is None or item["type"] != kind:
+                item = self._ensure(kind, events)
+            events.append(self._text_delta(item, piece.text))
         elif piece.kind == "call_open":
             assert piece.call is not None
             self._open_tool(piece.call, events)

@@ -1,0 +1,69 @@
+"""The front-ends' streaming response: `SSEResponse` with a keep-alive written while it is silent.
+
+Claude Code and Codex drop a stream that stays quiet for long, and a slow prefill or a long
+tool call the Messages grammar sends whole at its end can be quiet for longer than that.
+`KeepAliveSSEResponse` writes its keep-alive frame (a `ping` event, an SSE comment) whenever
+nothing was written for `seconds`, from one timer per stream that is re-armed only when it
+fires: the body is read in the response's own task, as the chat endpoint's is, so a busy stream
+pays a clock read per write and nothing else (a reading task and a queue between it and the
+writer cost a task switch and about 15 Python calls per chunk). The keep-alive is a write of
+its own, made only between the body's writes and never after the body ended; a body write
+waits for a keep-alive still in flight, so the two never overlap. This module frames nothing
+and never decides what a stream contains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable
+
+from starlette.types import Message, Send
+
+from toolmend.server.sse_response import SSEResponse
+
+
+class KeepAliveSSEResponse(SSEResponse):
+    """An `SSEResponse` that writes `keepalive` after `seconds` without a write."""
+
+    def __init__(self, body: AsyncIterable[bytes], keepalive: bytes, seconds: float) -> None:
+        super().__init__(body)
+        self._keepalive = keepalive
+        self._seconds = seconds
+
+    async def stream_response(self, send: Send) -> None:
+        loop = asyncio.get_running_loop()
+        seconds, frame = self._seconds, self._keepalive
+        wrote = loop.time()  # when the last write began
+        writing = True  # until the response's start is written
+        ended = False
+        beat: asyncio.Future[None] | None = None  # the keep-alive write in flight, if any
+        timer: asyncio.TimerHandle | None = None
+
+        async def write(message: Message) -> None:
+            nonlocal wrote, writing, ended
+            if beat is not None and not beat.done():
+                await beat
+            wrote = loop.time()
+            writing = True
+            ended = not message.get("more_body", False) and message["type"] == "http.response.body"
+            await send(message)
+            writing = False
+
+        def tick() -> None:
+            nonlocal wrote, beat, timer
+            now = loop.time()
+            if now - wrote >= seconds and not writing and not ended:
+                message = {"type": "http.response.body", "body": frame, "more_body": True}
+                beat = asyncio.ensure_future(send(message))
+                wrote = now
+            timer = loop.call_at(wrote + seconds, tick)
+
+        timer = loop.call_at(wrote + seconds, tick)
+        try:
+            await super().stream_response(write)
+        finally:
+            timer.cancel()
+            if beat is not None:
+                if beat.done() and not beat.cancelled():
+                    beat.exception()  # retrieved: a failed keep-alive is the connection's end
+                beat.cancel()
