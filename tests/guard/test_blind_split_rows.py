@@ -1,0 +1,201 @@
+"""The blind batches (`data/blind2_errors.json`, batch 22; `data/blind3_errors.json`, batch 23):
+their rows are well formed.
+
+Each batch was harvested by an engineer who never read the classifier, in parallel with the
+session's wording changes, and is scored exactly once at its session's end
+(`test_real_errors.py`, `FIRST_SCORINGS.md`). These tests check only the rows themselves, batch
+by batch: every field and its allowed values, where each text came from, that no text repeats
+another row or a text of the earlier splits, and the counts the batch was harvested to. They
+never call the classifier, so running them reveals nothing about how a batch will score.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+#: The categories the README's guard section lists (every one a row may be labelled with).
+CATEGORIES = {
+    "DUPLICATE_CALL",
+    "MODEL_STUCK_LOOP",
+    "TOOL_NOT_FOUND",
+    "MCP_TOOL_MISSING",
+    "PARAM_MISSING",
+    "PARAM_TYPE_MISMATCH",
+    "PARAM_INVALID_VALUE",
+    "INVALID_JSON_ARGUMENTS",
+    "INVALID_TOOL_PROTOCOL",
+    "FILE_NOT_FOUND",
+    "FILE_EXISTS",
+    "DIFF_MATCH_FAILED",
+    "PERMISSION_DENIED",
+    "SHELL_INTEGRATION",
+    "CONTEXT_OVERFLOW",
+    "RATE_LIMITED",
+    "TIMEOUT",
+    "NETWORK_ERROR",
+    "COMMAND_FAILED",
+}
+
+FIELDS = {"id", "source", "repo", "license", "where", "kind", "category", "provenance", "split"}
+FIELDS |= {"text", "batch", "note"}
+OPTIONAL = {"tool"}
+REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.+-]+$")
+COMMIT = re.compile(r"@[0-9a-f]{7,40}\b")
+ISSUE_URL = re.compile(r"^https://github\.com/[^/]+/[^/]+/(issues|pull|discussions)/\d+")
+WORD = re.compile(r"[a-z0-9_]+")
+
+
+def load(file: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads((DATA / file).read_text(encoding="utf-8"))
+    return rows
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One blind batch: its file, its number, how its rows are named and what it was held to."""
+
+    file: str
+    number: int
+    tag: str  # the middle part of every id: SOURCE/TAG/NNN
+    read_in_code: str  # the provenance of a text read in a repository snapshot
+    earlier: tuple[str, ...]  # the splits no text of the batch may repeat
+    #: Harvested against near copies too: no two texts share this fraction of their words or
+    #: more (None: the batch was checked for exact repeats only).
+    max_word_overlap: float | None = None
+    #: The counts issue 14 holds a blind batch to.
+    min_errors: int = 200
+    min_error_sources: int = 20
+    min_successes: int = 60
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return load(self.file)
+
+
+EARLIER = ("real_errors.json", "blind_errors.json")
+BATCHES = (
+    Batch("blind2_errors.json", 22, "blind2", "source", EARLIER),
+    Batch("blind3_errors.json", 23, "blind3", "snapshot", (*EARLIER, "blind2_errors.json"), 0.8),
+)
+
+
+def rows_of(kind: str | None = None) -> list[Any]:
+    """Every (batch, row) pair, as pytest params named by the row's id."""
+    return [
+        pytest.param(batch, row, id=row["id"])
+        for batch in BATCHES
+        for row in batch.rows
+        if kind is None or row["kind"] == kind
+    ]
+
+
+def normalised(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(WORD.findall(text.lower()))
+
+
+def word_overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """The share of words two texts have in common (Jaccard over their sets of words)."""
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+@pytest.mark.parametrize(("batch", "row"), rows_of())
+def test_every_row_has_exactly_the_blind_fields_with_allowed_values(
+    batch: Batch, row: dict[str, Any]
+) -> None:
+    assert FIELDS <= set(row) <= FIELDS | OPTIONAL
+    assert row["split"] == "blind"
+    assert row["batch"] == batch.number
+    assert row["kind"] in {"error", "success"}
+    assert row["provenance"] in {batch.read_in_code, "issue", "captured"}
+    assert REPO.match(row["repo"]), row["repo"]
+    assert row["license"].strip() and row["where"].strip() and row["note"].strip()
+    assert row["text"].strip()
+    assert re.fullmatch(rf"{re.escape(row['source'])}/{batch.tag}/\d{{3}}", row["id"])
+
+
+@pytest.mark.parametrize(("batch", "row"), rows_of("error"))
+def test_an_error_row_names_one_category_the_guard_knows(batch: Batch, row: dict[str, Any]) -> None:
+    assert row["category"] in CATEGORIES
+
+
+@pytest.mark.parametrize(("batch", "row"), rows_of("success"))
+def test_a_success_row_has_no_category_and_names_the_tool_that_returned_it(
+    batch: Batch, row: dict[str, Any]
+) -> None:
+    assert row["category"] is None
+    assert row["tool"].strip()
+
+
+@pytest.mark.parametrize(("batch", "row"), rows_of())
+def test_every_text_says_where_it_was_read_or_how_it_was_captured(
+    batch: Batch, row: dict[str, Any]
+) -> None:
+    if row["provenance"] == "issue":
+        assert ISSUE_URL.match(row["where"]), row["where"]
+    elif row["provenance"] == batch.read_in_code:
+        assert COMMIT.search(row["note"]), "a text read in code names the commit it was read at"
+        assert "/" in row["where"] or "." in row["where"]
+    else:
+        assert "captured" in row["where"]
+        assert "captured verbatim by running `" in row["note"]
+
+
+@pytest.mark.parametrize("batch", BATCHES, ids=[b.tag for b in BATCHES])
+def test_ids_are_unique_and_numbered_per_source_without_gaps(batch: Batch) -> None:
+    ids = [row["id"] for row in batch.rows]
+    assert len(ids) == len(set(ids))
+    numbers: dict[str, list[int]] = {}
+    for row in batch.rows:
+        numbers.setdefault(row["source"], []).append(int(row["id"].rsplit("/", 1)[1]))
+    for source, seen in numbers.items():
+        assert sorted(seen) == list(range(1, len(seen) + 1)), source
+
+
+@pytest.mark.parametrize("batch", BATCHES, ids=[b.tag for b in BATCHES])
+def test_no_text_repeats_another_row_or_a_text_of_the_earlier_splits(batch: Batch) -> None:
+    earlier = [row for file in batch.earlier for row in load(file)]
+    seen = {normalised(row["text"]) for row in earlier}
+    mine = [normalised(row["text"]) for row in batch.rows]
+    assert len(mine) == len(set(mine))
+    assert not [text for text in mine if text in seen]
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [b for b in BATCHES if b.max_word_overlap is not None],
+    ids=[b.tag for b in BATCHES if b.max_word_overlap is not None],
+)
+def test_no_text_is_a_near_copy_of_another_row_or_of_the_earlier_splits(batch: Batch) -> None:
+    assert batch.max_word_overlap is not None
+    earlier = [(row["id"], words(row["text"])) for file in batch.earlier for row in load(file)]
+    mine = [(row["id"], words(row["text"])) for row in batch.rows]
+    near = [
+        (a, b)
+        for i, (a, wa) in enumerate(mine)
+        for b, wb in earlier + mine[i + 1 :]
+        if word_overlap(wa, wb) >= batch.max_word_overlap
+    ]
+    assert not near
+
+
+@pytest.mark.parametrize("batch", BATCHES, ids=[b.tag for b in BATCHES])
+def test_the_batch_holds_the_counts_it_was_harvested_to(batch: Batch) -> None:
+    errors = [row for row in batch.rows if row["kind"] == "error"]
+    successes = [row for row in batch.rows if row["kind"] == "success"]
+    sources = Counter(row["source"] for row in errors)
+    assert len(errors) >= batch.min_errors
+    assert len(sources) >= batch.min_error_sources
+    assert len(successes) >= batch.min_successes
