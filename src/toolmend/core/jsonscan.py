@@ -110,6 +110,7 @@ class _Plan:
     word_end: re.Pattern[str] = field(init=False)
     markers: tuple[str, ...] = field(init=False)  # what a chunk's end may hold back
     longest: int = field(init=False)  # the longest marker's length
+    firsts: str = field(init=False)  # the markers' first characters
     forms: dict[str, StringForm] = field(init=False)
     ends: dict[str, tuple[str, ...]] = field(init=False)  # per opener: what a find stops at
 
@@ -128,6 +129,7 @@ class _Plan:
         put(self, "word_end", alternatives([*self.stops, *long_openers], ",}]"))
         put(self, "markers", (*self.stops, *long_openers))
         put(self, "longest", max(map(len, self.markers), default=0))
+        put(self, "firsts", "".join(sorted({m[0] for m in self.markers})))
         put(self, "forms", {f.opener: f for f in forms})
         ends = {
             f.opener: closers(f.closer, *(("\\",) if f.escapes else ()), *self.stops) for f in forms
@@ -181,7 +183,10 @@ class JsonScan:
         self.string_form = JSON_STRING
         self._bare = 0  # a bare key or word in progress (`_BARE_KEY`, `_BARE_WORD`)
         self._tail = ""  # a string's optional tail, still undecided
-        self._special, self._first_chars, self._longest_stop = _json_plan(self._stop_markers)
+        if self._plan is None:
+            self._special, self._first_chars, self._longest_stop = _json_plan(self._stop_markers)
+        else:  # JSON's search is not used; the language's plan holds what its loop needs
+            self._special, self._first_chars, self._longest_stop = self._plan.token, "", 0
         self.stack: list[str] = []  # "{" or "[" per open container
         self.expect_key: list[bool] = []  # per open container: an object awaiting a key
         self.in_string = False
@@ -428,6 +433,7 @@ class JsonScan:
             if (
                 not final
                 and end - pos < plan.longest
+                and buf[pos] in plan.firsts
                 and (m is None or len(m.group()) == 1)
                 and partial_marker_start(buf, pos, end, plan.markers) == pos
             ):
