@@ -71,9 +71,12 @@ class StringForm:
 JSON_STRING = StringForm('"', '"')
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ArgumentLanguage:
     """What `JsonScan` reads: JSON, or JSON with more string forms and bare tokens.
+
+    A language is a module constant, equal only to itself: a scanner is made per block, and
+    finding its compiled searches must not hash the whole declaration each time.
 
     `bare_keys`: a key may be written without quotes, up to its `:`. `bare_words`: a value may
     be a bare word, up to the next `,`, `}`, `]`, stop marker or multi-character opener (a
