@@ -71,9 +71,12 @@ class StringForm:
 JSON_STRING = StringForm('"', '"')
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ArgumentLanguage:
     """What `JsonScan` reads: JSON, or JSON with more string forms and bare tokens.
+
+    A language is a module constant, equal only to itself: a scanner is made per block, and
+    finding its compiled searches must not hash the whole declaration each time.
 
     `bare_keys`: a key may be written without quotes, up to its `:`. `bare_words`: a value may
     be a bare word, up to the next `,`, `}`, `]`, stop marker or multi-character opener (a
@@ -110,6 +113,7 @@ class _Plan:
     word_end: re.Pattern[str] = field(init=False)
     markers: tuple[str, ...] = field(init=False)  # what a chunk's end may hold back
     longest: int = field(init=False)  # the longest marker's length
+    firsts: str = field(init=False)  # the markers' first characters
     forms: dict[str, StringForm] = field(init=False)
     ends: dict[str, tuple[str, ...]] = field(init=False)  # per opener: what a find stops at
 
@@ -128,6 +132,7 @@ class _Plan:
         put(self, "word_end", alternatives([*self.stops, *long_openers], ",}]"))
         put(self, "markers", (*self.stops, *long_openers))
         put(self, "longest", max(map(len, self.markers), default=0))
+        put(self, "firsts", "".join(sorted({m[0] for m in self.markers})))
         put(self, "forms", {f.opener: f for f in forms})
         ends = {
             f.opener: closers(f.closer, *(("\\",) if f.escapes else ()), *self.stops) for f in forms
@@ -181,7 +186,10 @@ class JsonScan:
         self.string_form = JSON_STRING
         self._bare = 0  # a bare key or word in progress (`_BARE_KEY`, `_BARE_WORD`)
         self._tail = ""  # a string's optional tail, still undecided
-        self._special, self._first_chars, self._longest_stop = _json_plan(self._stop_markers)
+        if self._plan is None:
+            self._special, self._first_chars, self._longest_stop = _json_plan(self._stop_markers)
+        else:  # JSON's search is not used; the language's plan holds what its loop needs
+            self._special, self._first_chars, self._longest_stop = self._plan.token, "", 0
         self.stack: list[str] = []  # "{" or "[" per open container
         self.expect_key: list[bool] = []  # per open container: an object awaiting a key
         self.in_string = False
@@ -428,6 +436,7 @@ class JsonScan:
             if (
                 not final
                 and end - pos < plan.longest
+                and buf[pos] in plan.firsts
                 and (m is None or len(m.group()) == 1)
                 and partial_marker_start(buf, pos, end, plan.markers) == pos
             ):
