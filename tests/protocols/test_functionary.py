@@ -176,6 +176,18 @@ def test_an_output_that_begins_with_the_all_recipient_is_text_then_calls(protoco
     assert toolmend.parse("all\nHello, world!", protocol, None).text == "Hello, world!"
 
 
+@pytest.mark.parametrize("protocol", ["functionary-v3", "auto"])
+def test_recipient_lines_may_end_in_crlf(protocol: str) -> None:
+    text = 'all\r\nLet me look.\r\n>>>all\r\nStill looking.>>>get_weather\r\n{"city": "Paris"}'
+    result = toolmend.parse(text, protocol, WEATHER)
+    assert result.text == "Let me look.\r\nStill looking."
+    assert calls(text, protocol) == [("get_weather", {"city": "Paris"})]
+    check_all_invariants(protocol, text, WEATHER)
+    leading = 'get_weather\r\n{"city": "Rome"}'
+    assert calls(leading, protocol) == [("get_weather", {"city": "Rome"})]
+    check_all_invariants(protocol, leading, WEATHER)
+
+
 def test_a_leading_call_is_followed_by_more_recipients() -> None:
     text = 'get_weather\n{"city": "Paris"}\n>>>get_weather\n{"city": "Rome"}'
     assert calls(text, "functionary-v3") == [

@@ -32,10 +32,12 @@ FUNCTION_END = "</function>"
 TOOL_CALL = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
 RECIPIENT = ">>>"
+#: The line breaks a recipient line ends with (a model trained on Windows text writes CRLF).
+LINE_ENDS = ("\n", "\r\n")
 #: v3's recipient of text (what follows is for the user), one marker so that it is removed.
-TEXT_RECIPIENT = ">>>all\n"
+TEXT_RECIPIENTS = tuple(">>>all" + end for end in LINE_ENDS)
 #: The same, at the start of an output whose prompt wrote the `>>>`.
-LEADING_TEXT_RECIPIENT = "all\n"
+LEADING_TEXT_RECIPIENTS = tuple("all" + end for end in LINE_ENDS)
 FROM = "<|from|>"
 V2_RECIPIENT = "<|recipient|>"
 CONTENT = "<|content|>"
@@ -161,7 +163,7 @@ class FunctionaryV3Protocol(FunctionaryProtocol):
     result_closers = (TURN_END, HEADER_START)
     syntax = V3
     call_markers = (RECIPIENT,)
-    markup_markers = (TEXT_RECIPIENT,)
+    markup_markers = TEXT_RECIPIENTS
     closers = (RECIPIENT,)
     call_shape = RECIPIENT + "{name}\n{arguments}"
     instruction = (
@@ -172,9 +174,10 @@ class FunctionaryV3Protocol(FunctionaryProtocol):
     result_shape = HEADER_START + "tool<|end_header_id|>\n\n{content}" + TURN_END
 
     def _leading(self, resolver: ToolResolver) -> tuple[str, ...]:
-        """The first recipient without its `>>>`: `all`, or a declared tool's name."""
+        """The first recipient without its `>>>`: `all`, or a declared tool's name, and its
+        line break."""
         names = [n for n in resolver.names() if re.fullmatch(_NAME, n)]
-        return (LEADING_TEXT_RECIPIENT, *(f"{name}\n" for name in names))
+        return (*LEADING_TEXT_RECIPIENTS, *(name + end for name in names for end in LINE_ENDS))
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (*super().opening_markers(resolver), *self._leading(resolver))
@@ -183,7 +186,7 @@ class FunctionaryV3Protocol(FunctionaryProtocol):
         return dict.fromkeys(self._leading(resolver), "output")
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        if marker == LEADING_TEXT_RECIPIENT:
+        if marker in LEADING_TEXT_RECIPIENTS:
             return MarkupOnlyReader(ctx)
         if marker in (*self.call_markers, *self.markup_markers):
             return super().new_reader(marker, ctx)
