@@ -203,8 +203,6 @@ def _client_authorization(request: Request) -> str | None:
 
 def _frames(events: list[dict[str, Any]]) -> bytes:
     """The SSE frames of `events`, as one write."""
-    if len(events) == 1:  # most upstream chunks become one event
-        return sse_frame(events[0])
     return b"".join([sse_frame(event) for event in events])
 
 
@@ -228,7 +226,9 @@ async def _events(
         async for chunk in pipeline.answer(source):
             record.mark_first_chunk()
             events = writer.feed(chunk)
-            if events:
+            if len(events) == 1:  # most upstream chunks become one event
+                yield sse_frame(events[0])
+            elif events:
                 yield _frames(events)
         last = [event for chunk in pipeline.closing() for event in writer.feed(chunk)]
         record.mark_first_chunk()

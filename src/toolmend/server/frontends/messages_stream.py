@@ -160,8 +160,9 @@ class MessagesStream:
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
 
     def _text_delta(self, text: str) -> Event:
-        """A `text_delta` of the open text block, its text counted in the output estimate."""
-        self._count_output(text)
+        """A `text_delta` of the open text block, its text counted in the output estimate (as
+        `_count_output` counts the other pieces, written out here: this runs once a chunk)."""
+        self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
         delta = {"type": "text_delta", "text": text}
         return {"type": "content_block_delta", "index": self._block_index, "delta": delta}
 
