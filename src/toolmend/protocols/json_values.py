@@ -15,7 +15,9 @@ block's, consumed whole).
 False-positive guard for bare JSON (`bare`): the value must look like a call from its start
 (`{"` or `[{`) and its first key (else it is text, read no further), its name must resolve
 against the given tools, and with `tools=None` it is a call only when it stands alone as the
-whole output (its calls wait for the end of the stream to say so).
+whole output (its calls wait for the end of the stream to say so). A `</tool_call>` after bare
+calls (a Hermes block whose opener was left out) and a surplus `]` after a call list are the
+block's own markup, not text.
 Never: scans visible text (the engine does), knows any one format's markers.
 """
 
