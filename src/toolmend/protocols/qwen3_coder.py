@@ -488,8 +488,8 @@ class Qwen3CoderReader(BlockReader):
             elif self.escaped and buf.startswith(ESCAPED_NEWLINE, pos, end):
                 pos += 2
             if self.streaming:
-                text = escaped_value_text(self.value_text.stops) if self.escaped else None
-                self.ctx.stream_value(text or self.value_text, raw=(self.pieces,))
+                fast = escaped_value_text(self.value_text.stops) if self.escaped else None
+                self.ctx.stream_value(fast or self.value_text, raw=(self.pieces,))
         k, marker, level = self.value_closers.find(buf, pos, end)
         if not marker:
             if final:
