@@ -242,7 +242,8 @@ def test_a_repeated_parameter_fails_the_call() -> None:
 
 
 def test_text_between_parameters_fails_the_call() -> None:
-    result = parse("<function=get_weather>\\n<parameter=city>\nx\n</parameter>\n</function>")
+    # (An escaped `\n` there is layout: test_escaped_line_breaks_between_the_tags_are_layout.)
+    result = parse("<function=get_weather>\nsee\n<parameter=city>\nx\n</parameter>\n</function>")
     call = result.tool_calls[0]
     assert call.incomplete and "unexpected text" in (call.error or "")
 
@@ -455,3 +456,37 @@ def test_a_call_larger_than_the_fragment_cap_ends_incomplete_and_is_skipped() ->
 )
 def test_fixtures_keep_the_stream_invariants(text: str) -> None:
     check_all_invariants(PROTOCOL, text, WEATHER)
+
+
+# ------------------------------------------------------------- layout written escaped
+# mudler/LocalAI@82c191afadf5f005281e798ccfa0ffd0d5805030 pkg/functions/parse_test.go::It(should
+# return tool call when leading text precedes tool block (literal \n between tags)) (MIT), in
+# tests/corpus/engines: the model's text went through one JSON encoding too many.
+BASH = [
+    {
+        "name": "bash",
+        "parameters": {"type": "object", "properties": {"script": {"type": "string"}}},
+    }
+]
+ESCAPED = (
+    "Let me look.\\n\\n<tool_call>\\n<function=bash>\\n<parameter=script>\\n"
+    "cd /srv && printf 'a\\nb'\\n</parameter>\\n</function>\\n</tool_call>"
+)
+
+
+@pytest.mark.parametrize("protocol", ["qwen3-coder", "auto"])
+@pytest.mark.parametrize("tools", [BASH, None])
+def test_escaped_line_breaks_between_the_tags_are_layout(protocol: str, tools: Any) -> None:
+    result = toolmend.parse(ESCAPED, protocol, tools)
+    # Only the template's edges go: the `\n` inside the script is the script's.
+    assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+        ("bash", {"script": "cd /srv && printf 'a\\nb'"}, True)
+    ]
+    assert result.text == "Let me look.\\n\\n"
+    check_all_invariants(protocol, ESCAPED, tools)
+
+
+def test_without_escaped_layout_a_value_keeps_its_backslash_n_edges() -> None:
+    text = "<tool_call>\n<function=bash>\n<parameter=script>\n\\necho\\n\n</parameter>\n</function>"
+    result = toolmend.parse(text, "qwen3-coder", BASH)
+    assert [c.arguments for c in result.tool_calls] == [{"script": "\\necho\\n"}]

@@ -18,7 +18,9 @@ False-positive guard for bare JSON (`bare`): the value must look like a call fro
 message's key, `role` or `content`, is read to its end and is text unless it is such a message
 holding calls), its name must resolve
 against the given tools, and with `tools=None` it is a call only when it stands alone as the
-whole output (its calls wait for the end of the stream to say so).
+whole output (its calls wait for the end of the stream to say so). A `</tool_call>` after bare
+calls (a Hermes block whose opener was left out) and a surplus `]` after a call list are the
+block's own markup, not text.
 Never: scans visible text (the engine does), knows any one format's markers.
 """
 

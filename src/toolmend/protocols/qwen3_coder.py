@@ -9,7 +9,10 @@ Parsing, in short:
 * `<tool_call>` and a bare `<function=` both open a block (models often drop the wrapper). One
   block holds one function; a `</tool_call>` right after `</function>` belongs to it.
 * A parameter value is raw text: one leading and one trailing newline are the template's and are
-  trimmed; nothing else is trimmed or decoded. Only `</parameter>` ends a value, or (the closer
+  trimmed; nothing else is trimmed or decoded. A model whose text went through one JSON encoding
+  too many writes the template's line breaks as the two characters `\n` (LocalAI's "literal \n
+  between tags"): such escaped blanks between the tags are layout too, and then so is one `\n`
+  at each edge of a value (never one inside it). Only `</parameter>` ends a value, or (the closer
   forgotten) the next `<parameter=`, `</function>`, or the wrapper's `</tool_call>`, which then
   ends the call and the block (`core/closers.py`); any other `<`, `>` or tag is content.
 * Values are typed by the tool's schema (`parameter_value`): a string keeps its text; numbers,
@@ -29,6 +32,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from toolmend.core.closers import NestedClosers
@@ -75,6 +79,20 @@ def value_end(wrap_close: str | None) -> tuple[NestedClosers, ValueText]:
     return nested, ValueText(nested.markers, held="\n")
 
 
+@lru_cache(maxsize=8)
+def escaped_value_text(stops: tuple[str, ...]) -> ValueText:
+    """The fast path's `ValueText` in a block with escaped layout: a final `\n` written as two
+    characters is held back too (it may be the template's, trimmed before the closer)."""
+    return ValueText(stops, held="\n" + ESCAPED_NEWLINE)
+
+
+def _layout_end(text: str, pos: int = 0, end: int | None = None) -> int:
+    """The end of the layout (blanks, escaped or not) at `pos`."""
+    m = _LAYOUT.match(text, pos, len(text) if end is None else end)
+    assert m is not None  # the pattern matches the empty string
+    return m.end()
+
+
 @dataclass(frozen=True)
 class Wrapper:
     """The tags a call block may be wrapped in (`<tool_call>`; Seed-OSS's `<seed:tool_call>`),
@@ -102,7 +120,10 @@ class Wrapper:
 TOOL_CALL = Wrapper(OPEN, CLOSE)
 
 
-_NOT_SPACE = re.compile(r"\S")
+#: Blanks between tags, written as they are or escaped (`\n`, `\r`, `\t` as two characters).
+_LAYOUT = re.compile(r"(?:\s|\\[nrt])*")
+#: The template's line break at a value's edge, written escaped.
+ESCAPED_NEWLINE = "\\n"
 _STRING = frozenset(("string",))
 
 _QUOTES = "\"'"
@@ -159,7 +180,10 @@ class Qwen3CoderProtocol(TextProtocol):
 
     def claims(self, marker: str, body: str) -> Claim:
         # A `<tool_call>` body that starts with a name is GLM's (`<tool_call>NAME<arg_key>`).
-        return Claim.MINE if marker != self.wrapper.open else claim_by_first_char(body, "<{")
+        if marker != self.wrapper.open:
+            return Claim.MINE
+        rest = body[_layout_end(body) :]
+        return Claim.MAYBE if rest == "\\" else claim_by_first_char(rest, "<{")
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return Qwen3CoderReader(ctx, wrapped=marker == self.wrapper.open, wrapper=self.wrapper)
@@ -259,6 +283,8 @@ class Qwen3CoderReader(BlockReader):
         self.error: str | None = None
         self.tail = ""  # at the end of the stream: the undecided text left over
         self.hermes: JsonCallsReader | None = None
+        #: The layout between the tags was written escaped (`\n` as two characters).
+        self.escaped = False
         self._stop = 0  # where the block ended, once `end_block`/`revert` was called
 
     # ------------------------------------------------------------------------ the machine
@@ -303,6 +329,13 @@ class Qwen3CoderReader(BlockReader):
         self.ctx.revert(consumed, rescan=rescan)
         self._stop = at
 
+    def _layout(self, buf: str, pos: int, limit: int) -> int:
+        """Where the layout at `pos` ends (at most `limit`); notes escaped layout."""
+        k = _layout_end(buf, pos, limit)
+        if not self.escaped and "\\" in buf[pos:k]:
+            self.escaped = True
+        return k
+
     # ------------------------------------------------------------------ wrapper and header
 
     def _prelude(self, buf: str, pos: int, end: int, final: bool) -> int | None:
@@ -311,13 +344,15 @@ class Qwen3CoderReader(BlockReader):
         More than `MAX_TAG_LENGTH` blanks first is not a call, whatever follows them (so the
         decision is the same however the blanks arrive).
         """
-        m = _NOT_SPACE.search(buf, pos, min(end, pos + MAX_TAG_LENGTH + 1))
-        if m is None:
+        limit = min(end, pos + MAX_TAG_LENGTH + 1)
+        k = self._layout(buf, pos, limit)
+        if k == limit:
             if end - pos > MAX_TAG_LENGTH:
                 self._revert("", True, pos)
                 return None
             return pos
-        k = m.start()
+        if buf[k] == "\\" and k + 1 == end and not final:
+            return pos  # an escaped line break, maybe
         if buf.startswith(FUNCTION, k, end):
             self.state = _HEADER
             self.name_offset = k + len(FUNCTION) - pos
@@ -365,10 +400,11 @@ class Qwen3CoderReader(BlockReader):
 
     def _body(self, buf: str, pos: int, end: int, final: bool) -> int | None:
         """Between parameters: whitespace, then a parameter, the function's end, or a new call."""
-        m = _NOT_SPACE.search(buf, pos, end)
-        if m is None:
+        k = self._layout(buf, pos, end)
+        if k == end:
             return end
-        k = m.start()
+        if buf[k] == "\\" and k + 1 == end and not final:
+            return k  # an escaped line break, maybe
         if buf.startswith(PARAMETER, k, end):
             self.state = _PARAM_HEADER
             return k + len(PARAMETER)
@@ -444,11 +480,16 @@ class Qwen3CoderReader(BlockReader):
     def _value(self, buf: str, pos: int, end: int, final: bool) -> int:
         """Raw value text up to its closer; released as it comes, minus a possible final newline."""
         if not self.started_value:
+            if self.escaped and buf[pos] == "\\" and end - pos < 2 and not final:
+                return pos  # the template's first line break, escaped, maybe
             self.started_value = True
             if buf[pos] == "\n":
                 pos += 1
+            elif self.escaped and buf.startswith(ESCAPED_NEWLINE, pos, end):
+                pos += 2
             if self.streaming:
-                self.ctx.stream_value(self.value_text, raw=(self.pieces,))
+                fast = escaped_value_text(self.value_text.stops) if self.escaped else None
+                self.ctx.stream_value(fast or self.value_text, raw=(self.pieces,))
         k, marker, level = self.value_closers.find(buf, pos, end)
         if not marker:
             if final:
@@ -457,6 +498,10 @@ class Qwen3CoderReader(BlockReader):
             cut = k
             if cut > pos and buf[cut - 1] == "\n":
                 cut -= 1  # maybe the template's final newline: decided by what follows
+            elif self.escaped and cut - 2 >= pos and buf.startswith(ESCAPED_NEWLINE, cut - 2, cut):
+                cut -= 2  # the same, escaped
+            elif self.escaped and cut > pos and buf[cut - 1] == "\\":
+                cut -= 1  # maybe its first half
             if cut > pos:
                 self._release(buf[pos:cut])
             return cut
@@ -464,6 +509,8 @@ class Qwen3CoderReader(BlockReader):
         text = buf[pos:k]
         if text.endswith("\n"):
             text = text[:-1]
+        elif self.escaped and text.endswith(ESCAPED_NEWLINE):
+            text = text[:-2]
         self._release(text)
         if marker == PARAMETER_END:
             self._close_value()
@@ -532,17 +579,21 @@ class Qwen3CoderReader(BlockReader):
 
     def _after(self, buf: str, pos: int, end: int, final: bool) -> int | None:
         """After `</function>`: a `</tool_call>` that follows belongs to the block."""
-        m = _NOT_SPACE.search(buf, pos, min(end, pos + MAX_TAG_LENGTH))
-        if m is not None and buf.startswith(self.wrapper.close, m.start(), end):
-            self._finish_block(m.start() + len(self.wrapper.close))
+        limit = min(end, pos + MAX_TAG_LENGTH)
+        k = self._layout(buf, pos, limit)
+        found = k < limit
+        if found and buf[k] == "\\" and k + 1 == end and not final:
+            return pos  # an escaped line break, maybe
+        if found and buf.startswith(self.wrapper.close, k, end):
+            self._finish_block(k + len(self.wrapper.close))
             return None
-        if m is None and end - pos < MAX_TAG_LENGTH:
+        if not found and end - pos < MAX_TAG_LENGTH:
             if not final:
                 return pos
             if self.wrapped:  # the wrapper's closer is missing: only whitespace was left (R3)
                 self._finish_block(end)
                 return None
-        if m is not None and is_proper_prefix(buf[m.start() : end], (self.wrapper.close,)):
+        if found and is_proper_prefix(buf[k:end], (self.wrapper.close,)):
             if not final:
                 return pos
             self._finish_block(end)  # a closer cut off by the end of the stream
