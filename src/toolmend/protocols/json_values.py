@@ -300,6 +300,7 @@ class CallValuesReader(JsonCallsReader):
             self.after_close = False
             return CallValuesReader._end(self, i, closed=True)
         return i
+
     def _give_up(self, at: int, buf: str, end: int, final: bool) -> int:
         """Not a call. A bare value refused before its end is text up to its end, never
         scanned again (a call object nested in other JSON, `{"messages": [{"role": "assistant",
