@@ -12,10 +12,11 @@ generators see `CancelledError`, record the disconnect and close the upstream), 
 does. Each write of the body goes to the server's own `send` when the app left it in the
 scope under `RAW_SEND` (`ProxyApp` does): Starlette's three wrappers around `send` (its error
 middleware, its exception middleware, the route's) only watch for the response's start, which
-still goes through them, so a body write skips three coroutine calls (a few µs a chunk); a
-subclass that calls `stream_response` with a `send` of its own (the front-ends' keep-alive)
-gets every write through it. This module frames nothing and never decides what a stream
-contains.
+still goes through them, so a body write skips three coroutine calls (a few µs a chunk);
+`stream_response(send, body_send)` takes both, so a subclass (the front-ends' keep-alive) can
+wrap each. A `FrameBatch` lets a body hold the frames of the events one
+upstream read brought and write them together. This module frames nothing and never decides
+what a stream contains.
 """
 
 from __future__ import annotations
