@@ -7,15 +7,17 @@ nothing was written for `seconds`, from one timer per stream that is re-armed on
 fires: the body is read in the response's own task, as the chat endpoint's is, so a busy stream
 pays a clock read per write and nothing else (a reading task and a queue between it and the
 writer cost a task switch and about 15 Python calls per chunk). The keep-alive is a write of
-its own, made only between the body's writes and never after the body ended; a body write
-waits for a keep-alive still in flight, so the two never overlap. This module frames nothing
-and never decides what a stream contains.
+its own, never after the body ended; a body write waits for a keep-alive still in flight. A
+keep-alive may be written while a body write waits for a slow client to read (each is one
+whole write of whole frames, so a comment or a `ping` lands between two batches of frames,
+which both grammars allow). This module frames nothing and never decides what a stream
+contains.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Awaitable
 
 from starlette.types import Message, Send
 
@@ -34,25 +36,28 @@ class KeepAliveSSEResponse(SSEResponse):
         loop = asyncio.get_running_loop()
         seconds, frame = self._seconds, self._keepalive
         wrote = loop.time()  # when the last write began
-        writing = True  # until the response's start is written
         ended = False
         beat: asyncio.Future[None] | None = None  # the keep-alive write in flight, if any
         timer: asyncio.TimerHandle | None = None
 
-        async def write(message: Message) -> None:
-            nonlocal wrote, writing, ended
+        def write(message: Message) -> Awaitable[None]:
+            # A plain function handing on `send`'s awaitable: this runs once a chunk.
+            nonlocal wrote, ended
             if beat is not None and not beat.done():
-                await beat
+                return after_beat(beat, message)
             wrote = loop.time()
-            writing = True
-            ended = not message.get("more_body", False) and message["type"] == "http.response.body"
-            await send(message)
-            writing = False
+            if not message.get("more_body", False) and message["type"] == "http.response.body":
+                ended = True
+            return send(message)
+
+        async def after_beat(pending: asyncio.Future[None], message: Message) -> None:
+            await pending
+            await write(message)
 
         def tick() -> None:
             nonlocal wrote, beat, timer
             now = loop.time()
-            if now - wrote >= seconds and not writing and not ended:
+            if now - wrote >= seconds and not ended:
                 message = {"type": "http.response.body", "body": frame, "more_body": True}
                 beat = asyncio.ensure_future(send(message))
                 wrote = now
