@@ -279,3 +279,46 @@ def test_events_arrive_in_order_with_one_id_per_call() -> None:
     assert kinds[0] is TextDelta and kinds[-1] is TextDelta
     assert ToolCallStart in kinds and ToolCallEnd in kinds
     assert not any(isinstance(e, Diagnostic) for e in events)
+
+
+# ------------------------------------------------- JSON written without its opening tag
+# A model may leave out `<tool_call>` (or its engine strip it, or the prompt already hold it)
+# and still write the closer: LocalAI's `(.*?)</tool_call>` response regex exists for it.
+
+OPENERLESS = '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+@pytest.mark.parametrize("protocol", ["hermes", "auto"])
+def test_json_of_a_declared_tool_before_a_closer_with_no_opener_is_a_call(protocol: str) -> None:
+    for text in (OPENERLESS, "Let me check.\n" + OPENERLESS, "[" + OPENERLESS.replace("}}", "}}]")):
+        result = toolmend.parse(text, protocol, WEATHER)
+        assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+            ("get_weather", {"city": "Paris"}, True)
+        ]
+        assert "</tool_call>" not in result.text
+        check_all_invariants(protocol, text, WEATHER)
+
+
+@pytest.mark.parametrize("protocol", ["hermes", "auto"])
+def test_with_no_tools_opener_less_json_is_a_call_only_as_the_whole_output(protocol: str) -> None:
+    whole = "\n" + OPENERLESS + "\n"
+    assert [c.name for c in toolmend.parse(whole, protocol, None).tool_calls] == ["get_weather"]
+    check_all_invariants(protocol, whole, None)
+    for text in ("Sure: " + OPENERLESS, OPENERLESS + " and more"):
+        result = toolmend.parse(text, protocol, None)
+        assert (result.tool_calls, result.text) == ([], text)
+        check_all_invariants(protocol, text, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}',  # no closer
+        'An example: {"name": "get_weather", "arguments": {"city": "Paris"}} in prose.',
+        '{"name": "get_time", "arguments": {}}</tool_call>',  # not a declared tool
+    ],
+)
+def test_hermes_never_reads_bare_json_without_its_closer_or_tool(text: str) -> None:
+    result = parse(text)
+    assert (result.tool_calls, result.text) == ([], text)
+    check_all_invariants("hermes", text, WEATHER)

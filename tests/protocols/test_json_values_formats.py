@@ -150,3 +150,31 @@ def test_granite_20b_fc_writes_each_call_after_its_own_function_call_marker(prot
     ]
     assert result.text.strip() == ""
     check_all_invariants(protocol, text, WEATHER)
+
+
+# ------------------------------------------------------------- xLAM's markers under `json`
+# vllm-project/vllm@10a67515200ceb7bd3f91f6e5aba0c4c13e6ef8f
+# tests/tool_parsers/test_xlam_tool_parser.py (Apache-2.0), in tests/corpus/engines: xLAM
+# writes its list after Mistral's `[TOOL_CALLS]` or inside Hermes' `<tool_call>` tags too.
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll check the weather for you.[TOOL_CALLS][" + CALL + "]",
+        "I'll help you check the weather.<tool_call>[" + CALL + "]</tool_call>",
+        "<tool_call>" + CALL + "</tool_call>",
+    ],
+)
+@pytest.mark.parametrize("tools", [WEATHER, None])
+def test_json_reads_xlams_list_after_its_markers_wherever_they_stand(text: str, tools: Any) -> None:
+    result = toolmend.parse(text, "json", tools)
+    assert [(c.name, c.arguments) for c in result.tool_calls if c.executable] == PARIS
+    assert result.text == text[: text.index("[TOOL_CALLS]" if "[TOOL_" in text else "<tool_call>")]
+    check_all_invariants("json", text, tools)
+
+
+def test_under_json_a_marker_before_a_name_is_not_xlams() -> None:
+    text = '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}'
+    assert calls(text, "json") == []
+    assert calls(text, "auto") == PARIS  # Mistral v11's, read by auto

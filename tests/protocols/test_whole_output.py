@@ -44,3 +44,38 @@ def test_prose_before_a_bare_call_keeps_it_text(protocol: str) -> None:
     result = toolmend.parse(text, protocol, None)
     assert result.tool_calls == []
     assert result.text.endswith(body)
+
+
+# mudler/LocalAI@82c191afadf5f005281e798ccfa0ffd0d5805030 pkg/functions/parse_test.go::It(should
+# parse the result by matching the JSONRegexMatch) (MIT), in tests/corpus/engines: the prompt
+# wrote `<tool_call>`, the model the JSON and the closer.
+BEFORE_CLOSER = '\n{"name": "add", "arguments": {"x": 5, "y": 3}}\n</tool_call>'
+
+
+@pytest.mark.parametrize("protocol", ["json", "llama3-json", "auto"])
+def test_a_closer_after_a_bare_call_is_markup_and_the_call_still_the_whole_output(
+    protocol: str,
+) -> None:
+    result = toolmend.parse(BEFORE_CLOSER, protocol, None)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("add", {"x": 5, "y": 3})]
+    assert result.text.strip() == ""
+    check_all_invariants(protocol, BEFORE_CLOSER, None)
+    after = BEFORE_CLOSER + "\nThat adds them."
+    assert toolmend.parse(after, protocol, None).tool_calls == []
+    check_all_invariants(protocol, after, None)
+
+
+# ollama/ollama@fb30760996871fa9460115c753afd2c60d4ab0f7 tools/tools_test.go "list trailing ]"
+# (MIT), in tests/corpus/engines: one `]` too many after the call list.
+TRAILING_BRACKET = '[{"name": "get_conditions", "arguments": {"location": "Tokyo"}}]]'
+
+
+@pytest.mark.parametrize("protocol", ["json", "llama3-json", "auto"])
+def test_a_surplus_bracket_after_the_call_list_is_the_lists_markup(protocol: str) -> None:
+    for text in (TRAILING_BRACKET, TRAILING_BRACKET.replace("]]", "] ]\n")):
+        result = toolmend.parse(text, protocol, None)
+        assert [c.name for c in result.tool_calls] == ["get_conditions"]
+        assert result.text.strip() == ""
+        check_all_invariants(protocol, text, None)
+    prose = TRAILING_BRACKET.replace("]]", "] is the list]")
+    assert toolmend.parse(prose, protocol, None).tool_calls == []

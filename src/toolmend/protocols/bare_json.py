@@ -12,7 +12,10 @@ its first key, its name must resolve against the tools, and with `tools=None` it
 when it is the whole output. A ```` ```json ```` fence (found by the scanner only at a line
 start) is read only as the first thing in the visible output, blanks and reasoning aside;
 anywhere else, or holding no call, it is text to its closing fence (code, never scanned), and
-with `tools=None` only blanks may follow its closing fence.
+with `tools=None` only blanks may follow its closing fence. xLAM also writes its list after
+Mistral's `[TOOL_CALLS]` or inside Hermes' `<tool_call>…</tool_call>` (as vLLM's xLAM parser
+reads it): those markers make the JSON a call wherever they stand, read as Mistral's and Hermes'
+readers read them.
 """
 
 from __future__ import annotations
@@ -21,10 +24,14 @@ import json
 from collections.abc import Sequence
 
 from toolmend.core.reader import BlockContext, BlockReader
-from toolmend.core.textscan import skip_blanks
 from toolmend.model import ToolCall
 from toolmend.names import ToolResolver
+from toolmend.protocols.base import Claim, claim_by_first_char
+from toolmend.protocols.hermes import CLOSE as TOOL_CALL_END
+from toolmend.protocols.hermes import OPEN as TOOL_CALL
+from toolmend.protocols.hermes import hermes_reader
 from toolmend.protocols.json_values import CallValuesProtocol, CallValuesReader, call_format
+from toolmend.protocols.mistral import LEGACY, TOOL_CALLS
 
 BARE = ("{", "[")
 FENCE = "```json"
@@ -45,21 +52,10 @@ class FencedCallsReader(CallValuesReader):
         self.not_a_call = False  # decided here, by `blank_so_far`, whatever the tools
         #: Not a call: the rest of the fence is read as text.
         self.to_closer = not ctx.blank_so_far
-        self.after_close = False  # tools=None: the fence closed, only blanks may follow
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         if self.to_closer:
             return self._rest_of_fence(buf, pos, end, final)
-        if self.after_close:
-            i = skip_blanks(buf, pos, end)
-            self.consumed.append(buf[pos:i])
-            if i < end:  # text follows: the fence was not the whole output
-                self.after_close = False
-                return super()._revert(i)
-            if final:
-                self.after_close = False
-                return super()._end(i)
-            return i
         return super().step(buf, pos, end, final)
 
     def _revert(self, at: int, *, rescan: bool = False) -> int:
@@ -79,11 +75,11 @@ class FencedCallsReader(CallValuesReader):
         self.consumed.append(buf[pos:stop])
         return super()._revert(stop)
 
-    def _end(self, at: int) -> int:
+    def _end(self, at: int, *, closed: bool = False) -> int:
         if self.deferred is not None and not self.after_close:
             self.after_close = True  # the whole-output rule: decided by what follows
             return at
-        return super()._end(at)
+        return super()._end(at, closed=closed)
 
 
 class BareJsonProtocol(CallValuesProtocol):
@@ -94,17 +90,32 @@ class BareJsonProtocol(CallValuesProtocol):
     bare_markers = BARE
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (*BARE, FENCE)
+        return (*BARE, FENCE, TOOL_CALLS, TOOL_CALL)
 
     def closing_markers_after(self, marker: str) -> Sequence[str]:
-        return (FENCE_CLOSE,) if marker == FENCE else self.closing_markers()
+        if marker == FENCE:
+            return (FENCE_CLOSE,)
+        if marker == TOOL_CALLS:
+            return (*LEGACY.closers, *LEGACY.reopeners)
+        if marker == TOOL_CALL:
+            return (TOOL_CALL_END,)
+        return self.closing_markers()
 
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return ()
+        return (TOOL_CALLS, TOOL_CALL)
+
+    def claims(self, marker: str, body: str) -> Claim:
+        if marker in (TOOL_CALLS, TOOL_CALL):
+            return claim_by_first_char(body, "[{")  # (a name there is another format's)
+        return Claim.MINE
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         if marker == FENCE:
             return FencedCallsReader(ctx)
+        if marker == TOOL_CALLS:
+            return CallValuesReader(ctx, LEGACY, marker)
+        if marker == TOOL_CALL:
+            return hermes_reader(ctx)
         return CallValuesReader(ctx, self.format, marker, bare=True, prime=marker)
 
     def render_call(self, call: ToolCall) -> str:

@@ -3,20 +3,25 @@
 The format of Hermes, Qwen 2.5/3 and many fine-tunes. Several blocks, or several JSON objects in
 one block, are parallel calls. A `</tool_call>` inside a JSON string is not a close; a new
 `<tool_call>` before a close ends the previous block; arguments given as a JSON string are
-decoded. String arguments stream while they are written. The reading is the JSON-in-delimiters
-family's (`json_calls`); this module declares its markers, prompt and result envelope.
+decoded. String arguments stream while they are written. A model that leaves out its opening
+`<tool_call>` (or whose engine strips it) writes the JSON and then `</tool_call>`: that is a call
+when its name resolves against the tools, or with `tools=None` when it is the whole output;
+JSON without the closer stays text. The reading is the JSON-in-delimiters family's
+(`json_calls`, `json_values` for the opener-less JSON); this module declares its markers,
+prompt and result envelope.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from toolmend.core.reader import BlockContext, BlockReader
+from toolmend.core.reader import Anchor, BlockContext, BlockReader
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char, declare_tools
 from toolmend.protocols.json_calls import NAME_KEYS, JsonCallFormat, JsonCallsReader
+from toolmend.protocols.json_values import CallValuesReader
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
@@ -24,6 +29,8 @@ CLOSE = "</tool_call>"
 BLOCK = JsonCallFormat(
     closers=(CLOSE,), reopeners=(OPEN,), block="a <tool_call> block", name_keys=NAME_KEYS
 )
+#: The first characters of a block's JSON written without its opener.
+BARE = ("{", "[")
 
 
 class HermesProtocol(TextProtocol):
@@ -32,6 +39,13 @@ class HermesProtocol(TextProtocol):
     result_closers = ("</tool_response>",)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (OPEN, *BARE)
+
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        start: Anchor = "output"  # with tools=None, opener-less JSON is the whole output
+        return dict.fromkeys(BARE, start) if resolver.accepts_any else {}
+
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN,)
 
     def token_openers(self) -> Sequence[str]:
@@ -41,9 +55,17 @@ class HermesProtocol(TextProtocol):
         return (CLOSE,)
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        if marker in BARE:
+            return CallValuesReader(
+                ctx, BLOCK, marker, bare=True, prime=marker, closer_required=True
+            )
         return hermes_reader(ctx)
 
     def claims(self, marker: str, body: str) -> Claim:
+        if marker in BARE:
+            # Bare JSON under `auto` is the bare readers' (`json_values`), which end it at a
+            # `</tool_call>` too.
+            return Claim.NOT_MINE
         return claim_by_first_char(body, "{[")
 
     def render_tools(self, tools: Sequence[Tool]) -> str:

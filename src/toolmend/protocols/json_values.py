@@ -42,6 +42,9 @@ from toolmend.protocols.json_calls import (
 )
 from toolmend.schema_gate import Policy
 
+#: The closer of a Hermes block whose opener the model left out (or the engine stripped, or
+#: the prompt already wrote): after bare call JSON it is the block's end, markup, not text.
+DROPPED_OPENER_CLOSERS = ("</tool_call>",)
 #: Cohere's Command-A numbers its calls.
 CALL_METADATA_KEYS = METADATA_KEYS | {"tool_call_id"}
 #: What a call object's first key may be: anything else is not a call (the bare guard). An
@@ -78,6 +81,8 @@ class CallValuesReader(JsonCallsReader):
 
     `prime` is the end of the opening marker that is already JSON (a bare `{` or `[`, Phi-4's
     `functools[`): it is read first. `separators` may stand between values besides blanks.
+    Bare values may end at a `DROPPED_OPENER_CLOSERS` closer; with `closer_required` (Hermes
+    JSON whose opener was left out) they are calls only when it follows them.
     """
 
     def __init__(
@@ -89,20 +94,30 @@ class CallValuesReader(JsonCallsReader):
         bare: bool = False,
         prime: str = "",
         separators: str = ",;",
+        closer_required: bool = False,
     ) -> None:
         super().__init__(ctx, fmt, marker)
         self.bare = bare
         self.separators = separators
+        self.closer_required = closer_required
+        self.closers = fmt.closers
+        if bare:
+            self.closers = tuple(dict.fromkeys((*fmt.closers, *DROPPED_OPENER_CLOSERS)))
+        #: The closer arrived and, with tools=None, only blanks may follow it.
+        self.after_close = False
         self.in_value = False
         self.values = 0
         self.keys_seen = 0
         #: Inside a `[` list of call objects: its brackets are the block's own syntax, each
         #: object in it a value of its own (read, streamed and ended as it closes).
         self.in_list = False
+        #: The list has just closed: a `]` may still follow it (one too many).
+        self.list_closed = False
         #: With tools=None a bare block is a call only if it is the whole output: its call
         #: objects wait here until the end of the stream says so.
+        #: With `closer_required` they wait for the closer.
         self.deferred: list[dict[str, Any]] | None = None
-        if bare and ctx.resolver.accepts_any:
+        if bare and (ctx.resolver.accepts_any or closer_required):
             self.deferred = []  # (it opened at the output's start: `CallValuesProtocol.anchors`)
         self.guarded = not bare  # the bare guard has looked at the value's start
         if prime == "[":
@@ -179,6 +194,8 @@ class CallValuesReader(JsonCallsReader):
     # -------------------------------------------------------------------- BlockReader
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
+        if self.after_close:
+            return self._after_close(buf, pos, end, final)
         if not self.guarded and not self.not_a_call:
             # The guard: a call's JSON goes on with a key (`{"`) or an object (`[{`).
             i, end = _bounded_blanks(buf, pos, end)
@@ -214,13 +231,16 @@ class CallValuesReader(JsonCallsReader):
         if i < end and buf[i] in self.separators and self.values:
             self.consumed.append(buf[pos : i + 1])
             return i + 1, False
-        for closer in self.format.closers:
+        for closer in self.closers:
             if buf.startswith(closer, i, end):
                 self.consumed.append(buf[pos : i + len(closer)])
-                return self._end(i + len(closer)), True
+                if self.deferred is not None and self.ctx.resolver.accepts_any and self.values:
+                    self.after_close = True  # the whole-output rule: decided by what follows
+                    return i + len(closer), True
+                return self._end(i + len(closer), closed=True), True
         if any(buf.startswith(m, i, end) for m in self.format.reopeners):
             return self._end(pos), True
-        markers = (*self.format.closers, *self.format.reopeners)
+        markers = (*self.closers, *self.format.reopeners)
         undecided = i == end or is_proper_prefix(buf[i:end], markers)
         if undecided and not final and i - pos <= MAX_TAG_LENGTH:
             return pos, False  # what follows may still be a closer (`[` of `[/TOOL_CALLS]`)
@@ -229,25 +249,44 @@ class CallValuesReader(JsonCallsReader):
             self.in_list = True
             self.values += 1
             return i + 1, False
-        if i < end and buf[i] == "]" and self.in_list:
+        if i < end and buf[i] == "]" and (self.in_list or self.list_closed):
+            # The list's end; a `]` right after it is one too many (Ollama's "list trailing ]"),
+            # the list's own markup rather than text.
             self.consumed.append(buf[pos : i + 1])
+            self.list_closed = True
             self.in_list = False
             return i + 1, False
+        self.list_closed = False
         if i < end and buf[i] == "{":
             self.consumed.append(buf[pos:i])
             self.in_value = True
             return i, False
         if self.objects_seen == 0:
             return self._revert(pos, rescan=True), True  # the marker opens no call: text
-        if self.deferred is not None and not (final and i == end):
+        if self.closer_required or (self.deferred is not None and not (final and i == end)):
             return self._revert(pos), True  # text follows: the JSON was not the whole output
         return self._end(pos), True
+
+    def _after_close(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """After the closer of deferred calls (tools=None): only blanks may follow them."""
+        i = skip_blanks(buf, pos, end)
+        self.consumed.append(buf[pos:i])
+        if i < end:  # text follows: the calls were not the whole output
+            self.after_close = False
+            return CallValuesReader._revert(self, i)
+        if final:
+            self.after_close = False
+            return CallValuesReader._end(self, i, closed=True)
+        return i
 
     def _revert(self, at: int, *, rescan: bool = False) -> int:
         self.ctx.revert("".join(self.consumed[self.skip :]), rescan=rescan)
         return at
 
-    def _end(self, at: int) -> int:
+    def _end(self, at: int, *, closed: bool = False) -> int:
+        """The block ends at `at` (`closed`: at its closer); its deferred calls are read."""
+        if self.closer_required and not closed:
+            return self._revert(at)  # Hermes JSON without its opener needs its closer
         deferred, self.deferred = self.deferred, None
         for obj in deferred or ():
             self._finish_object(obj, [], at=at)

@@ -32,25 +32,32 @@ class KeepAliveSSEResponse(SSEResponse):
         self._keepalive = keepalive
         self._seconds = seconds
 
-    async def stream_response(self, send: Send) -> None:
+    async def stream_response(self, send: Send, body_send: Send | None = None) -> None:
         loop = asyncio.get_running_loop()
         seconds, frame = self._seconds, self._keepalive
+        body = send if body_send is None else body_send
         wrote = loop.time()  # when the last write began
         ended = False
         beat: asyncio.Future[None] | None = None  # the keep-alive write in flight, if any
         timer: asyncio.TimerHandle | None = None
 
-        def write(message: Message) -> Awaitable[None]:
-            # A plain function handing on `send`'s awaitable: this runs once a chunk.
-            nonlocal wrote, ended
-            if beat is not None and not beat.done():
-                return after_beat(beat, message)
-            wrote = loop.time()
-            if not message.get("more_body", False) and message["type"] == "http.response.body":
-                ended = True
-            return send(message)
+        def through(target: Send) -> Send:
+            """A write to `target` that waits for a keep-alive in flight and is timed: a plain
+            function handing on `target`'s awaitable (no coroutine of its own: it runs once a
+            chunk)."""
 
-        async def after_beat(pending: asyncio.Future[None], message: Message) -> None:
+            def write(message: Message) -> Awaitable[None]:
+                nonlocal wrote, ended
+                if beat is not None and not beat.done():
+                    return after_beat(beat, write, message)
+                wrote = loop.time()
+                if not message.get("more_body", False) and message["type"] == "http.response.body":
+                    ended = True
+                return target(message)
+
+            return write
+
+        async def after_beat(pending: asyncio.Future[None], write: Send, message: Message) -> None:
             await pending
             await write(message)
 
@@ -59,13 +66,13 @@ class KeepAliveSSEResponse(SSEResponse):
             now = loop.time()
             if now - wrote >= seconds and not ended:
                 message = {"type": "http.response.body", "body": frame, "more_body": True}
-                beat = asyncio.ensure_future(send(message))
+                beat = asyncio.ensure_future(body(message))
                 wrote = now
             timer = loop.call_at(wrote + seconds, tick)
 
         timer = loop.call_at(wrote + seconds, tick)
         try:
-            await super().stream_response(write)
+            await super().stream_response(through(send), through(body))
         finally:
             timer.cancel()
             if beat is not None:
