@@ -356,8 +356,67 @@ BLIND2_SIBLINGS = [
 ]
 
 
+#: Sibling wordings of the families widened from batch 24's misses (OpenHands, the GitHub MCP
+#: server, CrewAI, AutoGen, LiteLLM, cargo, docker, ruff, tsc, eslint): other phrasings, word
+#: orders and nouns of the same failure than the text each family was read from.
+BATCH24_SIBLINGS = [
+    ("Repeating the same arguments as the previous call; try another approach.", "DUPLICATE_CALL"),
+    ("Skipped: same input as the last call", "DUPLICATE_CALL"),
+    ("The tool run_query exceeded its call limit and cannot be called again.", "MODEL_STUCK_LOOP"),
+    ("search_web has used up its usage budget for this task", "MODEL_STUCK_LOOP"),
+    ("You attempted to call the function lookup_user, which does not exist.", "TOOL_NOT_FOUND"),
+    ("Pick one of the following tools: read_file, list_dir", "TOOL_NOT_FOUND"),
+    ("Action open_browser is not registered", "TOOL_NOT_FOUND"),
+    ("Either path or url must be provided", "PARAM_MISSING"),
+    ("query or id is required", "PARAM_MISSING"),
+    ("argument count is not of type int, got str", "PARAM_TYPE_MISMATCH"),
+    ("value limit cannot be converted to integer", "PARAM_TYPE_MISMATCH"),
+    ("invalid integer value for 'depth': deep", "PARAM_TYPE_MISMATCH"),
+    ("Invalid page value: 'last'. Expected a number.", "PARAM_TYPE_MISMATCH"),
+    ("--since and --until are mutually exclusive", "PARAM_INVALID_VALUE"),
+    ("recursive is only valid when depth is set", "PARAM_INVALID_VALUE"),
+    ("A task cannot link to itself", "PARAM_INVALID_VALUE"),
+    ("title must be at most 256 characters", "PARAM_INVALID_VALUE"),
+    ("labels must not exceed 20 items", "PARAM_INVALID_VALUE"),
+    ("Use the 'cursor' parameter for the next page instead", "PARAM_INVALID_VALUE"),
+    ("invalid due date: 'next week'", "PARAM_INVALID_VALUE"),
+    ("start must be in ISO 8601 format", "PARAM_INVALID_VALUE"),
+    ("Cannot decode report.xlsx as UTF-8", "PARAM_INVALID_VALUE"),
+    ("Cannot run several commands in one call; send them one by one.", "PARAM_INVALID_VALUE"),
+    ("No code found to execute in the message", "PARAM_INVALID_VALUE"),
+    ("model 'llama-9000' not found", "PARAM_INVALID_VALUE"),
+    ("Unknown LLM provider: foo", "PARAM_INVALID_VALUE"),
+    ("422 Unprocessable Entity: field 'email' is invalid", "PARAM_INVALID_VALUE"),
+    ("The app does not have permission to read this repository", "PERMISSION_DENIED"),
+    ("Resource not accessible by integration", "PERMISSION_DENIED"),
+    ("PUT https://api.example.com/v1/items/3: 401 Bad credentials []", "PERMISSION_DENIED"),
+    ("The merge has not been approved. Nothing was merged.", "PERMISSION_DENIED"),
+    ("Write access is denied for /srv/data", "PERMISSION_DENIED"),
+    ("DELETE https://api.example.com/v1/items/3: 404 Not Found []", "NETWORK_ERROR"),
+    ("Unable to launch the filesystem MCP server: spawn npx ENOENT", "MCP_TOOL_MISSING"),
+    (
+        "The action_input is not a valid key-value mapping; send a JSON object.",
+        "INVALID_JSON_ARGUMENTS",
+    ),
+    ("Invalid tool arguments: {'path': }", "INVALID_JSON_ARGUMENTS"),
+    (
+        "panic: runtime error: index out of range [3] with length 0\n\ngoroutine 1 [running]:\n"
+        "main.main()",
+        "COMMAND_FAILED",
+    ),
+    ("thread 'worker' panicked at src/lib.rs:9:5:\nmissing field `id`", "COMMAND_FAILED"),
+    ("Error: unknown shorthand flag: 'z' in -z\nSee 'kubectl get --help'.", "COMMAND_FAILED"),
+    ("error TS5025: Unknown compiler option '--strictt'.", "COMMAND_FAILED"),
+    ("Found 2 errors in 1 file (checked 3 source files)", "COMMAND_FAILED"),
+    ("2 files would be reformatted, 5 files already formatted", "COMMAND_FAILED"),
+    ("Could not find './tests/unit.spec.js'", "FILE_NOT_FOUND"),
+]
+
+
 @pytest.mark.parametrize(
-    ("text", "category"), BLIND2_SIBLINGS, ids=[t[:40] for t, _ in BLIND2_SIBLINGS]
+    ("text", "category"),
+    BLIND2_SIBLINGS + BATCH24_SIBLINGS,
+    ids=[t[:40] for t, _ in BLIND2_SIBLINGS + BATCH24_SIBLINGS],
 )
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
     text: str, category: str
@@ -372,6 +431,16 @@ NEIGHBOURS = [
     ("No files found", "FILE_NOT_FOUND"),
     ("Failed to load extension: vec0", "COMMAND_FAILED"),
     ("Error: Unknown option --foo", "PARAM_INVALID_VALUE"),
+    # a compiler's conversion error and a JSON parser's numeric literal are the program's own
+    ("B.java:1: error: incompatible types: String cannot be converted to int", "COMMAND_FAILED"),
+    (
+        "jq: error (at f.json:5): Invalid numeric literal at EOF at line 1, column 5",
+        "COMMAND_FAILED",
+    ),
+    # a lint run that found nothing is not a failure to report
+    ("Found 0 errors.", "UNCLASSIFIED"),
+    # a model that is there but not allowed is a refusal, not an unknown model
+    ("Project p1 does not have access to model gpt-4o", "PERMISSION_DENIED"),
 ]
 
 

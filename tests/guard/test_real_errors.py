@@ -46,6 +46,12 @@ BLIND2_AFTER_READING = 286
 #: families: 141): a floor for regressions, not a blind figure.
 BLIND_AFTER_READING = 141
 
+#: Batch 24 (guard7): 114 errors from sources the corpus had none or almost none of (OpenHands,
+#: the GitHub MCP server, CrewAI, AutoGen, LiteLLM, cargo, docker, ruff, mypy, tsc, eslint),
+#: first scored leave-one-source-out at 6ffbfbf before any wording was written for them: right,
+#: total. Its misses were then read and moved to `dev`; a floor, not a blind figure.
+BATCH24_FIRST_SCORING = (72, 114)
+
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
 PER_SOURCE_GOAL = 0.75
@@ -135,6 +141,17 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
     assert right >= max(first_scoring[0], after_reading)
     successes = [r for r in rows if r["kind"] == "success"]
     assert len(successes) >= min_successes
+    assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
+
+
+def test_the_batch_from_unrepresented_sources_keeps_its_first_scoring_and_its_successes() -> None:
+    batch = [r for r in ROWS if r.get("batch") == 24]
+    errors = [r for r in batch if r["kind"] == "error"]
+    assert len(errors) == BATCH24_FIRST_SCORING[1]
+    scores = leave_one_source_out(errors)
+    assert sum(r for r, _ in scores.values()) >= BATCH24_FIRST_SCORING[0]
+    successes = [r for r in batch if r["kind"] == "success"]
+    assert len(successes) >= 40
     assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
 
 

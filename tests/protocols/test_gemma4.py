@@ -363,3 +363,29 @@ def test_render_result_writes_a_tool_response() -> None:
 )
 def test_fixtures_keep_the_invariants(text: str) -> None:
     check_all_invariants("gemma4", text, WEATHER)
+
+
+# A key missing before its `:` once made the argument reader loop forever (found by comparing
+# the old reader with `JsonScan`'s on generated inputs): each ends now, as an anomaly.
+MALFORMED_KEYS = [
+    "{:1}",
+    "{ :1}",
+    "{a:1,:2}",
+    '{a:"x":2}',
+]
+
+
+@pytest.mark.parametrize("arguments", MALFORMED_KEYS)
+def test_a_key_missing_before_its_colon_is_an_anomaly_not_a_hang(arguments: str) -> None:
+    assert decode_arguments(arguments).error is not None
+    text = f"<|tool_call>call:get_weather{arguments}<tool_call|>after"
+    result = parse(text)
+    assert [c.incomplete for c in result.tool_calls] == [True]
+    check_all_invariants("gemma4", text, WEATHER)
+
+
+def test_a_colon_inside_a_bare_word_is_text_of_it() -> None:
+    assert decode_arguments("{url:http://x.org/a,n::b}").arguments == {
+        "url": "http://x.org/a",
+        "n": ":b",
+    }

@@ -113,7 +113,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=100,
         flags=frozenset({Flag.DUPLICATE_CALL}),
-        text=w.DUPLICATE + w.REPEATED_CALLS,
+        text=w.DUPLICATE + w.REPEATED_CALLS + w.SAME_INPUT_AGAIN,
         disposition=Disposition.DISCARD_DUPLICATE,
         retryable=False,
         what="This {tool} call is identical to the previous one, so it was not executed again.",
@@ -130,7 +130,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=95,
         flags=frozenset({Flag.STUCK_LOOP}),
-        text=w.STUCK + w.RETRIES_EXHAUSTED + w.STEP_LIMIT + w.STEP_SETTING,
+        text=w.STUCK + w.RETRIES_EXHAUSTED + w.STEP_LIMIT + w.STEP_SETTING + w.USAGE_LIMIT,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="[MODEL_STUCK_LOOP] The same {failed} failure has now happened {count} times in a "
@@ -383,7 +383,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=68,
         flags=frozenset({Flag.TYPE_MISMATCH}),
-        text=w.PARAM_TYPE + w.SCALAR_PARSE + w.TYPE_PLAIN,
+        text=w.PARAM_TYPE + w.SCALAR_PARSE + w.TYPE_PLAIN + w.TYPE_CONVERSION,
         what="The {tool} call passed {param_or_a} with the wrong type.",
         why="Each parameter must have the JSON type its schema declares.",
         next=(
@@ -588,6 +588,13 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=48,
         text=w.PARAM_VALUE
+        + w.VALUE_COMBINATION
+        + w.LENGTH_BOUNDS
+        + w.USE_INSTEAD
+        + w.BAD_TIME
+        + w.UNUSABLE_INPUT
+        + w.UNKNOWN_MODEL
+        + w.VALIDATION_STATUS
         + w.SCHEMA_VALIDATOR
         + w.BAD_URL
         + w.VALUE_BOUNDS

@@ -128,6 +128,9 @@ JSON_ARGUMENT_CONTEXT = words(
     r"|XML)",
     r"Could not interpret tool use parameters",
     r"(?:arguments|input|parameters) (?:are|were|is) not (?:valid|well-formed) JSON",
+    r"\b(?:action[ _]input|arguments|input|parameters|params) (?:are|were|is) not (?:a )?(?:valid|"
+    r"well-formed) (?:key[ ,-]+value (?:dictionary|object|mapping|pairs?)|dictionary|mapping)\b",
+    r"^(?:Error: )?Invalid (?:tool |function )?arguments?: *[{\[]",
     r"invalid JSON in (?:tool(?: call)? )?(?:arguments|input)",
     r"JSON (?:pars(?:e|ing)|decode) (?:error|failed):|\bjson_invalid\b",
     r"with an invalid JSON argument",
@@ -153,6 +156,17 @@ DUPLICATE = words(
     r"stuck in a loop, attempting the same action",
     r"called \d+ times (?:consecutively|in a row) with (?:identical|the same) arguments",
     r"identical tool call (?:was )?(?:repeated|already (?:made|executed))",
+)
+
+#: An agent that refuses a call because its input repeats an earlier one: "I tried reusing the
+#: same input, I must stop using this action input" (CrewAI), "repeating the same arguments",
+#: "same input as the previous call".
+SAME_INPUT_AGAIN = words(
+    "crewai plain",
+    r"\b(?:reus(?:e|ed|ing)|re-us(?:e|ed|ing)|repeat(?:ed|ing)?) the (?:same|identical) (?:action "
+    r"|tool )?(?:input|arguments|parameters|call)\b",
+    r"\bsame (?:action |tool )?(?:input|arguments|parameters) (?:as (?:the |a )?(?:previous|last|"
+    r"earlier) (?:call|attempt|step)|again)\b",
 )
 
 #: A loop detector that names the repeat itself ("Detected 3 consecutive identical calls to
@@ -192,6 +206,15 @@ STEP_SETTING = words(
     r"\b(?:exceeded|reached|hit) (?:the )?max(?:imum)?[ _]?(?:iterations|steps|turns)\b",
     r"\b(?:exceeded|reached|reaching|hit) (?:the )?max(?:imum)?(?: number)? of \d+ (?:tool calls"
     r"|steps|turns|iterations|requests|model calls)\b",
+)
+#: A tool's own call budget spent: "Tool 'x' has reached its usage limit of 3 times and cannot be
+#: used anymore", "reached its maximum usage limit of 5" (CrewAI), "exceeded the call limit for".
+USAGE_LIMIT = words(
+    "crewai plain",
+    r"\b(?:reached|exceeded|hit|used up) (?:its |the |their )?(?:max(?:imum)? )?(?:usage|use|call"
+    r"|invocation)s? (?:limit|budget|count|cap)\b",
+    r"\bcannot be (?:used|called|invoked) (?:any ?more|again)\b|\bshould not (?:use|call) the "
+    r"[\w.\-]+ tool again\b",
 )
 #: A framework gave up after its own retry budget (output validation, tool retries).
 RETRIES_EXHAUSTED = words(
@@ -303,10 +326,11 @@ MCP_NAME_ABSENT = words(
 )
 
 MCP_DOWN = words(
-    "mcp-typescript-sdk mcp-python-sdk",
+    "mcp-typescript-sdk mcp-python-sdk crewai goose",
     r"MCP error -32000: Connection closed",
     r"MCP server [`'\"]?[\w.\-]+[`'\"]? (?:disconnected|crashed|exited|is not running)",
     r"\bFailed to start extension\b|\bCould not run extension command\b",
+    r"\b(?:failed|unable) to (?:start|launch|spawn|run) (?:the )?(?:[\w-]+ )?MCP server\b",
 )
 #: goose's extensions are its MCP servers: one that could not be activated, added or initialised.
 MCP_EXTENSION_FAILED = words(
@@ -397,6 +421,11 @@ NOT_A_TOOL = words(
 #: A name not on the list of tools the agent offers.
 NOT_LISTED_TOOL = words(
     "plain",
+    r"\b(?:tried|attempted|trying) to (?:use|call|invoke|run) (?:the )?(?:tool|function|action) "
+    r"[^\n]{1,80}?\b(?:but |which )?(?:it )?(?:doesn't|does not|did not|didn't) exist\b",
+    r"\b(?:(?:must|should|can only|may only) )?(?:use|call|pick|choose|select) (?:one of|from) "
+    r"(?:the )?(?:following|available|listed|registered) (?:tools|functions|actions)\b",
+    r"^(?:Error: )?Action [`'\"]?[\w.\-]+[`'\"]? (?:" + ABSENT + r")\.?$",
     r"\bnot in the (?:list of )?(?:available|registered|declared|provided) tools\b",
     r"\b(?:tool|function) [`'\"]?[\w.\-]+[`'\"]? (?:is )?not in (?:the |this )?(?:tool )?"
     r"registry\b",
@@ -515,7 +544,11 @@ SCALAR_PARSE = words("ollama", r"\binvalid (?:int|integer|float|bool|boolean|num
 
 #: "No URL provided.": a whole message saying that one value was not given.
 NOTHING_GIVEN = words(
-    "gemini-cli mcp-servers openai-agents",
+    "gemini-cli mcp-servers openai-agents github-mcp-server",
+    r"^(?:Error: )?(?:either |one of )?[`'\"]?[\w.\-]+[`'\"]?,? or [`'\"]?[\w.\-]+[`'\"]? (?:must|"
+    r"should|has to|needs to) be (?:provided|given|specified|supplied|set|passed)\b",
+    r"^(?:Error: )?(?:either |one of )[`'\"]?[\w.\-]+[`'\"]?,? or [`'\"]?[\w.\-]+[`'\"]? "
+    r"(?:is|are) required\b",
     r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)\.?$",
     r"^(?:Error: )?At least one (?:of )?[^\n]{1,80}? (?:must|should|has to) be (?:provided|given"
     r"|specified|supplied)\b",
@@ -539,6 +572,8 @@ PARAM_TYPE = words(
     r"(?:must|should) be (?:an? )?(?:valid )?(?:array|number|integer|string|boolean|object|list"
     r"|bool|int|str|float|dict)\b" + _NOT_A_RANGE,
     r"is not of type '(?:string|integer|number|boolean|array|object|null)'",
+    r"\bis not of type [`'\"]?(?:\[\])?[\w.]+[`'\"]?(?: or [\w.]+)?,? (?:is|got|but (?:is|got|was))"
+    r" [`'\"]?(?:\[\])?[\w.]+",
     r"cannot unmarshal \w+ into Go (?:struct field|value of type)",
     r"invalid type: [\w ]+(?: \"[^\"]*\")?, expected",
     r"value is not a valid (?:integer|float|dict|list|boolean)",
@@ -546,6 +581,22 @@ PARAM_TYPE = words(
     r"\b(?:must|should) be of type\b|\bexpected type\b[^\n]{0,40}\b(?:got|received|but)\b",
     r"\bwrong (?:type|data type)\b",
     r"\bexpected (?:an? )?(?:str|int|float|bool|dict|list)\b[^\n]{0,20}\bgot\b",
+)
+
+#: A value that could not be turned into the type the tool takes, in the words of many languages:
+#: "could not be coerced to []string, is string" (Go), "cannot be converted to int", "Invalid float
+#: passed to 'timeout' argument" (OpenHands), "invalid numeric value", "Expected an integer.".
+TYPE_CONVERSION = words(
+    "github-mcp-server openhands ollama plain",
+    # named as a parameter, so a compiler's "String cannot be converted to int" stays its own
+    r"\b(?:parameter|argument|field|value|input|option|key) [`'\"]?[\w.\-]+[`'\"]? (?:could not|"
+    r"couldn't|cannot|can't) be (?:coerced|converted|cast|parsed) (?:to|into|as) (?:an? )?(?:\[\])?"
+    r"(?:int|integer|float|double|number|numeric|string|str|bool|boolean|list|array|object|dict"
+    r"|map|slice)\w*\b",
+    r"\binvalid (?:int|integer|float|double|number|numeric|bool|boolean) (?:value|passed|given"
+    r"|supplied|provided|for|argument)\b",
+    r"\b[Ee]xpected (?:an? )?(?:integer|int|number|float|boolean|bool|string|list|array|object"
+    r"|dict(?:ionary)?)\.?$",
 )
 
 #: A value said to be of the wrong JSON kind in plain words: "Item 1 is not an object", "Line
@@ -643,11 +694,85 @@ NOT_VALID_PARAM = words(
 #: A graph of tasks or dependencies the call would make invalid: a cycle, a thing that depends on
 #: itself (gemini-cli's task tracker, and the same shape in build and workflow tools).
 SELF_REFERENCE = words(
-    "gemini-cli",
-    r"\bcannot (?:depend on|reference|contain|include|be (?:a )?(?:parent|child|subtask) of) "
-    r"itself\b",
+    "gemini-cli github-mcp-server",
+    r"\b(?:cannot|can't|must not|may not) (?:[\w-]+ (?:or|and|/) )?(?:depend on|reference|block"
+    r"|link to|point to|contain|include|duplicate|be (?:a )?(?:parent|child|subtask|duplicate|"
+    r"blocker) of) itself\b",
     r"\bcircular (?:dependency|reference) detected\b|\bwould (?:create|introduce) a (?:cycle|"
     r"circular (?:dependency|reference))\b",
+)
+#: Values that go together or exclude each other: "duplicate_of can only be used when state_reason
+#: is 'duplicate'", "only one of after_id or before_id should be specified, not both", "provide
+#: either 'after' or 'before', not both", "--a and --b are mutually exclusive", "is only valid
+#: when".
+VALUE_COMBINATION = words(
+    "github-mcp-server plain",
+    r"\b(?:can|may|must) only be (?:used|set|provided|specified|given|combined|passed|supplied)"
+    r" (?:when|if|with|for|together with|in combination with)\b",
+    r"\b(?:is|are) only (?:valid|allowed|permitted|supported|accepted|applicable) (?:when|if|with"
+    r"|for)\b",
+    r"\bmutually exclusive\b|,? not both\b|\bonly one of\b[^\n]{1,80}?\b(?:may|can|should|must)"
+    r" be (?:given|specified|provided|set|used|passed)\b",
+    r"\bcannot be combined with\b",
+)
+#: A length or count a value may not pass: "rationale must be 280 characters or less", "must be
+#: at most 100 characters", "must not exceed 50 items", "title is longer than 256 characters".
+LENGTH_BOUNDS = words(
+    "github-mcp-server plain",
+    r"\bmust (?:be|have) (?:at (?:most|least) |no (?:more|longer|fewer) than |fewer than |less "
+    r"than |more than )?\d+ (?:characters?|chars|bytes|words|items|elements|entries|lines|digits)"
+    r"(?: or (?:less|fewer|more|shorter|longer))?\b",
+    r"\b(?:must not|may not|cannot|can't|should not) (?:exceed|be longer than|be more than|have "
+    r"more than) \d+ (?:characters?|chars|bytes|words|items|elements|entries|lines)\b",
+    r"\bis (?:longer|shorter) than \d+ (?:characters?|chars|bytes|words|items)\b",
+)
+#: A parameter the tool wants in place of the one the call used: "Use the 'after' parameter with
+#: the 'endCursor' value ... instead of 'page'", "use `path` instead of `file`".
+USE_INSTEAD = words(
+    "github-mcp-server plain",
+    r"\b(?:use|pass|provide|set) (?:the )?[`'\"][\w.\-]+[`'\"] (?:parameter|argument|field|option)"
+    r"\b[^\n]{0,80}?\binstead\b",
+    r"\b(?:use|pass|provide) [`'\"][\w.\-]+[`'\"] instead of [`'\"][\w.\-]+[`'\"]",
+)
+#: A date or time that does not parse: "invalid since time format, should be RFC3339/ISO8601",
+#: "invalid date", "must be YYYY-MM-DD format", "cannot parse \"yesterday\" as \"2006\"" (Go).
+BAD_TIME = words(
+    "github-mcp-server plain",
+    r"\binvalid (?:[\w-]+ ){0,2}(?:time|date|datetime|timestamp|duration)(?: format| value)?\b",
+    r"\b(?:should|must) be (?:in )?(?:an? )?(?:valid )?(?:RFC ?3339|ISO[- ]?8601|YYYY-MM-DD)\b",
+    r"\bparsing time \"[^\"\n]{0,60}\" as \"",
+)
+#: A value a tool cannot use as a whole: text that is not text ("File could not be decoded as
+#: utf-8", "not valid UTF-8"), several commands where one is run at a time ("Cannot execute
+#: multiple commands at once"), an input with nothing in it to run ("No code blocks to execute").
+UNUSABLE_INPUT = words(
+    "openhands autogen plain",
+    r"\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:be )?decoded? (?:\S+ )?(?:as )?"
+    r"(?:utf-?8|text|ascii|unicode)\b|\b(?:is )?not (?:valid )?utf-?8\b(?! encoded locale)",
+    r"\b(?:cannot|can't|unable to|may not|must not) (?:execute|run|process|handle|send) "
+    r"(?:multiple|several|more than one|many) (?:commands|statements|queries|scripts|requests)\b",
+    r"\bonly one (?:command|statement|query|script) (?:is )?(?:allowed|permitted|supported|"
+    r"at a time)\b",
+    r"^(?:Error: )?No (?:code|code blocks?|command|commands|script|query|statement|input)s? "
+    r"(?:(?:was |were )?found )?to (?:execute|run|process)\b",
+)
+#: A model or provider the server does not have: "The model `x` does not exist or you do not have
+#: access to it" (OpenAI-compatible 404), "LLM Provider NOT provided ... You passed model=x"
+#: (LiteLLM), "model \"x\" not found, try pulling it first" (Ollama).
+UNKNOWN_MODEL = words(
+    "litellm ollama lmstudio",
+    r"\bmodel [`'\"][^`'\"\n]{1,80}[`'\"] (?:does not exist|doesn't exist|not found|is not "
+    r"(?:available|found|served|loaded))\b",
+    r"\b(?:LLM |model )?provider (?:was |is )?not (?:provided|specified|given|recogni[sz]ed|"
+    r"supported)\b|\bunknown (?:LLM |model )?provider\b|\bmodel_not_found\b",
+)
+#: An HTTP API that rejected the values of a request it understood: "422 Validation Failed
+#: [{Resource:PullRequest Field:head Code:invalid}]" (GitHub through go-github), "422
+#: Unprocessable Entity".
+VALIDATION_STATUS = words(
+    "github-mcp-server http",
+    r"\b422 (?:Validation Failed|Unprocessable (?:Entity|Content))\b",
+    r"\bField:\s*[\w.\-]+ Code:\s*(?:invalid|custom|unprocessable)\b",
 )
 #: One value compared with another: "start_line cannot be greater than end_line" (gemini-cli),
 #: "Start line 50 must be less than end line 20" (goose), "endLine must be greater than or equal
@@ -756,6 +881,7 @@ FILE_NOT_LOCATED = words(
     "plain",
     r"\b" + LOCATE + r" (?:the |an? )?(?:[\w-]+ )?(?:file|directory|folder|dir|path)\b",
     r": no such (?:file|directory|folder|path)\b",
+    r"^(?:Error: )?" + LOCATE + r" [`'\"](?:[~.]{0,2}/|[A-Za-z]:\\)[^`'\"\n]+[`'\"]\.?$",
     r"\bno (?:such )?(?:file|directory|folder)s? (?:exists? )?(?:at|named|called|matching|found)\b",
 )
 
@@ -958,7 +1084,10 @@ USER_DENIED = words(
     r"(?:denied|rejected|declined|cancell?ed|interrupted) by (?:the )?user",
     r"Permission to use \S+.{0,120}? (?:has been|was) denied",
     r"requested permissions? to use \S+, but you haven't granted it",
-    r"\bwas not approved\b",
+    r"\b(?:was|were) not (?:approved|confirmed|authori[sz]ed)\b|\b(?:has|have) not been "
+    r"(?:approved|confirmed|authori[sz]ed)\b"
+    r"|\bwas not approved\b|\b(?:confirmation|approval) (?:was )?(?:denied|declined|refused|"
+    r"rejected|not given)\b",
     r"requires user confirmation|\brequires? (?:user |your )?(?:approval|confirmation|consent)\b",
     r"rejected with (?:the )?user(?:'s)? (?:message|feedback)|\btool use (?:was )?rejected\b",
 )
@@ -977,6 +1106,8 @@ POLICY_DENIED = words(
     r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
     r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b(?! (?:for|as) )",
     r"\baccess to [^\n]{1,80}? (?:is )?(?:not permitted|not allowed|denied|forbidden|refused)\b",
+    r"\b(?:file|path|directory|folder|network|write|read) access (?:is )?(?:not permitted|not "
+    r"allowed|denied|forbidden|refused)\b",
     r"Forbidden (?:access|call|function)",
     r"\baccess_denied\b|Access denied\b",
     r"sandbox denied|\bsandbox (?:cannot be enforced|blocked|refused|violation)\b",
@@ -1020,7 +1151,13 @@ OS_DENIED = words(
 REFUSED_CALLER = words(
     "plain",
     r"^(?:Error: )?(?:Unauthori[sz]ed|Forbidden|Unauthenticated|Access denied)\b",
-    r"\byou do not have (?:the )?(?:required )?(?:permission|access|rights)\b",
+    r"(?<!exist or )(?<!exists or )\byou do not have (?:the )?(?:required )?(?:permission|access"
+    r"|rights)\b",
+    r"\b(?:does not|doesn't|do not|don't) have (?:the )?(?:required )?(?:permission|access|rights)"
+    r" to (?:use |call |read |write |the )?(?:model|resource|repo|repository|project|file|this)\b",
+    r"\b(?:Resource )?not accessible by (?:the |this )?(?:personal access token|integration|token"
+    r"|app|credentials)\b",
+    r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://\S+: 40[13]\b",
     r"\b(?:status|code|HTTP)(?: code)?:? 40[13]\b",
 )
 
@@ -1095,6 +1232,7 @@ NETWORK = words(
     r"|due to a connection issue|Error fetching",
     r"status(?: code)?:? [45]\d\d\b|\(Status: [45]\d\d\)|Request failed with status code",
     r"\b(?:404 Not Found|50[234] (?:Bad Gateway|Service Unavailable|Gateway Timeout))\b",
+    r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://\S+: [45]\d\d\b",
     r"page was not found",
     r"\bfetch failed\b|\bconnect(?:ion)?(?: call)? failed\b|\[Errno 111\]",
     r"\b[45]\d\d (?:Server|Client) Error\b|\b(?:Bad Gateway|Service Unavailable|Gateway Timeout)\b",
@@ -1173,8 +1311,28 @@ _SHELL_DIAGNOSTIC = r"^(?:ba|z|da|k)?sh: (?:-c: )?(?:line )?\d+: "
 #: git's and pip's own error lines, in the case they write them.
 #: A JVM's uncaught exception and its stack frames.
 _JAVA_EXCEPTION = r"^Exception in thread \"[^\"\n]+\" [\w$.]+|^\s+at [\w$.<>]+\([\w$]+\.java:\d+\)"
-#: GNU tools' pointer to their help after an option or operand error.
-_TRY_HELP = r"^Try '[\w.+\-]+ --help' for more information\."
+#: GNU tools' pointer to their help after an option or operand error, and the same pointer as Go
+#: CLIs (cobra: docker, kubectl, gh) and others word it ("Run 'docker run --help' for more
+#: information", "See 'docker --help'.").
+_TRY_HELP = (
+    r"^(?:Try|Run|See) [`'\"][\w.+\-]+(?: [\w.+\-]+){0,3} --help[`'\"](?: for (?:more )?"
+    r"(?:information|usage|help))?\.?$"
+)
+#: An option refused with its dashes shown, in a program's words rather than a tool's: cobra's
+#: "unknown flag: --frob", tsc's "Unknown compiler option '--x'", eslint's "Invalid option
+#: '--frob' - perhaps you meant '--fix'?".
+_OPTION_WITH_DASHES = (
+    r"^(?:error TS\d+: )?(?:unknown|unrecognized|invalid) compiler option\b"
+    r"|^(?-i:unknown (?:shorthand )?flag): "
+    r"|^(?!(?:error|warning|fatal):)(?-i:[a-z][\w.+\-]{0,30}): (?-i:unknown|unrecognized|invalid"
+    r"|illegal) (?:shorthand )?(?:flag|option)s?:? [`'\"]?-"
+    r"|\b(?:option|flag) [`'\"]?-{1,2}[\w-]+[`'\"]?[^\n]{0,10}?\b(?:perhaps|did) you mean(?:t)?\b"
+)
+#: A compiled program's crash: Rust's panic line, Go's panic and its goroutine dump.
+_NATIVE_PANIC = (
+    r"^thread '[^'\n]{1,80}'(?: \(\d+\))? panicked at \S|^panic: \S|^goroutine \d+ \[running\]:"
+    r"|^fatal error: all goroutines are asleep"
+)
 _PROGRAM_FATAL = (
     r"(?-i:^fatal: )|(?-i:^ERROR: (?:Could not|No matching|Invalid requirement|Cannot|Failed"
     r"|unknown command))"
@@ -1191,6 +1349,7 @@ RUNTIME_FAILURE = words(
     _SHELL_DIAGNOSTIC,
     _JAVA_EXCEPTION,
     _TRY_HELP,
+    _NATIVE_PANIC,
     r"^\s*File \"[^\"\n]+\", line \d+\n",
     _JS_STACK,
     r"\bCannot find module\b|\bMODULE_NOT_FOUND\b",
@@ -1230,6 +1389,8 @@ PROGRAM_CRASH_FRAMING = regexes(
         _PROGRAM_FATAL,
         _JAVA_EXCEPTION,
         _TRY_HELP,
+        _NATIVE_PANIC,
+        _OPTION_WITH_DASHES,
         r"^(?:ERROR: )?usage: ",
         _CODE_FAILED,
         # a program's own prefix, lower case (`bwrap: Unknown option`), not an agent's "Error:"
@@ -1253,6 +1414,11 @@ TOOLCHAIN_FAILURE = words(
     r"^(?:Error: in prepare, |Parse error(?: near line \d+)?: |Runtime error(?: near line \d+)?: )",
     # curl's numbered error line; YAML parsers' errors (yq, PyYAML)
     r"^curl: \(\d+\) ",
+    # linters' and formatters' closing lines (ruff, mypy, flake8, black, eslint)
+    r"^Found [1-9]\d* errors?\b|^\d+ files? would be reformatted\b|^would reformat \S"
+    r"|^\S+ \d+ problems? \([1-9]\d* errors?,",
+    # a linter's rule code at the start of its diagnostic, then rustc-style location arrow
+    r"^[A-Z]{1,4}\d{3,4} (?:\[\*\] )?[^\n]+\n\s*--> [^\n]+:\d+:\d+$",
     r"\b(?:ParserError|ScannerError|YAMLException): while (?:parsing|scanning)\b",
 )
 
@@ -1271,9 +1437,10 @@ PROGRAM_USAGE = words(
 #: A program refusing an option or operand in its own prefix (`head: invalid number of lines`,
 #: `ls: unrecognized option`, git's `fatal: unrecognized argument`).
 PROGRAM_BAD_OPTION = words(
-    "coreutils git",
+    "coreutils git docker tsc eslint",
     r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing|illegal) (?:option|number"
     r"|argument|operand|mode|predicate|expression|flag|switch|primary|action)\b",
+    _OPTION_WITH_DASHES,
 )
 #: git's refusals in its own words.
 GIT_REFUSALS = words(

@@ -46,7 +46,7 @@ from toolmend.protocols.base import TextProtocol, carried_raw, inert_closers
 from toolmend.protocols.gemma4_args import (
     GEMMA4,
     STRING_DELIMITER,
-    GemmaArgScan,
+    GemmaArguments,
     GemmaDialect,
     decode_arguments,
 )
@@ -119,7 +119,7 @@ def _property_names(tool: Tool | None) -> tuple[list[str], list[str]]:
     return [k for k, v in props.items() if "string" in (declared_types(v) or ())], list(props)
 
 
-class _CallArguments(GemmaArgScan):
+class _CallArguments(GemmaArguments):
     """The argument object of one call, streaming its top-level values through `ctx.args`."""
 
     def __init__(self, ctx: BlockContext, markup: GemmaMarkup) -> None:

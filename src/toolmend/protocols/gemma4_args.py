@@ -1,10 +1,11 @@
 """Gemma's argument language: `{key:<|"|>text<|"|>,n:1,flag:true,obj:{a:1},list:[1,2]}`.
 
 Gemma 4 and FunctionGemma write the same language and differ only in two tokens, the string
-delimiter (`<|"|>`, `<escape>`) and the call terminators: a `GemmaDialect` names them, and
-everything below takes one (Gemma 4's by default). This module owns reading that language into
-JSON values, piece by piece (`GemmaArgScan`) or in
-one go (`decode_arguments`), and the few repairs real Gemma 4 output needs:
+delimiter (`<|"|>`, `<escape>`) and the call terminators: a `GemmaDialect` names them and makes
+the language `JsonScan` reads (`core/jsonscan.py`: the string forms, bare keys, bare words), and
+everything below takes one (Gemma 4's by default). This module owns building JSON values from
+what the scanner reports, piece by piece (`GemmaArguments`, the scanner's hooks) or in one go
+(`decode_arguments`), and the few repairs real Gemma 4 output needs:
 
 * strings live between `<|"|>` delimiters and are raw (no escapes); JSON `"..."` strings and
   single-quoted `'...'` values are accepted too (the latter as a recorded repair, dropping a
@@ -20,10 +21,10 @@ one go (`decode_arguments`), and the few repairs real Gemma 4 output needs:
 A call terminator (`<tool_call|>`, `<turn|>`) inside an open string is text of that string; its
 position is remembered so that a caller can retry the call as if it had ended there.
 
-It never looks up tools (callers pass the property names it needs), never validates against a
-schema, and never decides whether a call is complete: that is the protocol's and the gate's.
-Cost: each character is looked at once per scan; inside a string the scanner jumps from one
-`<`, quote or backslash to the next. Repairs rescan the retained text once, only when needed.
+It never scans text itself (`JsonScan` does), never looks up tools (callers pass the property
+names it needs), never validates against a schema, and never decides whether a call is
+complete: that is the protocol's and the gate's. Cost: the scanner's (each character looked at
+once per scan); repairs rescan the retained text once, only when needed.
 """
 
 from __future__ import annotations
@@ -34,9 +35,18 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolmend.core.jsonscan import decode_string_piece
+from toolmend.core.jsonscan import (
+    COLON,
+    JSON_STRING,
+    KEY,
+    VALUE,
+    ArgumentLanguage,
+    JsonScan,
+    StringForm,
+    decode_string_piece,
+)
 from toolmend.core.keyrules import TRAILING_COMMA, TRAILING_COMMA_ERROR, duplicate_key_error
-from toolmend.core.textscan import closers, find_closer, skip_blanks
+from toolmend.core.textscan import closers
 
 STRING_DELIMITER = '<|"|>'
 CALL_CLOSE = "<tool_call|>"
@@ -46,7 +56,7 @@ TERMINATORS = (CALL_CLOSE, TURN_END)
 
 
 class GemmaDialect:
-    """The tokens one Gemma model family writes its arguments with.
+    """The tokens one Gemma model family writes its arguments with, and the language they make.
 
     Every token begins with its only `<`, as Gemma's special tokens do.
     """
@@ -57,10 +67,15 @@ class GemmaDialect:
                 raise ValueError(f"a Gemma token begins with its only '<': {token!r}")
         self.delimiter = delimiter
         self.terminators = terminators
-        #: What ends plain text inside a delimited string, a JSON string, a single-quoted one.
+        #: What ends plain text inside a delimited string (the fast path's stops).
         self.stops = closers(delimiter, *terminators)
-        self.quoted_stops = closers('"', "\\", *terminators)
-        self.single_stops = closers("'", "\\", *terminators)
+        #: The string forms: the raw delimited string, JSON's, and a single-quoted one (a
+        #: repair; a terminator ends it, and a stray delimiter right after it is dropped).
+        self.raw_string = StringForm(delimiter, delimiter, escapes=False)
+        self.single_quoted = StringForm("'", "'", values_only=True, stops_end=True, tail=delimiter)
+        self.language = ArgumentLanguage(
+            (self.raw_string, JSON_STRING, self.single_quoted), bare_keys=True, bare_words=True
+        ).prepare(terminators)
 
 
 #: Gemma 4's dialect: `<|"|>` strings, `<tool_call|>` / `<turn|>` terminators.
@@ -71,17 +86,15 @@ _JSON_LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|fa
 # Characters a bare value may start with and still be read as a JSON literal (upstream's rule
 # for which values the schema-gated raw-string repair leaves alone).
 _LITERAL_START = frozenset("-0123456789tfn")
-_BARE_SEARCH = re.compile(r"[,}\]<]")
-_KEY_SEARCH = re.compile(r"[:,{}\[\]\"<]")
 
-# Scanner modes.
-_STRUCT, _GEMMA, _QUOTED, _SINGLE, _AFTER_SINGLE, _BARE, _KEY = range(7)
+_MISSING_COLON = "a key is missing its ':'"
 # What the innermost container expects next.
 _VALUE, _KEYPOS, _COLON, _AFTER = range(4)
 
 
-class GemmaArgScan:
-    """Reads one argument object as it arrives; subclasses (or callers) override the hooks.
+class GemmaArguments(JsonScan):
+    """Reads one argument object as it arrives into JSON values, in `JsonScan`'s hooks;
+    subclasses (or callers) override the hooks below.
 
     Hooks fire for the top-level object only (`depth == 1`), except `on_bare_word` (any depth).
     After the first anomaly (`broken`), no value hook fires again: later values are not read
@@ -89,16 +102,14 @@ class GemmaArgScan:
     """
 
     def __init__(self, *, allow_repair: bool = True, dialect: GemmaDialect = GEMMA4) -> None:
+        super().__init__(dialect.terminators, dialect.language)
         self.dialect = dialect
         #: The policy's answer to repairs that lose nothing (a trailing comma: `keyrules`).
         self.allow_repair = allow_repair
-        self.stack: list[dict[str, Any] | list[Any]] = []
+        self.values: list[dict[str, Any] | list[Any]] = []  # the open containers
         self.expect: list[int] = []
         self.keys: list[str | None] = []  # per container: the key whose value is being read
         self.commas: list[bool] = []  # per container: a comma was just read
-        self.mode = _STRUCT
-        self.pieces: list[str] = []  # the token in progress (string content, bare text)
-        self.string_is_key = False
         #: Every consumed character, in order. Only ever appended to, also by a caller that
         #: streams plain string text past the scanner (see `raw_len`).
         self.raw: list[str] = []
@@ -111,13 +122,12 @@ class GemmaArgScan:
         #: (key, raw offset right after its `:`) of top-level bare words, for the raw repair.
         self.bare_values: list[tuple[str, int]] = []
         self._colon_at = 0
-        self._string_start = 0  # index in `raw` where the open `<|"|>` string's content starts
-        self._expect_top = True  # nothing read yet: the next token must be `{`
-        self._streaming = False  # the open `<|"|>` string reports its text through the hooks
+        self._string_start = 0  # index in `raw` where the open string's content starts
+        self._streaming = False  # the open raw string reports its text through the hooks
 
     # Hooks ----------------------------------------------------------------------------------
     def on_string_open(self, key: str) -> None:
-        """A `<|"|>` string value of top-level `key` begins."""
+        """A raw (delimited) string value of top-level `key` begins."""
 
     def on_string_text(self, text: str) -> None:
         """More content of that string."""
@@ -126,7 +136,7 @@ class GemmaArgScan:
         """A call terminator appeared inside that string (it is kept as text)."""
 
     def on_value(self, key: str, value: Any, streamed: bool) -> None:
-        """A top-level value is complete (`streamed`: it was a `<|"|>` string)."""
+        """A top-level value is complete (`streamed`: it was a raw string)."""
 
     def on_bare_word(self) -> None:
         """A bare word was read as a string: a repair may still read it differently."""
@@ -136,20 +146,12 @@ class GemmaArgScan:
 
     # State ----------------------------------------------------------------------------------
     @property
-    def depth(self) -> int:
-        return len(self.stack)
-
-    @property
     def done(self) -> bool:
         return self.value is not None
 
     @property
     def broken(self) -> bool:
         return self.error is not None
-
-    @property
-    def in_string(self) -> bool:
-        return self.mode in (_GEMMA, _QUOTED, _SINGLE)
 
     def raw_text(self) -> str:
         return "".join(self.raw)
@@ -163,9 +165,9 @@ class GemmaArgScan:
             self._counted = len(raw)
         return self._raw_len
 
-    def _take(self, text: str) -> None:
-        if text:
-            self.raw.append(text)
+    def string_text(self) -> str:
+        """The content of the open string so far (it is kept once, in `raw`)."""
+        return "".join(self.raw[self._string_start :])
 
     def _break(self, message: str) -> None:
         if self.error is None:
@@ -173,334 +175,176 @@ class GemmaArgScan:
             self.on_broken()
 
     def _top_key(self) -> str | None:
-        if self.depth == 1 and isinstance(self.stack[0], dict) and self.expect[0] == _VALUE:
+        if len(self.values) == 1 and isinstance(self.values[0], dict) and self.expect[0] == _VALUE:
             return self.keys[0]
         return None
 
-    # Scanning -------------------------------------------------------------------------------
-    def scan(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, str | None]:
-        """Consume `buf[pos:end]`. Returns `(pos, terminator)`.
-
-        Stops after the object's closing `}` (`done`), before a terminator found outside strings
-        (returned, not consumed), or where more input is needed.
-        """
-        while pos < end and not self.done:
-            mode = self.mode
-            if mode == _GEMMA:  # the hot path first: inside a long string value
-                pos, need = self._gemma(buf, pos, end, final)
-                if need:
-                    return pos, None
-            elif mode == _STRUCT:
-                pos, stop, need = self._structural(buf, pos, end, final)
-                if stop is not None:
-                    return pos, stop
-                if need:
-                    return pos, None
-            elif mode in (_QUOTED, _SINGLE):
-                pos, stop, need = self._quoted(buf, pos, end, final)
-                if stop is not None:
-                    return pos, stop
-                if need:
-                    return pos, None
-            elif mode == _AFTER_SINGLE:
-                rest = buf[pos:end]
-                delimiter = self.dialect.delimiter
-                if rest.startswith(delimiter):
-                    self._take(delimiter)
-                    pos += len(delimiter)
-                    self.repairs.append("dangling-string-delimiter")
-                elif delimiter.startswith(rest) and not final:
-                    return pos, None
-                self.mode = _STRUCT
-            else:
-                pos, stop, need = self._bare(buf, pos, end, final)
-                if stop is not None:
-                    return pos, stop
-                if need:
-                    return pos, None
-        return pos, None
-
-    def _marker_at(self, buf: str, i: int, end: int, final: bool) -> tuple[str | None, bool]:
-        """The delimiter or terminator starting at `buf[i]` ("<"), or whether more is needed."""
-        stops = self.dialect.stops
-        for marker in stops:
-            if buf.startswith(marker, i, end):
-                return marker, False
-        rest = buf[i:end]
-        if not final and any(m.startswith(rest) for m in stops):
-            return None, True
-        return None, False
-
-    def _structural(
-        self, buf: str, pos: int, end: int, final: bool
-    ) -> tuple[int, str | None, bool]:
-        """Between tokens: read one structural token or start a value/key token.
-
-        Returns `(pos, terminator, needs_more_input)`.
-        """
-        i = skip_blanks(buf, pos, end)
-        self._take(buf[pos:i])
-        if i >= end:
-            return i, None, True
-        c = buf[i]
-        delimiter = False
-        if c == "<":
-            marker, need = self._marker_at(buf, i, end, final)
-            if need:
-                return i, None, True
-            if marker in self.dialect.terminators:
-                return i, marker, False
-            delimiter = marker == self.dialect.delimiter
-        if self._expect_top:
-            # Before the object: anything but `{` (a string delimiter too) is read inside an
-            # object assumed open, so no value is ever read without a container.
-            self._expect_top = False
-            if c != "{":
-                self._break("the arguments must be an object in braces")
-                self._push("{")
-                return i, None, False
+    # JsonScan's hooks: the grammar ----------------------------------------------------------
+    def expecting(self) -> int:
         expect = self.expect[-1] if self.expect else _VALUE
-        if c in "{[":
-            self._take(c)
-            if expect in (_KEYPOS, _AFTER):
-                self._break(f"unexpected {c!r}")
-            self._push(c)
-            self.mode = _STRUCT
-            return i + 1, None, False
-        if c in "}]":
-            self._take(c)
-            self._close(c)
-            return i + 1, None, False
-        if c == ",":
-            self._take(c)
+        if expect == _KEYPOS or (expect == _AFTER and isinstance(self.values[-1], dict)):
+            return KEY
+        return COLON if expect == _COLON else VALUE
+
+    def on_raw(self, raw: str) -> None:
+        self.raw.append(raw)
+
+    def _in_object(self) -> bool:
+        """Whether a container is open; before the first, nothing but `{` is read."""
+        if self.values:
+            return True
+        self._break("the arguments must be an object in braces")
+        return False
+
+    def on_separator(self, char: str) -> None:
+        if not self._in_object():
+            return
+        expect = self.expect[-1]
+        if char == ",":
             if expect != _AFTER:
-                self._break("a value is missing before ','")
+                self._break(_MISSING_COLON if expect == _COLON else "a value is missing before ','")
             self.commas[-1] = True
-            self.expect[-1] = _KEYPOS if isinstance(self.stack[-1], dict) else _VALUE
-            return i + 1, None, False
-        if c == ":" and expect == _COLON:
-            self._take(c)
-            self.expect[-1] = _VALUE
-            self._colon_at = self.raw_len
-            return i + 1, None, False
+            self.expect[-1] = _KEYPOS if isinstance(self.values[-1], dict) else _VALUE
+            return
+        if expect == _KEYPOS:
+            self._break("a key is missing")
+        elif expect == _AFTER:
+            self._break("',' is missing between values")
+        self.expect[-1] = _VALUE
+        self._colon_at = self.raw_len
+
+    def on_key(self, key: str) -> None:
+        if self.expect[-1] == _AFTER:
+            self._break("',' is missing between values")
+        self.keys[-1] = key
+        self.expect[-1] = _COLON
+
+    def on_key_invalid(self, raw: str) -> None:
+        self._break("a quoted string holds an invalid escape")
+        self.on_key(raw)
+
+    def _value_due(self) -> bool:
+        """A value begins: a missing `:` or `,` before it is an anomaly."""
+        if not self._in_object():
+            return False
+        expect = self.expect[-1]
         if expect == _COLON:
             self._break("':' is missing after a key")
             self.expect[-1] = _VALUE
-            self._colon_at = self.raw_len  # where the value begins, for the raw-string repair
+            self._colon_at = self.raw_len
         elif expect == _AFTER:
             self._break("',' is missing between values")
-            self.expect[-1] = _KEYPOS if isinstance(self.stack[-1], dict) else _VALUE
-        expect = self.expect[-1]
-        if delimiter:  # checked like any other value or key: after its `:` or `,`
-            self._take(self.dialect.delimiter)
-            self._open_string(_GEMMA)
-            return i + len(self.dialect.delimiter), None, False
-        if c == '"':
-            self._take(c)
-            self._open_string(_QUOTED)
-            return i + 1, None, False
-        if c == "'" and expect == _VALUE:
-            self._take(c)
-            self._open_string(_SINGLE)
-            return i + 1, None, False
-        self.mode = _KEY if expect == _KEYPOS else _BARE
-        self.pieces = []
-        if self.mode == _BARE and self._top_key() is not None and c not in _LITERAL_START:
-            self.bare_values.append((self._top_key() or "", self._colon_at))
-        return i, None, False
+            self.expect[-1] = _VALUE
+        return True
 
-    def string_text(self) -> str:
-        """The content of the open `<|"|>` string so far (it is kept once, in `raw`)."""
-        return "".join(self.raw[self._string_start :])
+    def on_open(self, char: str) -> None:
+        if not self.values:
+            if char != "{":
+                self._break("the arguments must be an object in braces")
+        elif self.expect[-1] == _COLON:
+            self._break(_MISSING_COLON)
+        elif self.expect[-1] in (_KEYPOS, _AFTER):
+            self._break(f"unexpected {char!r}")
+        self.values.append({} if char == "{" else [])
+        self.expect.append(_KEYPOS if char == "{" else _VALUE)
+        self.keys.append(None)
+        self.commas.append(False)
 
-    def _open_string(self, mode: int) -> None:
-        self.mode = mode
-        self.pieces = []
+    def on_close(self, char: str) -> None:
+        self._close(char)
+
+    def on_string_start(self) -> None:
+        self._value_due()
         self._string_start = len(self.raw)
-        self.string_is_key = bool(self.expect) and self.expect[-1] == _KEYPOS
         self._streaming = False
-        if mode == _GEMMA and not self.string_is_key:
+        if self.string_form is self.dialect.raw_string:
             key = self._top_key()
             if key is not None and not self.broken:
                 self._streaming = True
                 self.on_string_open(key)
 
-    def _gemma(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
-        """Inside a `<|"|>` string: everything up to the next `<|"|>` is text."""
-        dialect = self.dialect
-        while True:
-            stop, marker = find_closer(buf, pos, end, dialect.stops, final=final)
-            if stop > pos:
-                text = buf[pos:stop]
-                self.raw.append(text)
-                if self._streaming:
-                    self.on_string_text(text)
-                pos = stop
-            if not marker:
-                return pos, True
-            if marker == dialect.delimiter:
-                text = self.string_text()
-                self._take(marker)
-                self._end_string(text, streamed=True)
-                return stop + len(marker), False
-            if self.ignored_close_at < 0:
-                self.ignored_close_at = self.raw_len
-            if self._streaming:
-                self._streaming = False
-                self.on_string_terminator()
-            self._take(marker)
-            pos = stop + len(marker)
+    def on_string_piece(self, raw: str) -> None:
+        if self._streaming:
+            self.on_string_text(raw)
 
-    def _quoted(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, str | None, bool]:
-        """Inside a JSON `"..."` string or a single-quoted value (escapes kept raw)."""
-        single = self.mode == _SINGLE
-        terminators = self.dialect.terminators
-        stops = self.dialect.single_stops if single else self.dialect.quoted_stops
-        while True:
-            stop, tok = find_closer(buf, pos, end, stops, final=final)
-            if stop > pos:
-                self.pieces.append(buf[pos:stop])
-                self._take(buf[pos:stop])
-                pos = stop
-            if not tok:
-                return pos, None, True
-            if tok == "\\":
-                if stop + 1 >= end and not final:
-                    return pos, None, True
-                pair = buf[pos : min(pos + 2, end)]
-                self.pieces.append(pair)
-                self._take(pair)
-                pos += len(pair)
-                continue
-            if tok in terminators:
-                if single:
-                    return pos, tok, False  # an unterminated quote: the terminator ends the call
-                if self.ignored_close_at < 0:
-                    self.ignored_close_at = self.raw_len
-                self.pieces.append(tok)
-                self._take(tok)
-                pos = stop + len(tok)
-                continue
-            self._take(tok)
-            text = "".join(self.pieces)
-            if single:
-                self.repairs.append("single-quoted-string")
-                self._end_string(text, streamed=False)
-                self.mode = _AFTER_SINGLE
-            else:
-                value = decode_string_piece(text)  # JSON's string decoding, as `JsonScan`'s
-                if value is None:
-                    self._break("a quoted string holds an invalid escape")
-                    value = text
-                self._end_string(value, streamed=False)
-            return stop + len(tok), None, False
+    def on_stop_in_string(self, marker: str) -> None:
+        if self.ignored_close_at < 0:
+            self.ignored_close_at = self.raw_len
+        if self._streaming:
+            self._streaming = False
+            self.on_string_terminator()
 
-    def _bare(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, str | None, bool]:
-        """A bare key (up to `:`) or a bare value (up to `,`, `}` or `]`)."""
-        key_mode = self.mode == _KEY
-        search = _KEY_SEARCH if key_mode else _BARE_SEARCH
-        while True:
-            m = search.search(buf, pos, end)
-            if m is None:
-                self.pieces.append(buf[pos:end])
-                self._take(buf[pos:end])
-                return end, None, True
-            i = m.start()
-            if m.group() == "<":
-                marker, need = self._marker_at(buf, i, end, final)
-                if need:
-                    self.pieces.append(buf[pos:i])
-                    self._take(buf[pos:i])
-                    return i, None, True
-                if marker is None:
-                    self.pieces.append(buf[pos : i + 1])
-                    self._take(buf[pos : i + 1])
-                    pos = i + 1
-                    continue
-            self.pieces.append(buf[pos:i])
-            self._take(buf[pos:i])
-            self.mode = _STRUCT
-            text = "".join(self.pieces).strip(_WS)
-            if key_mode:
-                self._bare_key(text, m.group())
-            else:
-                self._bare_value(text)
-            return i, None, False
+    def on_string_end(self) -> None:
+        text = "".join(self.raw[self._string_start : -1])  # less the closer
+        form = self.string_form
+        if form is self.dialect.raw_string:
+            self._attach(text, streamed=True)
+        elif form is self.dialect.single_quoted:
+            self.repairs.append("single-quoted-string")
+            self._attach(text, streamed=False)
+        else:
+            value = decode_string_piece(text)  # JSON's string decoding
+            if value is None:
+                self._break("a quoted string holds an invalid escape")
+                value = text
+            self._attach(value, streamed=False)
 
-    def _bare_key(self, text: str, stopper: str) -> None:
-        if stopper == ":" and text:
-            self._set_key(text)
-            return
-        self._break("a key is missing its ':'" if text else "a key is missing")
-        self.expect[-1] = _AFTER if text else _KEYPOS
+    def on_string_tail(self) -> None:
+        self.repairs.append("dangling-string-delimiter")
 
-    def _bare_value(self, text: str) -> None:
-        if not text:
-            self._break("a value is missing")
+    def on_scalar(self, raw: str) -> None:
+        if self.expecting() == KEY:  # a bare key without its `:`
+            self._break(_MISSING_COLON)
             self.expect[-1] = _AFTER
             return
-        if _JSON_LITERAL.fullmatch(text):
-            self._attach(json.loads(text), streamed=False)
+        if not self._value_due():
+            return
+        key = self._top_key()
+        if key is not None and raw[0] not in _LITERAL_START:
+            self.bare_values.append((key, self._colon_at))
+        if _JSON_LITERAL.fullmatch(raw):
+            self._attach(json.loads(raw), streamed=False)
             return
         self.on_bare_word()
-        self._attach(text, streamed=False)
-
-    def finish_bare(self) -> None:
-        """The input ended inside a bare value: it is complete as it stands."""
-        if self.mode == _BARE:
-            self.mode = _STRUCT
-            self._bare_value("".join(self.pieces).strip(_WS))
+        self._attach(raw, streamed=False)
 
     # Values ---------------------------------------------------------------------------------
-    def _end_string(self, value: Any, *, streamed: bool) -> None:
-        self.mode = _STRUCT
-        self.pieces = []
-        if self.string_is_key:
-            self._set_key(value)
-        else:
-            self._attach(value, streamed=streamed)
-
-    def _set_key(self, key: str) -> None:
-        self.keys[-1] = key
-        self.expect[-1] = _COLON
-
-    def _push(self, char: str) -> None:
-        self.stack.append({} if char == "{" else [])
-        self.expect.append(_KEYPOS if char == "{" else _VALUE)
-        self.keys.append(None)
-        self.commas.append(False)
-
     def _close(self, char: str) -> None:
-        if not self.stack:
+        if not self.values:
             self._break(f"an unmatched {char!r}")
             return
-        container = self.stack[-1]
+        container = self.values[-1]
         expect = self.expect[-1]
         if isinstance(container, dict) != (char == "}"):
             self._break(f"an unmatched {char!r}")
-        elif expect == _COLON or (expect == _VALUE and isinstance(container, dict)):
+        elif expect == _COLON:
+            self._break(_MISSING_COLON)
+        elif expect == _VALUE and isinstance(container, dict):
             self._break("a value is missing before the closing brace")
         elif self.commas[-1] and expect != _AFTER:
             if self.allow_repair:
                 self.repairs.append(TRAILING_COMMA)
             else:
                 self._break(TRAILING_COMMA_ERROR)
-        self.stack.pop()
+        self.values.pop()
         self.expect.pop()
         self.keys.pop()
         self.commas.pop()
-        if not self.stack:
+        if not self.values:
             if isinstance(container, dict):
                 self.value = container
             else:
                 self._break("the arguments must be an object in braces")
                 self.value = {}
+            self.decided = True  # the object is whole: read no further
             return
         self._attach(container, streamed=False)
 
     def _attach(self, value: Any, *, streamed: bool) -> None:
-        parent = self.stack[-1]
-        top = self.depth == 1
+        if not self.values:
+            return  # before the object (already an anomaly): nothing holds it
+        parent = self.values[-1]
+        top = len(self.values) == 1
         if isinstance(parent, list):
             parent.append(value)
         else:
@@ -523,21 +367,24 @@ class GemmaArgScan:
         `repaired`: the text was already repaired by the caller (a missing `}` may be added).
         """
         repaired = repaired or bool(self.repairs)
-        if self.mode == _GEMMA and not self.string_is_key:
+        if self.in_string and self.string_form is self.dialect.raw_string:
+            if self.string_is_key:
+                return
             text = self.string_text().rstrip(_WS)
             closer = text[-1] if text and text[-1] in "}]" else ""
             if closer:
                 text = text[:-1]
             self.repairs.append("close-string-delimiter")
             repaired = True
-            self._end_string(text, streamed=False)
+            self.in_string = False
+            self._attach(text, streamed=False)
             if closer:
                 self._close(closer)
-        elif self.mode == _BARE:
-            self.finish_bare()
-        if self.done or self.mode != _STRUCT:
+        else:
+            self.end_bare()
+        if self.done or not self.between_tokens:
             return
-        if repaired and self.depth == 1 and isinstance(self.stack[0], dict):
+        if repaired and len(self.values) == 1 and isinstance(self.values[0], dict):
             self.repairs.append("close-object")
             self._close("}")
 
@@ -554,7 +401,7 @@ class DecodedGemmaArguments:
 def _decode_once(
     text: str, dialect: GemmaDialect, *, repaired: bool = False, allow_repair: bool = True
 ) -> DecodedGemmaArguments:
-    scan = GemmaArgScan(allow_repair=allow_repair, dialect=dialect)
+    scan = GemmaArguments(allow_repair=allow_repair, dialect=dialect)
     pos, stop = scan.scan(text, 0, len(text), True)
     if stop is None and not scan.done:
         scan.close_at_end(repaired=repaired)
@@ -617,8 +464,9 @@ def decode_arguments(
     first = _decode_once(text, dialect, repaired=assume_repaired, allow_repair=allow_repair)
     if first.error is None or not string_keys:
         return first
-    probe = GemmaArgScan(dialect=dialect)
+    probe = GemmaArguments(dialect=dialect)
     probe.scan(text, 0, len(text), True)
+    probe.end_bare()  # a bare word the text ends in counts
     wrapped = wrap_raw_string_value(
         text, probe.bare_values, string_keys, known_keys, dialect.delimiter
     )

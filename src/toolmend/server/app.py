@@ -21,6 +21,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from toolmend.model import coerce_tools
 from toolmend.recovery import recover_stream
@@ -38,6 +39,7 @@ from toolmend.server.config import Overrides, ServerConfig, resolve_config
 from toolmend.server.frontend_api import frontend_routes
 from toolmend.server.guarding import guard_request
 from toolmend.server.requestlog import RequestLog, RequestRecord
+from toolmend.server.sse_response import RAW_SEND
 from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
 
 #: The environment variable that carries `toolmend serve`'s flags to its worker processes.
@@ -139,6 +141,15 @@ def warm_up() -> None:
     guard_request(history, coerce_tools([_WARM_UP_TOOL]))
 
 
+class ProxyApp(Starlette):
+    """Starlette, leaving the server's `send` in the scope for the streams' body writes
+    (`sse_response.RAW_SEND`: they skip the middleware's wrappers, which watch only the start)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[RAW_SEND] = send
+        await super().__call__(scope, receive, send)
+
+
 def create_app(config: ServerConfig) -> Starlette:
     """The proxy as an ASGI app; its lifespan opens this worker's pool and log."""
 
@@ -162,7 +173,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         *frontend_routes(),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = ProxyApp(routes=routes, lifespan=lifespan)
     app.add_exception_handler(404, _not_found)
     app.add_exception_handler(405, _not_allowed)
     return app

@@ -20,7 +20,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from toolmend.model import Tool, ToolmendError, coerce_tools
+from toolmend.model import Tool, ToolmendError
 from toolmend.recovery.textmode import RequestError, required_tool, text_request
 from toolmend.server import metrics, wirejson
 from toolmend.server.access import authenticate, forwards_client_authorization
@@ -30,9 +30,15 @@ from toolmend.server.guarding import CallGate, GuidanceCounts, guard_request, op
 from toolmend.server.native_mode import NativeAnswer
 from toolmend.server.requestlog import RequestLog, RequestRecord
 from toolmend.server.sse import DONE, encode_data
-from toolmend.server.sse_response import LastFrames, SSEResponse
+from toolmend.server.sse_response import FrameBatch, LastFrames, SSEResponse
 from toolmend.server.text_mode import TextAnswer
-from toolmend.server.upstream import UpstreamClient, UpstreamError, upstream_headers
+from toolmend.server.toolset import request_tools
+from toolmend.server.upstream import (
+    UpstreamClient,
+    UpstreamError,
+    UpstreamStream,
+    upstream_headers,
+)
 
 ENDPOINT = "/v1/chat/completions"
 INTERNAL_ERROR = "toolmend failed on this request; the request log has its id"
@@ -132,7 +138,7 @@ def parse_tools(body: Mapping[str, Any]) -> list[Tool] | None:
     if not isinstance(tools, list):
         raise Problem(400, "invalid_request_error", "'tools' must be a list")
     try:
-        return coerce_tools(tools)
+        return request_tools(tools)
     except ToolmendError as exc:
         raise Problem(400, "invalid_request_error", f"invalid tools: {exc}") from None
 
@@ -181,6 +187,9 @@ class ChatPipeline:
         #: The client's chunks of every upstream answer, and the last finish reason they had.
         self._writer = ChunkWriter(self.model)
         self._finish_reason: str | None = None
+        #: The streamed frames held back while the upstream read that brought them has more.
+        self.batch = FrameBatch()
+        self._reading: UpstreamStream | None = None
 
     def upstream_body(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if self.protocol is not None:
@@ -198,6 +207,8 @@ class ChatPipeline:
         if self.stream:
             upstream_stream = await client.open_stream(self.upstream, body, self.headers, limits)
             self.record.upstream_status = upstream_stream.status
+            upstream_stream.batch = self.batch
+            self._reading = upstream_stream
             return upstream_stream.chunks()
         status, response = await client.post_json(self.upstream, body, self.headers, limits)
         self.record.upstream_status = status
@@ -325,27 +336,35 @@ class ChatPipeline:
         """The SSE body: chunks, then `[DONE]`; a failure mid-stream ends with an error event.
 
         The closing chunks and `[DONE]` end the body in one write (`LastFrames`); the request
-        is logged after that write, off the client's path.
+        is logged after that write, off the client's path. The frames of the events one
+        upstream read brought are written together (`batch`: held while the read has more).
         """
         record = self.record
+        batch = self.batch
         try:
             async for chunk in self.answer(source):
                 record.mark_first_chunk()
-                yield encode_data(chunk)
+                frame = encode_data(chunk)
+                reading = self._reading
+                if reading is not None and reading.more:
+                    batch.frames.append(frame)
+                    continue
+                yield batch.take(frame)
             closing = [encode_data(chunk) for chunk in self.closing()]
             record.mark_first_chunk()
-            yield LastFrames(b"".join(closing) + DONE)
+            yield LastFrames(batch.take(b"".join(closing) + DONE))
         except UpstreamError as exc:
             metrics.UPSTREAM_ERRORS.labels(exc.kind).inc()
             record.error = {"type": f"upstream_{exc.kind}", "message": exc.message}
             error = encode_data(error_body(exc.message, f"upstream_{exc.kind}", exc.kind))
-            yield LastFrames(error + DONE)
+            yield LastFrames(batch.take(error + DONE))
         except asyncio.CancelledError:
             record.fail(499, "client_disconnected", "the client closed the connection")
             raise
         except Exception as exc:  # a bug of ours: the client still gets a clear end
             record.error = {"type": "internal_error", "message": type(exc).__name__}
-            yield LastFrames(encode_data(error_body(INTERNAL_ERROR, "internal_error")) + DONE)
+            error = encode_data(error_body(INTERNAL_ERROR, "internal_error"))
+            yield LastFrames(batch.take(error + DONE))
         finally:
             self.state.log.write(record)
 
@@ -409,7 +428,7 @@ async def _serve(request: Request, state: ServerState, record: RequestRecord) ->
     pipeline = ChatPipeline(state, record, body, rule, upstream, tools, history, headers)
     source = await open_upstream(pipeline, record, history)
     if pipeline.stream:
-        return SSEResponse(pipeline.sse(source))
+        return SSEResponse(pipeline.sse(source), batch=pipeline.batch)
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:

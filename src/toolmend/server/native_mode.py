@@ -96,6 +96,12 @@ class NativeAnswer:
 
     def _shape(self, chunk: dict[str, Any]) -> dict[str, Any] | None:
         self._writer.adopt(chunk)
+        text = _plain_text(chunk)
+        if text is not None:  # the common chunk: one choice's text, nothing else to shape
+            if not text:
+                return None
+            self.outcome.text.append(text)
+            return chunk
         usage = chunk.pop("usage", None)
         if usage:
             self.outcome.usage = dict(usage)
@@ -151,6 +157,26 @@ class NativeAnswer:
         else:
             self.outcome.flagged += [call for call, _ in refused]
             flag_rejected(delta, refused)
+
+
+def _plain_text(chunk: dict[str, Any]) -> str | None:
+    """The text of a chunk that is only choice 0's text delta (no finish, usage, logprobs or
+    calls), which `_shape` passes on unchanged; None for any other chunk."""
+    if "usage" in chunk:
+        return None
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or len(choice) > 4 or choice.get("index", 0) != 0:
+        return None
+    if choice.get("finish_reason") is not None or choice.get("logprobs"):
+        return None
+    delta = choice.get("delta")
+    if type(delta) is not dict or len(delta) != 1:
+        return None
+    content = delta.get("content")
+    return content if type(content) is str else None
 
 
 def _carries_something(choice: object) -> bool:

@@ -9,23 +9,65 @@ as it comes, and a `LastFrames` item is written together with the end of the bod
 frames an answer ends with (the closing chunk, the usage, `[DONE]`) cost one write. A single
 watcher task waits for `http.disconnect` and cancels the stream where it waits (the body's
 generators see `CancelledError`, record the disconnect and close the upstream), as Starlette
-does. This module frames nothing and never decides what a stream contains.
+does. Each write of the body goes to the server's own `send` when the app left it in the
+scope under `RAW_SEND` (`ProxyApp` does): Starlette's three wrappers around `send` (its error
+middleware, its exception middleware, the route's) only watch for the response's start, which
+still goes through them, so a body write skips three coroutine calls (a few µs a chunk). This
+module frames nothing and never decides what a stream contains.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterable
 
 from starlette.responses import StreamingResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 MEDIA_TYPE = "text/event-stream"
+#: The scope key under which the app leaves the ASGI server's `send` for the body's writes.
+RAW_SEND = "toolmend.raw_send"
 
 
 class LastFrames(bytes):
     """The frames that end a body: written in the same write as the end of the response."""
 
     __slots__ = ()
+
+
+class FrameBatch:
+    """Frames a body holds back while more are already on their way, written in one write.
+
+    A stream whose upstream read brought several events holds the frames of all but the last
+    (`frames`) and writes them with the last one, so a proxy that fell behind catches up in one
+    write per read instead of one per event. Nothing may wait while frames are held: whoever is
+    about to wait for more input (the upstream read) calls `flush` first. `SSEResponse` binds
+    the batch to its body's writes when the response starts.
+    """
+
+    __slots__ = ("_write", "frames")
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self._write: Send | None = None
+
+    def bind(self, write: Send) -> None:
+        """Where `flush` writes: the body's writes of the response that streams these frames."""
+        self._write = write
+
+    def take(self, last: bytes = b"") -> bytes:
+        """The held frames and `last`, joined; nothing is held after."""
+        if not self.frames:
+            return last
+        joined = b"".join([*self.frames, last])
+        self.frames.clear()
+        return joined
+
+    async def flush(self) -> None:
+        """Write the held frames now (before waiting for more input)."""
+        if self.frames and self._write is not None:
+            held: Message = {"type": "http.response.body", "body": self.take(), "more_body": True}
+            await self._write(held)
 
 
 class SSEResponse(StreamingResponse):
@@ -35,6 +77,11 @@ class SSEResponse(StreamingResponse):
     """
 
     media_type = MEDIA_TYPE
+
+    def __init__(self, content: AsyncIterable[bytes], *, batch: FrameBatch | None = None) -> None:
+        """`batch`: the frames `content` holds back, bound here to the body's writes."""
+        super().__init__(content)
+        self.batch = batch
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         task = asyncio.current_task()
@@ -50,7 +97,7 @@ class SSEResponse(StreamingResponse):
 
         watcher = asyncio.ensure_future(watch())
         try:
-            await self.stream_response(send)
+            await self.stream_response(send, scope.get(RAW_SEND, send))
         except asyncio.CancelledError:
             if not left:
                 raise
@@ -58,15 +105,19 @@ class SSEResponse(StreamingResponse):
         finally:
             watcher.cancel()
 
-    async def stream_response(self, send: Send) -> None:
+    async def stream_response(self, send: Send, body_send: Send | None = None) -> None:
+        """The start through `send`, the body's writes through `body_send` (default `send`)."""
         await send(
             {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
         )
+        write = send if body_send is None else body_send
+        if self.batch is not None:
+            self.batch.bind(write)
         ended = False
         async for frames in self.body_iterator:  # run to its end: its `finally` logs the request
             if ended:
                 raise RuntimeError("an SSE body yielded frames after its LastFrames")
             ended = type(frames) is LastFrames
-            await send({"type": "http.response.body", "body": frames, "more_body": not ended})
+            await write({"type": "http.response.body", "body": frames, "more_body": not ended})
         if not ended:
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await write({"type": "http.response.body", "body": b"", "more_body": False})

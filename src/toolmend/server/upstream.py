@@ -21,6 +21,7 @@ import aiohttp
 from toolmend.server import wirejson
 from toolmend.server.config import Limits, Upstream
 from toolmend.server.sse import DONE_PAYLOAD, SSEDecoder, SSEError, parse_chunk
+from toolmend.server.sse_response import FrameBatch
 
 #: Upstream connections per worker (each open stream holds one; more wait for a free one).
 POOL_LIMIT = 1024
@@ -218,6 +219,10 @@ class UpstreamStream:
     stream that is re-armed only when it fires, not by aiohttp's per-read timers (a cancelled
     and a new timer on every read, about 2 µs a chunk here): each read notes when it came, and
     the timer, when it fires, ends the read waiting past either bound with a `timeout`.
+
+    `more` is how many events of the read that brought the chunk being handed out are still
+    to come (a consumer may hold that chunk's frame back and write it with theirs); `batch`,
+    when given, is flushed before every read, so no held frame waits for the upstream.
     """
 
     def __init__(
@@ -236,6 +241,8 @@ class UpstreamStream:
         self._silence = limits.read_timeout
         self._heard = self._loop.time()  # when the upstream last sent bytes
         self._deadline = started + limits.total_timeout
+        self.more = 0
+        self.batch: FrameBatch | None = None
         self._watch = self._loop.call_at(
             min(self._heard + self._silence, self._deadline), self._check
         )
@@ -264,15 +271,21 @@ class UpstreamStream:
         decoder = SSEDecoder()
         done = False
         finished = False  # a chunk carried a finish_reason: the answer itself is complete
+        batch = self.batch
         try:
             while True:
+                if batch is not None and batch.frames:
+                    await batch.flush()
                 raw = await self._read()
                 if done:
                     # Read to the end of the body so the connection goes back to the pool.
                     if not raw:
                         return
                     continue
-                for payload in decoder.feed(raw) if raw else decoder.finish():
+                payloads = decoder.feed(raw) if raw else decoder.finish()
+                left = len(payloads)
+                for payload in payloads:
+                    left -= 1
                     if payload.strip() == DONE_PAYLOAD:
                         done = True
                         break
@@ -285,7 +298,9 @@ class UpstreamStream:
                         )
                     if not finished:
                         finished = _finishes(chunk)
+                    self.more = left
                     yield chunk
+                self.more = 0
                 if decoder.error is not None and not done:
                     raise decoder.error
                 if not raw:

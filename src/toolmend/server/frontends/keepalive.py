@@ -30,37 +30,45 @@ class KeepAliveSSEResponse(SSEResponse):
         self._keepalive = keepalive
         self._seconds = seconds
 
-    async def stream_response(self, send: Send) -> None:
+    async def stream_response(self, send: Send, body_send: Send | None = None) -> None:
         loop = asyncio.get_running_loop()
         seconds, frame = self._seconds, self._keepalive
+        body = send if body_send is None else body_send
         wrote = loop.time()  # when the last write began
         writing = True  # until the response's start is written
         ended = False
         beat: asyncio.Future[None] | None = None  # the keep-alive write in flight, if any
         timer: asyncio.TimerHandle | None = None
 
-        async def write(message: Message) -> None:
-            nonlocal wrote, writing, ended
-            if beat is not None and not beat.done():
-                await beat
-            wrote = loop.time()
-            writing = True
-            ended = not message.get("more_body", False) and message["type"] == "http.response.body"
-            await send(message)
-            writing = False
+        def through(target: Send) -> Send:
+            """A write to `target` that waits for a keep-alive in flight and is timed."""
+
+            async def write(message: Message) -> None:
+                nonlocal wrote, writing, ended
+                if beat is not None and not beat.done():
+                    await beat
+                wrote = loop.time()
+                writing = True
+                ended = (
+                    not message.get("more_body", False) and message["type"] == "http.response.body"
+                )
+                await target(message)
+                writing = False
+
+            return write
 
         def tick() -> None:
             nonlocal wrote, beat, timer
             now = loop.time()
             if now - wrote >= seconds and not writing and not ended:
                 message = {"type": "http.response.body", "body": frame, "more_body": True}
-                beat = asyncio.ensure_future(send(message))
+                beat = asyncio.ensure_future(body(message))
                 wrote = now
             timer = loop.call_at(wrote + seconds, tick)
 
         timer = loop.call_at(wrote + seconds, tick)
         try:
-            await super().stream_response(write)
+            await super().stream_response(through(send), through(body))
         finally:
             timer.cancel()
             if beat is not None:

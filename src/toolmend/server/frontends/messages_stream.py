@@ -97,7 +97,6 @@ class MessagesStream:
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
         text = plain_text(chunk)
         if text is not None and self._open_kind == "text":  # the hot path: more of the text
-            self._count_output(text)
             return [self._text_delta(text)]
         events = [] if self._started else self.start()
         for piece in self._reader.feed(chunk):
@@ -161,15 +160,18 @@ class MessagesStream:
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
 
     def _text_delta(self, text: str) -> Event:
+        """A `text_delta` of the open text block, its text counted in the output estimate."""
+        self._count_output(text)
         delta = {"type": "text_delta", "text": text}
         return {"type": "content_block_delta", "index": self._block_index, "delta": delta}
 
     def _write(self, piece: Piece, events: list[Event]) -> None:
-        self._count_output(piece.text)
         if piece.kind == "text":
             self._ensure_open("text", None, events)
             events.append(self._text_delta(piece.text))
-        elif piece.kind == "reasoning":
+            return
+        self._count_output(piece.text)
+        if piece.kind == "reasoning":
             self._ensure_open("thinking", None, events)
             delta = {"type": "thinking_delta", "thinking": piece.text}
             events.append(

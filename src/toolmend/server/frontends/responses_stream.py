@@ -93,8 +93,10 @@ class ResponsesStream:
             "error": None,
             "incomplete_details": None,
             "usage": None,
-            **_DEFAULTS,
-            **{k: body[k] for k in ECHOED_FIELDS if body.get(k) is not None},
+            # Copied once here: every event that carries the response shares them (`_snapshot`).
+            **_json_copy(
+                {**_DEFAULTS, **{k: body[k] for k in ECHOED_FIELDS if body.get(k) is not None}}
+            ),
         }
         self.output: list[dict[str, Any]] = self._response["output"]
         self.diagnostics: list[Diagnostic] = []
@@ -110,7 +112,13 @@ class ResponsesStream:
         return event
 
     def _snapshot(self) -> dict[str, Any]:
-        return _json_copy(self._response)
+        """The response as it stands, for one event: its own top level and `output` list, the
+        values in them shared, since none changes once set (the echoed request fields are
+        copied once, at the start; an item enters `output` as a copy, when it is done; the
+        usage, the error and the details are set whole). Codex's instructions and tools, which
+        every `response.*` event echoes, are tens of kilobytes: a 32 KB response took about
+        400 µs to copy per event here (loaded), its shallow copy under 1 µs."""
+        return {**self._response, "output": list(self.output)}
 
     def start(self) -> list[Event]:
         """`response.created` and `response.in_progress`; idempotent."""
@@ -398,11 +406,10 @@ class ResponsesStream:
                     item=_public({**item, "status": "in_progress"}),
                 )
             )
-        self.output.append(_public(item))
+        done = _public(item)  # shared by `output` and the event: neither changes again
+        self.output.append(done)
         events.append(
-            self._event(
-                "response.output_item.done", output_index=item["_index"], item=_public(item)
-            )
+            self._event("response.output_item.done", output_index=item["_index"], item=done)
         )
 
 
