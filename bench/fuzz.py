@@ -6,8 +6,10 @@ in random chunks (a share of the short ones also one character at a time, `--by-
 protocol and `auto`. A failure
 is an exception, a result that depends on the split, a character not conserved, argument
 deltas that are not a prefix of the final arguments, an executable call that does not validate,
-or an input that takes more than `MAX_CPU_SECONDS_PER_INPUT` (time bounded per input). Failures
-are shrunk and written, one JSON object a line, to `--failures`.
+an input that takes more than `MAX_CPU_SECONDS_PER_INPUT` (time bounded per input), or a parser
+that never returns (`hang`: `fuzzing.HANG_CPU_SECONDS` of CPU per protocol, so a loop ends as a
+failure instead of stalling the run). Failures other than `slow` and `hang` are shrunk; all are
+written, one JSON object a line, to `--failures`.
 
     python bench/fuzz.py [--inputs 1000000] [--seed 0] [--failures fuzz-failures.jsonl]
 
@@ -63,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                 key = f"{failure.protocol}:{failure.kind}"
                 kinds[key] = kinds.get(key, 0) + 1
                 small = text
-                if failure.kind != "slow":
+                if failure.kind not in ("slow", "hang"):  # each try of these takes seconds
                     small = shrink(text, same_failure(failure, seed))
                 record = {"seed": seed, **failure.__dict__, "input": small}
                 log.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -9,8 +9,10 @@ come near valid calls and then break them), sometimes with one character dropped
 `check(text, rng)` runs the input through every protocol and `auto` and returns the first
 failure: an exception, a result that changes when the input is fed in random chunks (or one
 character at a time), a character not conserved, argument deltas that are not a prefix of the
-final arguments, or a complete call whose arguments do not validate against the tool's schema.
-Timing is the caller's business (`bench/fuzz.py` bounds it; tests never time anything).
+final arguments, or a complete call whose arguments do not validate against the tool's schema,
+or a parser that never returns (`hang`: each protocol's checks of one input get
+`HANG_CPU_SECONDS` of CPU, so a loop that would stall the run ends as a failure). Timing beyond
+that is the caller's business (`bench/fuzz.py` bounds it; tests never time anything).
 
 Used by `tests/test_fuzz.py` (a short seeded run) and `bench/fuzz.py` (a million inputs).
 """
@@ -18,8 +20,12 @@ Used by `tests/test_fuzz.py` (a short seeded run) and `bench/fuzz.py` (a million
 from __future__ import annotations
 
 import random
+import re
+import signal
+import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -115,6 +121,13 @@ RUN_CHARS = "` <{~\n|"
 BOUND_RUNS = tuple(n + d for n in (MAX_TAG_LENGTH, MAX_DETECTION_LOOKAHEAD) for d in (-1, 0, 1, 2))
 
 
+#: A token of an input, for the word-dropping mutation: a name, a number, or one other character.
+TOKEN = re.compile(r"\w+|[^\w\s]")
+#: CPU seconds one protocol's checks of one input may take before they count as a hang: linear
+#: parsing of a few thousand characters takes milliseconds, so only a loop comes near it.
+HANG_CPU_SECONDS = 5.0
+
+
 @lru_cache(maxsize=1)
 def vocabulary() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(pieces, rendered calls) gathered from every registered protocol."""
@@ -136,7 +149,8 @@ def vocabulary() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def generate(rng: random.Random, *, max_run: int = 300) -> str:
-    """One input: pieces, slices of rendered calls, long runs, and an occasional dropped char."""
+    """One input: pieces, slices of rendered calls, long runs, and an occasional dropped char
+    or dropped token (a key or value gone from a rendered call: `{:1}`, `city=>`)."""
     pieces, rendered = vocabulary()
     out: list[str] = []
     for _ in range(rng.randint(1, 24)):
@@ -155,7 +169,43 @@ def generate(rng: random.Random, *, max_run: int = 300) -> str:
     if text and rng.random() < 0.2:
         i = rng.randrange(len(text))
         text = text[:i] + text[i + 1 :]
+    if text and rng.random() < 0.2:
+        text = drop_token(text, rng)
     return text
+
+
+def drop_token(text: str, rng: random.Random) -> str:
+    """`text` without one of its tokens (a whole key, value or name, or one punctuation mark)."""
+    tokens = list(TOKEN.finditer(text))
+    if not tokens:
+        return text
+    token = rng.choice(tokens)
+    return text[: token.start()] + text[token.end() :]
+
+
+class Hang(BaseException):
+    """A protocol's checks of one input ran out of `HANG_CPU_SECONDS` (a BaseException, so that
+    no `except Exception` inside a parser can swallow it)."""
+
+
+@contextmanager
+def cpu_bound(seconds: float) -> Iterator[None]:
+    """Raise `Hang` in the block once it used `seconds` of CPU (main thread only: elsewhere a
+    signal cannot be delivered, and the block runs unbounded)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise Hang
+
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 @dataclass(frozen=True)
@@ -235,6 +285,16 @@ def check_protocol(
     text: str, protocol: str, rng: random.Random, by_char_share: float = 1.0
 ) -> Failure | None:
     """The first invariant `text` breaks under `protocol`, or None."""
+    try:
+        with cpu_bound(HANG_CPU_SECONDS):
+            return _check_protocol(text, protocol, rng, by_char_share)
+    except Hang:
+        return Failure(protocol, "hang", f"no result after {HANG_CPU_SECONDS:.0f} s of CPU")
+
+
+def _check_protocol(
+    text: str, protocol: str, rng: random.Random, by_char_share: float
+) -> Failure | None:
     try:
         whole = run_chunks(protocol, [text], TOOLS)
     except Exception:

@@ -6,10 +6,12 @@ few seconds. A failure prints the shrunk input, ready to become a regression tes
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
 
+import fuzzing
 from fuzzing import PROTOCOLS, check, generate, same_failure, shrink, vocabulary
 
 #: Inputs per test run: a few seconds on this machine.
@@ -38,3 +40,32 @@ def test_generated_inputs_keep_every_invariant_in_every_protocol(block: int) -> 
 
 def test_the_shrinker_keeps_the_failure_and_drops_the_rest() -> None:
     assert shrink("aaaaXbbbbb", lambda s: "X" in s) == "X"
+
+
+def test_a_parser_that_never_returns_is_a_hang_not_a_stalled_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def loop_forever(*args: object) -> None:
+        while True:
+            pass
+
+    monkeypatch.setattr(fuzzing, "HANG_CPU_SECONDS", 0.2)
+    monkeypatch.setattr(fuzzing, "run_chunks", loop_forever)
+    failure = fuzzing.check_protocol("<tool_call>", "hermes", random.Random(0))
+    assert failure is not None
+    assert (failure.protocol, failure.kind) == ("hermes", "hang")
+
+
+def test_a_hang_cannot_be_swallowed_by_a_parsers_except_exception() -> None:
+    with pytest.raises(fuzzing.Hang), fuzzing.cpu_bound(0.2):
+        while True:
+            with contextlib.suppress(Exception):  # what a parser's broad handler would do
+                sum(range(1000))
+
+
+def test_the_token_drop_can_remove_a_whole_key_from_a_call() -> None:
+    call = '{city:<|"|>Oslo<|"|>,days:2}'
+    outcomes = {fuzzing.drop_token(call, random.Random(seed)) for seed in range(200)}
+    assert '{:<|"|>Oslo<|"|>,days:2}' in outcomes  # the key gone, its colon left
+    assert '{city:<|"|>Oslo<|"|>,days:}' in outcomes  # a value gone
+    assert all(len(o) < len(call) for o in outcomes)

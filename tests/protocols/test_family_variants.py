@@ -203,3 +203,55 @@ def test_a_seed_wrapper_holding_json_ends_at_its_own_closer(protocol: str) -> No
     ]
     assert result.text == " Done."
     check_all_invariants(protocol, SEED_JSON, WEATHER)
+
+
+# vllm-project/vllm@04b590e613452c30240e574e66102b4838570054
+# tests/tool_parsers/test_step3_tool_parser.py (Apache-2.0): two calls with `<｜tool_sep｜>`
+# between them, and the tool's name on its own line between a call's header and its invoke.
+STEP3_BEGIN = "<｜tool_calls_begin｜><｜tool_call_begin｜>"
+STEP3_PARALLEL = (
+    STEP3_BEGIN + '<steptml:invoke name="get_weather">'
+    '<steptml:parameter name="city">Tokyo</steptml:parameter>'
+    "</steptml:invoke><｜tool_call_end｜><｜tool_sep｜>"
+    '<｜tool_call_begin｜><steptml:invoke name="get_weather">'
+    '<steptml:parameter name="city">Osaka</steptml:parameter>'
+    "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
+)
+EDIT = [
+    {
+        "name": "edit_file",
+        "parameters": {
+            "type": "object",
+            "properties": {"old_string": {"type": "string"}, "indent": {"type": "integer"}},
+        },
+    }
+]
+STEP3_NAMED = (
+    STEP3_BEGIN + "function<｜tool_sep｜>edit_file\n"
+    '<steptml:invoke name="edit_file">'
+    '<steptml:parameter name="old_string">    if x:\n</steptml:parameter>'
+    '<steptml:parameter name="indent"> 4 </steptml:parameter>'
+    "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
+)
+
+
+@pytest.mark.parametrize("protocol", ["step3", "auto"])
+def test_step3_separators_and_a_named_header_are_markup(protocol: str) -> None:
+    result = toolmend.parse(STEP3_PARALLEL, protocol, WEATHER)
+    assert [c.arguments["city"] for c in result.tool_calls] == ["Tokyo", "Osaka"]
+    assert result.text == ""
+    check_all_invariants(protocol, STEP3_PARALLEL, WEATHER)
+    result = toolmend.parse(STEP3_NAMED, protocol, EDIT)
+    # A string keeps the whitespace around it (an exact-match edit needs it); an integer not.
+    assert calls(STEP3_NAMED, protocol, EDIT) == [
+        ("edit_file", {"old_string": "    if x:\n", "indent": 4})
+    ]
+    assert result.text == ""
+    check_all_invariants(protocol, STEP3_NAMED, EDIT)
+
+
+def test_after_a_step3_header_prose_stays_text() -> None:
+    text = STEP3_BEGIN + "function<｜tool_sep｜>I would call edit_file here."
+    result = toolmend.parse(text, "step3", EDIT)
+    assert (result.tool_calls, result.text) == ([], "I would call edit_file here.")
+    check_all_invariants("step3", text, EDIT)

@@ -12,10 +12,11 @@ generators see `CancelledError`, record the disconnect and close the upstream), 
 does. Each write of the body goes to the server's own `send` when the app left it in the
 scope under `RAW_SEND` (`ProxyApp` does): Starlette's three wrappers around `send` (its error
 middleware, its exception middleware, the route's) only watch for the response's start, which
-still goes through them, so a body write skips three coroutine calls (a few µs a chunk); a
-subclass that calls `stream_response` with a `send` of its own (the front-ends' keep-alive)
-gets every write through it. This module frames nothing and never decides what a stream
-contains.
+still goes through them, so a body write skips three coroutine calls (a few µs a chunk);
+`stream_response(send, body_send)` takes both, so a subclass (the front-ends' keep-alive) can
+wrap each. A `FrameBatch` lets a body hold the frames of the events one
+upstream read brought and write them together. This module frames nothing and never decides
+what a stream contains.
 """
 
 from __future__ import annotations
@@ -84,8 +85,6 @@ class SSEResponse(StreamingResponse):
         """`batch`: the frames `content` holds back, bound here to the body's writes."""
         super().__init__(content)
         self.batch = batch
-        self._app_send: Send | None = None  # the `send` this response was called with
-        self._raw_send: Send | None = None  # the server's own, when the app left it (RAW_SEND)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         task = asyncio.current_task()
@@ -99,11 +98,9 @@ class SSEResponse(StreamingResponse):
             left = True
             task.cancel()
 
-        self._app_send = send
-        self._raw_send = scope.get(RAW_SEND)
         watcher = asyncio.ensure_future(watch())
         try:
-            await self.stream_response(send)
+            await self.stream_response(send, scope.get(RAW_SEND))
         except asyncio.CancelledError:
             if not left:
                 raise
@@ -111,14 +108,13 @@ class SSEResponse(StreamingResponse):
         finally:
             watcher.cancel()
 
-    async def stream_response(self, send: Send) -> None:
-        """The start through `send`; the body's writes through the server's own `send` when
-        `send` is the app's (a subclass that passes a `send` of its own gets every write)."""
+    async def stream_response(self, send: Send, body_send: Send | None = None) -> None:
+        """The start through `send`, the body's writes through `body_send` (the server's own
+        `send` when the app left it in the scope), else through `send` too."""
         await send(
             {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
         )
-        raw = self._raw_send
-        write = raw if raw is not None and send is self._app_send else send
+        write = send if body_send is None else body_send
         if self.batch is not None:
             self.batch.bind(write)
         ended = False

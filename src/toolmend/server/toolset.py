@@ -6,8 +6,8 @@ JSON, about 10 µs a tool: on a 9-tool agent request that is a tenth of a millis
 upstream is asked. `request_tools` keeps the built tuple under the list's own compact JSON
 (orjson, a few µs), so a hit is exactly what building would give: equal text, equal tools, and
 `Tool` is frozen. A list that fails to build is never kept (its error is raised every time); a
-list whose text is longer than `MAX_KEY_BYTES` is built afresh. This module builds nothing
-itself and keeps nothing that a request could tell apart from a fresh build.
+list whose text is longer than `MAX_KEY_BYTES` is built afresh. This module never checks a
+schema itself and keeps nothing that a request could tell apart from a fresh build.
 """
 
 from __future__ import annotations

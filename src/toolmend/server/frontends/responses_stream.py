@@ -105,6 +105,7 @@ class ResponsesStream:
         self._open: dict[str, Any] | None = None  # the open item
         self._open_call: ToolCallState | None = None
         self._open_text: list[str] = []  # the open reasoning or message item's text so far
+        self._delta_fields: dict[str, Any] = {}  # what the open text item's deltas share
 
     def _event(self, kind: str, **fields: Any) -> Event:
         event = {"type": kind, "sequence_number": self._sequence, **fields}
@@ -134,7 +135,7 @@ class ResponsesStream:
         text = plain_text(chunk)
         item = self._open
         if text is not None and item is not None and item["type"] == "message":  # the hot path
-            return [self._text_delta(item, text)]
+            return [self._text_delta(text)]
         events = self.start()
         for piece in self._reader.feed(chunk):
             self._write(piece, events)
@@ -192,20 +193,12 @@ class ResponsesStream:
 
     # -- items ---------------------------------------------------------------------------
 
-    def _text_delta(self, item: Mapping[str, Any], text: str) -> Event:
-        """A text delta of the open reasoning or message item; its text is kept in `_open_text`
-        (joined once at the item's end, so a long answer costs linear time)."""
+    def _text_delta(self, text: str) -> Event:
+        """A text delta of the open reasoning or message item, from the fields its deltas share
+        (`_delta_fields`, set when it opened); its text is kept in `_open_text` (joined once at
+        the item's end, so a long answer costs linear time)."""
         self._open_text.append(text)
-        event = {
-            "type": _TEXT_DELTA[item["type"]],
-            "sequence_number": self._sequence,
-            "item_id": item["id"],
-            "output_index": item["_index"],
-            "content_index": 0,
-            "delta": text,
-        }
-        if item["type"] == "message":
-            event["logprobs"] = []
+        event = {**self._delta_fields, "sequence_number": self._sequence, "delta": text}
         self._sequence += 1
         return event
 
@@ -214,8 +207,8 @@ class ResponsesStream:
             kind = "reasoning" if piece.kind == "reasoning" else "message"
             item = self._open
             if item is None or item["type"] != kind:
-                item = self._ensure(kind, events)
-            events.append(self._text_delta(item, piece.text))
+                self._ensure(kind, events)
+            events.append(self._text_delta(piece.text))
         elif piece.kind == "call_open":
             assert piece.call is not None
             self._open_tool(piece.call, events)
@@ -266,9 +259,10 @@ class ResponsesStream:
                 )
             )
 
-    def _ensure(self, kind: str, events: list[Event]) -> dict[str, Any]:
+    def _ensure(self, kind: str, events: list[Event]) -> None:
+        """Opens a `kind` item (reasoning or message) unless one is open."""
         if self._open is not None and self._open["type"] == kind:
-            return self._open
+            return
         item: dict[str, Any]
         part: dict[str, Any]
         if kind == "reasoning":
@@ -290,6 +284,12 @@ class ResponsesStream:
             part = {"type": "output_text", "text": "", "annotations": []}
         announced = {**item, "content": []}
         self._add(item, events, announce=False)
+        self._delta_fields = {
+            "type": _TEXT_DELTA[kind],
+            **self._where(item),
+            "content_index": 0,
+            **({"logprobs": []} if kind == "message" else {}),
+        }
         events.append(
             self._event(
                 "response.output_item.added", output_index=item["_index"], item=_public(announced)
@@ -300,7 +300,6 @@ class ResponsesStream:
                 "response.content_part.added", **self._where(item), content_index=0, part=part
             )
         )
-        return item
 
     def _open_tool(self, call: ToolCallState, events: list[Event]) -> None:
         kind = self._request.kind_of(call.name)
