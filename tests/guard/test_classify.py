@@ -413,10 +413,57 @@ BATCH24_SIBLINGS = [
 ]
 
 
+#: Sibling wordings of the families widened from the third blind split's misses (batch 23):
+#: other nouns, word orders and programs' forms of the same failure than the text each was read
+#: from (a sandbox's refused builtins, Go type names, context windows, stuck agents, missing
+#: actions, existing destinations, private addresses, sign-in, missing-or-empty keys, count
+#: bounds, unresolved revisions, bare relative paths, quiet commands).
+BLIND3_SIBLINGS = [
+    # a code sandbox refusing Python's own builtins is a refusal, a made-up name a missing tool
+    (
+        "InterpreterError: Forbidden function evaluation: 'exec' is not among the explicitly allowed tools or defined/imported in the preceding code",
+        "PERMISSION_DENIED",
+    ),
+    (
+        "InterpreterError: Forbidden function evaluation: '__import__' is not among the explicitly allowed tools or defined/imported in the preceding code",
+        "PERMISSION_DENIED",
+    ),
+    ("invalid value type for 'temperature' field: string", "PARAM_TYPE_MISMATCH"),
+    ("unexpected type for 'options' parameter: []interface {}", "PARAM_TYPE_MISMATCH"),
+    ("invalid tool call arguments type: map[string]interface {}", "PARAM_TYPE_MISMATCH"),
+    ("The prompt is larger than the model's context window", "CONTEXT_OVERFLOW"),
+    ("Messages longer than context length of the LLM", "CONTEXT_OVERFLOW"),
+    ("max_completion_tokens must be at least 1, got -12.", "CONTEXT_OVERFLOW"),
+    ("The agent seems stuck in an infinite loop; stopping.", "MODEL_STUCK_LOOP"),
+    ("Model is stuck in a repetitive cycle", "MODEL_STUCK_LOOP"),
+    ("The model did not return any tool call", "INVALID_TOOL_PROTOCOL"),
+    ("LLM must produce an action", "INVALID_TOOL_PROTOCOL"),
+    ("Target file already exists: out/report.csv", "FILE_EXISTS"),
+    ("Cannot move: the destination path already exists", "FILE_EXISTS"),
+    (
+        "Refused to access http://127.0.0.1:8080/: private addresses are not allowed",
+        "PERMISSION_DENIED",
+    ),
+    ("Loopback hosts are blocked", "PERMISSION_DENIED"),
+    ("You are not logged in. Run `app login` first.", "PERMISSION_DENIED"),
+    ("sign-in required to use this model", "PERMISSION_DENIED"),
+    ("content is empty or missing", "PARAM_MISSING"),
+    ("Every edit must include an old_string", "PARAM_MISSING"),
+    ("count 0 is below the minimum of 1", "PARAM_INVALID_VALUE"),
+    ("page_size 250 exceeds the maximum of 100", "PARAM_INVALID_VALUE"),
+    ("Too many paths in request (42). Maximum is 20.", "PARAM_INVALID_VALUE"),
+    ("'options' needs an array with 2-4 items", "PARAM_INVALID_VALUE"),
+    ("Revision 'v9.9' did not resolve to a commit", "PARAM_INVALID_VALUE"),
+    ("src/missing/module.py was not found", "FILE_NOT_FOUND"),
+    ("The process has produced no output for 120 seconds", "TIMEOUT"),
+    ("[Command still running, no new output after 10s]", "TIMEOUT"),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "category"),
-    BLIND2_SIBLINGS + BATCH24_SIBLINGS,
-    ids=[t[:40] for t, _ in BLIND2_SIBLINGS + BATCH24_SIBLINGS],
+    BLIND2_SIBLINGS + BATCH24_SIBLINGS + BLIND3_SIBLINGS,
+    ids=[t[:40] for t, _ in BLIND2_SIBLINGS + BATCH24_SIBLINGS + BLIND3_SIBLINGS],
 )
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
     text: str, category: str
@@ -444,7 +491,43 @@ NEIGHBOURS = [
 ]
 
 
-@pytest.mark.parametrize(("text", "category"), NEIGHBOURS, ids=[t for t, _ in NEIGHBOURS])
+#: Neighbours of batch 23's families: a made-up name in the same sandbox sentence is still a
+#: missing tool, a serde type error and a bare "unsupported type" keep their categories, git's
+#: own "destination path exists", a zero (not negative) token budget, a Python module that is not
+#: a file; and a program's usage errors (npm, make, cargo, git, tsc), which the corpus labels the
+#: program's failure, not an invalid value of the call.
+BLIND3_NEIGHBOURS = [
+    # a name the model made up is still a missing tool
+    (
+        "InterpreterError: Forbidden function evaluation: 'search_arxiv' is not among the explicitly allowed tools or defined/imported in the preceding code",
+        "TOOL_NOT_FOUND",
+    ),
+    ('invalid type: string "x", expected u32', "PARAM_TYPE_MISMATCH"),
+    ("Unsupported type: rectangle", "PARAM_INVALID_VALUE"),
+    ("fatal: destination path 'repo' already exists and is not an empty directory.", "FILE_EXISTS"),
+    ("max_tokens must be at least 1, got 0.", "PARAM_INVALID_VALUE"),
+    ("Error: could not find module 'numpy.linalg'", "COMMAND_FAILED"),
+    # a program's usage error is the program's failure (the corpus labels them so)
+    ('npm error Missing script: "typecheck"', "COMMAND_FAILED"),
+    ("make: *** No rule to make target 'deploy'.  Stop.", "COMMAND_FAILED"),
+    ("error: no such command: `tset`", "COMMAND_FAILED"),
+    ("fatal: pathspec 'src/legacy.py' did not match any files", "COMMAND_FAILED"),
+    ("error TS5023: Unknown compiler option '--strictest'.", "COMMAND_FAILED"),
+    # and so is a program that cannot find its own project file (cargo's manifest, eslint's config)
+    ("error: could not find `Cargo.toml` in `/srv/app` or any parent directory", "COMMAND_FAILED"),
+    (
+        "Oops! Something went wrong! :(\n\nESLint couldn't find an eslint.config.* file.",
+        "COMMAND_FAILED",
+    ),
+    ("Request timed out after 30 seconds", "TIMEOUT"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    NEIGHBOURS + BLIND3_NEIGHBOURS,
+    ids=[t[:60] for t, _ in NEIGHBOURS + BLIND3_NEIGHBOURS],
+)
 def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(
     text: str, category: str
 ) -> None:

@@ -44,6 +44,9 @@ BLIND2 = load_cases("blind2_errors.json")
 #: total (ten of its texts share a template with batch-24 rows: 185/245 without them).
 BLIND3_FIRST_SCORING = (195, 255)
 BLIND3 = load_cases("blind3_errors.json")
+#: NOT A BLIND FIGURE: the third split after its misses were read and the families they showed
+#: were widened (guard8; `FIRST_SCORINGS.md`, batch 23). A floor for regressions only.
+BLIND3_AFTER_READING = 215
 #: NOT A BLIND FIGURE: the second split after its misses were read and the families they showed
 #: were widened (guard6; `FIRST_SCORINGS.md`, batch 22). A floor for regressions only.
 BLIND2_AFTER_READING = 286
@@ -129,7 +132,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
     [
         ("blind", BLIND, BLIND_FIRST_SCORING, BLIND_AFTER_READING, 30),
         ("blind2", BLIND2, BLIND2_FIRST_SCORING, BLIND2_AFTER_READING, 60),
-        ("blind3", BLIND3, BLIND3_FIRST_SCORING, BLIND3_FIRST_SCORING[0], 60),
+        ("blind3", BLIND3, BLIND3_FIRST_SCORING, BLIND3_AFTER_READING, 60),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(

@@ -181,6 +181,8 @@ STUCK = words(
     "cline roo-code opencode pydantic-ai openai-agents smolagents langgraph aider",
     r"You seem to be having trouble proceeding",
     r"\bis having trouble\.\.\.|may indicate a failure in the model's thought process",
+    r"\b(?:agent|model|assistant|LLM|it)\b[^\n]{0,20}?\b(?:got|gets|is|was|seems|appears to be"
+    r"|became) stuck in (?:an? )?(?:infinite |endless |repetitive )?(?:loop|cycle)\b",
     r"\bdoom[_ ]loop\b|\bloop detected\b|\bdetected (?:a |an )?(?:potential |infinite )?(?:tool[- ]"
     r"call )?loop\b",
     r"consecutive mistake limit",
@@ -233,6 +235,10 @@ CONTEXT = words(
     r"context (?:size|length|window) (?:has been |is |was )?(?:exceeded|full)",
     r"\bcontext (?:size|length|window) (?:will|would) (?:overflow|be exceeded)\b",
     r"longer than (?:the )?(?:maximum model length|model'?s? (?:maximum )?context length)",
+    r"\b(?:longer|larger|bigger) than (?:the )?(?:LLM'?s? |model'?s? )?(?:maximum )?context "
+    r"(?:window|length|size)\b",
+    # vLLM: the room left for the answer (context minus prompt) came out below zero
+    r"\bmax_(?:new_|completion_)?tokens\b[^\n]{0,40}?\bgot -\d+",
     r"prompt is too long",
     r"Input is too long for (?:the )?requested model",
     r"input (?:token count|length|is too long)[^\n]{0,60}(?:exceeds|too long|context)",
@@ -248,8 +254,10 @@ TOO_LARGE = words(
     r"(?:file|image|content|output|response|diff|patch|request|input|payload)\b[^\n]{0,80}?\bis "
     r"too (?:large|long|big) ?[(:]",
     r"exceed(?:s|ed)? (?:the )?(?:\d+ ?(?:[KMG]B|bytes|tokens) )?(?:maximum|max|limit)\b"
-    # a maximum of time or of steps is not a size
-    r"(?! (?:[\w-]+ )?(?:time|duration|runtime|number of|steps|turns|iterations|retries)\b)"
+    # a maximum of time or of steps is not a size, nor is a small bare count ("limit 500 exceeds
+    # the maximum of 100"; a byte size without its unit is a long number: "max of 10485760")
+    r"(?! (?:[\w-]+ )?(?:time|duration|runtime|number of|steps|turns|iterations|retries)\b"
+    r"| of \d{1,4}(?![\d,.]| ?(?:[KMG]i?B|bytes|tokens|characters|chars|lines)\b))"
     r"(?: allowed)?"
     r"(?: (?:size|tokens|file size|length))?",
     r"File size exceeds",
@@ -383,6 +391,13 @@ MCP_CONNECT_FAILED = words(
 #: A server that offers no tools at all (an MCP client calling tools/call on it).
 MCP_NO_TOOLS = words("mcp-typescript-sdk", r"\bServer does not (?:support|advertise) tools\b")
 
+#: Python builtins a code sandbox refuses to run (smolagents' LocalPythonExecutor and its kin):
+#: calling them is a refusal of the sandbox, not a call to a tool that does not exist.
+_SANDBOXED_BUILTIN = (
+    r"(?:eval|exec|open|compile|__import__|globals|locals|vars|getattr|setattr|delattr|input"
+    r"|breakpoint|exit|quit|help|memoryview|__builtins__)"
+)
+
 UNKNOWN_TOOL = words(
     "langgraph pydantic-ai claude-code opencode openai-agents roo-code kilocode cline vercel-ai"
     " gemini-cli continue mini-swe-agent ollama smolagents sglang vllm lmstudio goose codex",
@@ -396,7 +411,10 @@ UNKNOWN_TOOL = words(
     r"|is not available|not available)",
     r"\b(?:tool|function) " + name("tool") + r" not found",
     r"\btool_not_found\b|\bunknown_tool\b",
-    r"not among the explicitly allowed tools",
+    # a name the model thought was a tool; Python's own builtins refused by the sandbox are a
+    # refusal (POLICY_DENIED's "Forbidden function"), not a missing tool
+    r"'(?!" + _SANDBOXED_BUILTIN + r"')[^'\n]{1,64}' is not among the explicitly allowed tools"
+    r"|(?<!' is )not among the explicitly allowed tools",
     r"function name '" + name("tool") + r"' had invalid characters",
     r"unsupported call:? " + name("tool"),
     r"\bNo (?:tool|function) (?:named|called) " + name("tool"),
@@ -439,6 +457,8 @@ NO_TOOL_CALL = words(
     r"must (?:include|use|contain) (?:at least one|exactly one|a) (?:tool|action)",
     r"(?:provide|include) EXACTLY ONE action",
     r"Expected exactly 1 action",
+    r"\b(?:agent|model|assistant|LLM|response) (?:must|should|did not|didn't|failed to) (?:return"
+    r"|produce|emit|output) (?:an? |any |one )?(?:action|tool call|function call)s?\b",
     r"Plain text responses are not permitted",
     r"did not conform to the edit format",
     r"Error in code parsing",
@@ -535,6 +555,11 @@ PARAM_MISSING = words(
     r"^(?:Error: )?(?:You|Please) (?:must )?(?:provide|specify|pass|supply|give) (?:an? |the )?"
     r"(?!exactly\b|one\b|only\b|at least\b)[\w-]+",
     r"expected \w+, received undefined",
+    # "Missing or empty \"file_path\"" (gemini-cli), "file_path is empty or missing"
+    r"\b(?:missing or empty|empty or missing|missing or blank|not provided or empty)\b",
+    # every item of a list lacks one key: "each file must have a path" (not "a valid status")
+    r"\b(?:each|every|all) [\w-]+ (?:must|should|needs? to) (?:have|include|contain|specify) "
+    r"(?:an? |the |its )?(?!valid\b|unique\b|different\b|at\b)[`'\"]?[\w.\-]+[`'\"]?\.?$",
     r"\bmissing required [`'\"](?P<param>[A-Za-z_][\w.\-]{0,63})[`'\"] (?:field|parameter|argument"
     r"|property|key)\b",
 )
@@ -575,6 +600,12 @@ PARAM_TYPE = words(
     r"\bis not of type [`'\"]?(?:\[\])?[\w.]+[`'\"]?(?: or [\w.]+)?,? (?:is|got|but (?:is|got|was))"
     r" [`'\"]?(?:\[\])?[\w.]+",
     r"cannot unmarshal \w+ into Go (?:struct field|value of type)",
+    # the Go type a value decoded to, named after "type" (Ollama: "invalid type for 'stop' field:
+    # float64", "invalid message content type: float64"); a bare kind ("invalid type: foo") is not
+    r"\b(?:invalid|unexpected|unsupported|wrong|bad) (?:[\w-]+ ){0,3}type(?: for [`'\"]?[\w.\-]+"
+    r"[`'\"]?(?: (?:field|parameter|argument|key|value))?)?: (?:float(?:32|64)|u?int(?:8|16|32|64)?"
+    r"|string|bool|map\[\w*\][\w{}]+|\[\][\w{}]+|interface ?\{\}|nil|null|number|boolean"
+    r"|array|object)\b",
     r"invalid type: [\w ]+(?: \"[^\"]*\")?, expected",
     r"value is not a valid (?:integer|float|dict|list|boolean)",
     r"\[type=(?:\w+_type|\w+_parsing)\b",
@@ -618,6 +649,9 @@ PARAM_VALUE = words(
     r"(?:unexpected|unknown|unrecognized|additional) (?:parameter|argument|keyword|property"
     r"|key|field)s?\b",
     r"is not in the tool's input schema",
+    # a git revision the tool was given that names nothing (GitPython's BadName, as the git MCP
+    # server returns it): "Ref 'release/2.0' did not resolve to an object"
+    r"\bdid not resolve to an? (?:object|commit|revision|ref)\b",
     r"Invalid enum value|Invalid option: expected one of|Too (?:big|small): expected",
     r"(?:is )?not one of the (?:allowed|permitted|valid) (?:values|options)",
     r"(?:must|should) be (?:one of|either)\b",
@@ -679,6 +713,17 @@ VALUE_BOUNDS = words(
     r"\b(?:maximum|max|at most|no more than|up to) (?:of )?\d+ [\w-]+(?: [\w-]+)? (?:are |is )?"
     r"(?:allowed|permitted|accepted)\b",
     r"^\s*(?:- )?[\w.\-]+: (?:Provide|Give|Pass|Supply|Include) at least one\b",
+    # a number past a stated bound: "limit 500 is over the maximum of 100", "is below the minimum
+    # of 1", "Too many files in diff (137). Maximum is 100 files.", "requires 'options' array
+    # with 2-4 items"
+    r"\b(?:is )?(?:over|above|beyond|greater than|more than|larger than|exceeds) the (?:maximum|max"
+    r"|upper (?:bound|limit))(?: allowed| permitted)? of \d+",
+    r"\b(?:is )?(?:under|below|less than|smaller than) the (?:minimum|min|lower (?:bound|limit))"
+    r"(?: allowed| permitted)? of -?\d+",
+    r"\btoo (?:many|few) [\w-]+(?: [\w-]+){0,2} \(\d+\)[.,;:]? *(?:the )?(?:maximum|max|minimum|min"
+    r"|limit) (?:is|of|allowed is) \d+",
+    r"\b(?:array|list) (?:with|of|containing) \d+ ?(?:-|–|to) ?\d+ (?:items|entries|elements"
+    r"|values)\b",
 )
 
 #: A value the tool finds unusable as a whole, named by its parameter ("The todos parameter is
@@ -880,6 +925,9 @@ FILE_MISSING = words(
 FILE_NOT_LOCATED = words(
     "plain",
     r"\b" + LOCATE + r" (?:the |an? )?(?:[\w-]+ )?(?:file|directory|folder|dir|path)\b",
+    # a bare relative path with a slash said not to exist ("docs/setup.md does not exist; ...")
+    r"(?:^|[\s\"':])(?:\.{0,2}/)?[\w.\-]+(?:/[\w.\-]+)+ (?:does not exist|doesn't exist"
+    r"|was not found)\b",
     r": no such (?:file|directory|folder|path)\b",
     r"^(?:Error: )?" + LOCATE + r" [`'\"](?:[~.]{0,2}/|[A-Za-z]:\\)[^`'\"\n]+[`'\"]\.?$",
     r"\bno (?:such )?(?:file|directory|folder)s? (?:exists? )?(?:at|named|called|matching|found)\b",
@@ -911,6 +959,8 @@ FILE_EXISTS = words(
     r"\bEEXIST\b|FileExistsError|\[Errno 17\]|\bFile exists\b",
     r"(?:file|directory|path)\b[^\n]{0,120}?already exists",
     r"(?:create|creating) a file that already exists",
+    r"\b(?:destination|target|dest|output)(?: path| file| directory| folder)?\b[^\n]{0,40}?"
+    r"\balready exists\b",
 )
 
 #: A tool that will not overwrite what is there.
@@ -1103,6 +1153,10 @@ POLICY_DENIED = words(
     r"\bblocked by\b|Access blocked|\bwas blocked\b|\bis ignored by\b|\bin gitignore\b",
     r"denied by policy|execution blocked|not in the allow ?list|prevents you from using",
     r"\bwrite-protected\b",
+    r"\bnot a public (?:ip )?address\b|\b(?:private|loopback|link-local|internal) (?:ip )?"
+    r"(?:addresses|address|ips|hosts|networks) (?:are |is )?(?:not allowed|blocked|forbidden"
+    r"|refused)\b"
+    r"|^(?:Error: )?Refused to (?:fetch|access|connect to|open|load|read|request) \S",
     r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
     r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b(?! (?:for|as) )",
     r"\baccess to [^\n]{1,80}? (?:is )?(?:not permitted|not allowed|denied|forbidden|refused)\b",
@@ -1170,6 +1224,8 @@ MISSING_CREDENTIALS = words(
     r"\b(?:API[ _-]?key|access token|credentials) (?:is |are )?(?:required|missing|not set"
     r"|not found)\b",
     r"\brequires? (?:re-?)?authentication\b|\bauthentication (?:is )?required\b",
+    r"\bnot (?:currently |yet )?(?:signed|logged) in\b|\b(?:sign|log)-?in (?:is )?required\b"
+    r"|\bplease (?:sign|log) in\b|\bmust (?:be )?(?:signed|logged) in\b",
     r"\bauthenticat(?:ion|e)\b[^\n]{0,20}?\bfail|\b(?:failed|unable) to (?:re-?)?authenticate\b"
     r"|\binvalid_(?:grant|client|token)\b|\bunauthorized_client\b",
 )
@@ -1186,6 +1242,12 @@ TIMEOUT = words(
     r"timeout of \d+ ?ms exceeded",
     r"MCP error -32001",
     r"\bdeadline exceeded\b",
+    # a command still running that went quiet past the agent's wait (OpenHands' soft timeout:
+    # "The command has no new output after 30 seconds"; "produced no output for 60s")
+    r"\b(?:(?:has|had|have|with|produced) no|no (?:new|further)) (?:new |further )?output (?:after"
+    r"|for|in) \d+(?:\.\d+)? ?"
+    r"(?:s|secs?|seconds?|m|mins?|minutes?)\b",
+    r"\b(?:has|had|have) not produced (?:any )?(?:new )?output (?:after|for|in) \d+",
 )
 
 #: A time budget in plain words ("Execution time limit exceeded", "deadline of 30s exceeded",
