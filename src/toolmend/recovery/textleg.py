@@ -101,13 +101,13 @@ CALL_BATCH = 256
 class TextLeg:
     """The parsers of one choice's visible text; `feed(text)` / `finish()` return `Piece`s."""
 
-    __slots__ = ("_in_call", "_stages", "batch", "finished", "room")
+    __slots__ = ("_stages", "batch", "finished", "room")
 
     def __init__(self, protocols: Sequence[str], tools: list[Tool] | None) -> None:
         self._stages = [_Stage(p, stream_parser(p, tools), tools) for p in protocols]
-        self._in_call = False  # some parser of the chain is inside a call
-        #: While a call is being read, its text waits in `batch` (see `CALL_BATCH`); `room` is
-        #: how many more characters may wait before the parsers read them (0 outside a call).
+        #: While some parser of the chain is inside a call, its text waits in `batch` (see
+        #: `CALL_BATCH`); `room` is how many more characters may wait before the parsers read
+        #: them (0 outside a call: `room` is also the "inside a call" state).
         #: A piece shorter than `room` may be appended by the caller itself (and `room` reduced
         #: by its length) instead of going through `feed`: nothing of it is read yet.
         self.batch: list[str] = []
@@ -203,8 +203,7 @@ class TextLeg:
 
     def _in_call_of(self, stage: _Stage, in_call: bool) -> None:
         stage.in_call = in_call
-        self._in_call = in_call or any(s.in_call for s in self._stages)
-        if not self._in_call:
+        if not (in_call or any(s.in_call for s in self._stages)):
             self.room = 0
         elif not self.room:
             self.room = CALL_BATCH
