@@ -315,8 +315,7 @@ QUOTA_USED = words(
 
 MCP_MISSING = words(
     "mcp-typescript-sdk roo-code kilocode gemini-cli claude-code",
-    r"MCP error -32602: (?:Unknown (?:tool|prompt)|(?:Tool|Prompt|Resource(?: template)?) \S+ "
-    r"(?:not found|disabled))",
+    r"MCP error -32602: (?:Unknown tool|(?:Tool|Prompt) \S+ (?:not found|disabled))",
     r"Tool " + name("tool") + r" (?:does not exist|is disabled) on server",
     r"on server [`'\"]?[\w.\-]+[`'\"]? is disabled",
     r"(?:MCP )?server [`'\"]?[\w.\-]+[`'\"]? (?:is )?not (?:found|connected|configured)",
@@ -1514,6 +1513,8 @@ PROGRAM_CRASH_FRAMING = regexes(
         _CODE_FAILED,
         _PERL_DIED,
         _MAVEN_HELP,
+        # a compiler's or a CLI's own lower-case `error:` refusing an option (rustc, cargo)
+        r"(?-i:^error: )(?:unrecognized|unknown|invalid|unexpected) (?:option|argument|flag)\b",
         # a program's own prefix, lower case (`bwrap: Unknown option`), not an agent's "Error:"
         r"^(?!(?:error|warning|fatal):)(?-i:[a-z][\w.+\-]{0,30}): (?:invalid|unrecognized|unknown"
         r"|illegal|bad) option\b",
