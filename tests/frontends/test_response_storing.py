@@ -163,3 +163,22 @@ def test_a_store_that_cannot_be_read_is_a_500_that_names_it(tmp_path: Path) -> N
             proxy.client().responses.create(
                 model="plain", input="more", previous_response_id="resp_1"
             )
+
+
+class BuggyStore(SQLiteResponseStore):
+    """A store with a bug of its own (not a store failure): the proxy's failure, not the
+    client's."""
+
+    def get(self, response_id: str) -> list[dict[str, Any]] | None:
+        raise KeyError(response_id)
+
+
+def test_a_failure_of_toolmend_itself_is_a_500_in_the_apis_own_error_shape(tmp_path: Path) -> None:
+    for proxy in _proxy(tmp_path, BuggyStore(tmp_path / "responses.sqlite3")):
+        with pytest.raises(openai.InternalServerError) as caught:
+            proxy.client().responses.create(
+                model="plain", input="more", previous_response_id="resp_1"
+            )
+        assert caught.value.status_code == 500
+        assert isinstance(caught.value.body, dict) and caught.value.body["type"] == "internal_error"
+        assert [r["status"] for r in proxy.logged()] == [500]
