@@ -873,8 +873,8 @@ VALUE_CHOICES = words(
     r"\b(?:Choose|Use|Pick|Select) (?:between|either|one of)\b",
     r"\bSupported (?:[\w-]+ )?(?:are|values|formats|types|options|transports|modes)\b"
     r"|\bValid (?:[\w-]+ )?(?:values|options|choices) (?:are|:)",
-    r"\b(?:unsupported|unknown|invalid|unexpected) (?:transport|type|provider|engine|action"
-    r"|protocol|status|state|kind|category|level|mode|format)\b",
+    r"\b(?:unsupported|unknown|invalid|unexpected) (?:[\w-]+ )?(?:transport|type|provider|engine"
+    r"|action|protocol|status|state|kind|category|level|mode|format)\b",
     r"\bhas (?:an )?invalid [\w-]+\b",
     r"^(?:Error: )?Unknown (?!error\b)[\w ]{1,30}? [`'\"][^`'\"\n]{1,80}[`'\"]",
     r"[`'\"][\w .\-]{1,60}[`'\"] is (?:configured but )?disabled\b",
