@@ -1459,7 +1459,12 @@ _PROGRAM_FATAL = (
 
 #: Crash reports of runtimes outside the families below: Perl's `die` location, Maven's build
 #: failure pointer, a C `assert()`, a native stack of frames with addresses.
-RUNTIME_REPORTS = words("os perl mvn node gcc", _PERL_DIED, _MAVEN_HELP, _C_ASSERT, _NATIVE_FRAMES)
+RUNTIME_REPORTS = (
+    words("perl", _PERL_DIED)
+    + words("mvn", _MAVEN_HELP)
+    + words("os", _C_ASSERT)  # the C library's message
+    + words("node", _NATIVE_FRAMES)
+)
 
 #: How runtimes and developer tools report a failed run when no exit code is shown: an uncaught
 #: exception (a Python traceback, a JavaScript stack), a `fatal:`/`error:` line (git, cargo,
