@@ -523,6 +523,8 @@ BATCH25_SIBLINGS = [
     ("Incremental scan failed, is scanner initialized?", "COMMAND_FAILED"),
     ("Error starting query execution: warehouse is stopped", "COMMAND_FAILED"),
     ("Pip install was cancelled", "COMMAND_FAILED"),
+    ("User dismissed ask_user dialog without answering.", "PERMISSION_DENIED"),
+    ("Tool web_search is currently disabled for agent researcher", "TOOL_NOT_FOUND"),
 ]
 
 

@@ -409,7 +409,7 @@ UNKNOWN_TOOL = words(
     r"No such tool(?: available)?:? " + name("tool"),
     r"\b(?:tool|function) " + name("tool") + r" (?:was |is |has )?(?:not found|does not exist"
     r"|is not declared|not declared|is not defined|not registered|has not been passed"
-    r"|is not available|not available)",
+    r"|is not available|not available|is (?:currently )?disabled for (?:the |this )?agent)",
     r"\b(?:tool|function) " + name("tool") + r" not found",
     r"\btool_not_found\b|\bunknown_tool\b",
     # a name the model thought was a tool; Python's own builtins refused by the sandbox are a
@@ -1164,7 +1164,7 @@ SHELL = words(
 
 USER_DENIED = words(
     "roo-code cline claude-code opencode gemini-cli lmstudio goose codex",
-    r"\buser (?:has )?(?:denied|rejected|declined|refused|cancell?ed)\b",
+    r"\buser (?:has )?(?:denied|rejected|declined|refused|cancell?ed|dismissed)\b",
     r"user doesn't want to (?:proceed|take this action)",
     r"rejected permission to use",
     r"(?:denied|rejected|declined|cancell?ed|interrupted) by (?:the )?user",
