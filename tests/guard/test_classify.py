@@ -637,6 +637,14 @@ CODED_FAILURES = [
         "NETWORK_ERROR",
     ),
     ("<returncode>127</returncode>\n<output>\n</output>", "COMMAND_FAILED"),
+    (
+        {"error": {"type": "edit_no_occurrence_found", "message": "Failed to edit"}},
+        "DIFF_MATCH_FAILED",
+    ),
+    (
+        {"error": {"type": "path_not_in_workspace", "message": "Error: operation failed"}},
+        "PERMISSION_DENIED",
+    ),
     ("Exit code: 126\nWall time: 0.1 seconds\nOutput:\n", "PERMISSION_DENIED"),
 ]
 

@@ -183,9 +183,10 @@ _CODE_PATTERNS = {
 
 #: Machine codes that name the kind of failure less precisely than a family's words: errno names
 #: as Node and libuv put them in `code` ("ENOENT", "ETIMEDOUT"), gRPC and Google API statuses
-#: ("DEADLINE_EXCEEDED", "UNAVAILABLE"), and the 5xx error types of model APIs ("api_error",
-#: "server_error"). Read like an HTTP status: when no wording matched, or one that says only
-#: "it failed" (a message "spawn tsc ENOENT" still says which program is missing).
+#: ("DEADLINE_EXCEEDED", "UNAVAILABLE"), the 5xx error types of model APIs ("api_error",
+#: "server_error") and an agent's own error types (gemini-cli's "edit_no_occurrence_found").
+#: Read like an HTTP status: when no wording matched, or one that says only "it failed" (a
+#: message "spawn tsc ENOENT" still says which program is missing).
 _COARSE_CODE_PATTERNS = {
     "enoent": "EI/FILE_NOT_FOUND/001",
     "enotdir": "EI/FILE_NOT_FOUND/002",
@@ -213,6 +214,23 @@ _COARSE_CODE_PATTERNS = {
     "api_error": "EI/NETWORK_ERROR/001",
     "server_error": "EI/NETWORK_ERROR/001",
     "internal_server_error": "EI/NETWORK_ERROR/001",
+    # gemini-cli's `ToolErrorType` (and its forks'), as its results and JSON output carry it
+    "invalid_tool_params": "EI/PARAM_INVALID_VALUE/001",
+    "tool_not_registered": "EI/TOOL_NOT_FOUND/001",
+    "file_not_found": "EI/FILE_NOT_FOUND/001",
+    "search_path_not_found": "EI/FILE_NOT_FOUND/001",
+    "mcp_resource_not_found": "EI/FILE_NOT_FOUND/001",
+    "target_is_directory": "EI/FILE_NOT_FOUND/002",
+    "path_is_not_a_directory": "EI/FILE_NOT_FOUND/002",
+    "search_path_not_a_directory": "EI/FILE_NOT_FOUND/002",
+    "attempt_to_create_existing_file": "EI/FILE_EXISTS/001",
+    "file_too_large": "EI/CONTEXT_OVERFLOW/002",
+    "path_not_in_workspace": "EI/PERMISSION_DENIED/003",
+    "policy_violation": "EI/PERMISSION_DENIED/003",
+    "sandbox_expansion_required": "EI/PERMISSION_DENIED/003",
+    "edit_no_occurrence_found": "EI/DIFF_MATCH_FAILED/001",
+    "edit_expected_occurrence_mismatch": "EI/DIFF_MATCH_FAILED/002",
+    "edit_no_change": "EI/DIFF_MATCH_FAILED/004",
 }
 
 
