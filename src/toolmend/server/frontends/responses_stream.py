@@ -436,7 +436,9 @@ class ResponsesStream:
                     item=_public({**item, "status": "in_progress"}),
                 )
             )
-        done = _public(item)  # shared by `output` and the event: neither changes again
+        # Shared by `output` and the event, and with `item`, which is closed: none of them
+        # changes again (a copy of a long answer's text cost twice writing it).
+        done = {k: v for k, v in item.items() if k != "_index"}
         self.output.append(done)
         events.append(
             self._event("response.output_item.done", output_index=item["_index"], item=done)
