@@ -196,6 +196,13 @@ class ChatPipeline:
         self.batch = FrameBatch()
         self._reading: UpstreamStream | None = None
 
+    @property
+    def more_in_read(self) -> bool:
+        """Whether the upstream read that brought the chunk last handed out brought more after
+        it (that chunk's frame may wait in `batch` for theirs)."""
+        reading = self._reading
+        return reading is not None and reading.more > 0
+
     def upstream_body(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if self.protocol is not None:
             out = text_request(self.body, messages, self.tools, self.protocol)
