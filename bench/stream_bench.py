@@ -200,6 +200,13 @@ def measure(
     floor = floor_run(10_000)
     best: dict[tuple[str, int, str], float] = {}
     calibrations = []
+    # One untimed run of every row first: the first parse in a process pays for lazy imports and
+    # pattern compiles (under `auto`, every protocol's), which `--against` rounds, one process
+    # each, would otherwise count in their first row.
+    for workload in rows.values():
+        for _, _, streamed, batch in workload:
+            streamed()
+            batch()
     # Rounds over every row, rather than all repeats of one row in a row: this machine's speed
     # shifts for seconds at a time, and this way every row is measured across all of it.
     for _ in range(repeat):

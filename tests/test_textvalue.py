@@ -111,6 +111,7 @@ def test_containers_are_repaired_only_when_asked() -> None:
     [
         ('[{\\"id\\": \\"1\\"}]', [{"id": "1"}]),  # every quote escaped: JSON encoded twice
         ('{\\"path\\": \\"C:\\\\\\\\tmp\\"}', {"path": "C:\\tmp"}),
+        ('[\n  {\\"id\\": 1}\n]', [{"id": 1}]),  # pretty-printed, then escaped
     ],
 )
 def test_a_container_encoded_twice_reads_as_the_container(text: str, value: Any) -> None:

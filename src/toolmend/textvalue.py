@@ -143,10 +143,13 @@ def _escaped_json(text: str) -> str:
     escaped), as models that encode a value twice write it (SGLang's GLM-4.7 tests read such an
     array as the array): the text decoded as a string's content, or "" when it is not one."""
     try:
-        decoded = json.loads(f'"{text}"')
+        decoded = _LENIENT_STRINGS.decode(f'"{text}"')  # raw line breaks between items allowed
     except (ValueError, RecursionError):
         return ""
     return decoded if isinstance(decoded, str) else ""
+
+
+_LENIENT_STRINGS = json.JSONDecoder(strict=False)
 
 
 def typed_value(text: str, types: frozenset[str] | None, *, strict: bool = False) -> Any:

@@ -255,8 +255,8 @@ def parameter_value(gate: SchemaGate, key: str, text: str, *, undeclared_json: b
     the key's subschema as a string; else its JSON value when it parses to a non-string
     (`textvalue.typed_value`, strict); else the text (the gate then repairs or rejects it).
     `null` for a key that declares null among its types is null, even where a string is also
-    allowed (`anyOf: [string, null]`), as vLLM's and SGLang's MiniMax-M2 parsers read it and as
-    Qwen3-Coder's values read.
+    allowed (`anyOf: [string, null]`), as SGLang's MiniMax-M2 detector reads it (its tests for
+    issue 16057) and as Qwen3-Coder's values read.
     """
     if undeclared_json and (not gate.declares(key) or gate.declared_types(key) is None):
         return typed_value(text, None)
