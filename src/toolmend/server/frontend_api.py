@@ -190,12 +190,13 @@ def _translated_pipeline(
     upstream: Upstream,
 ) -> ChatPipeline:
     tools = parse_tools(chat)
-    history = _without_result_flags(guarded_history(rule, chat["messages"], tools, record))
+    guarded, guard = guarded_history(rule, chat["messages"], tools, record)
+    history = _without_result_flags(guarded)
     chat["messages"] = _without_result_flags(chat["messages"])
     headers = upstream_headers(
         upstream, _client_authorization(request), forwards_client_authorization(state.config.keys)
     )
-    return ChatPipeline(state, record, chat, rule, upstream, tools, history, headers)
+    return ChatPipeline(state, record, chat, rule, upstream, tools, history, headers, guard=guard)
 
 
 def _client_authorization(request: Request) -> str | None:
@@ -222,41 +223,50 @@ async def _events(
 ) -> AsyncIterator[bytes]:
     """The SSE body of one front-end stream; the request is logged once, at its end.
 
-    The events one upstream chunk becomes go out in one write, and the events that end the
-    stream (the closing chunks' and the writer's last) together with the end of the body.
-    `before_end` runs after the answer is complete and before its last events go out (a
-    Responses answer is stored there, so a client that reads `response.completed` finds its
-    `previous_response_id` on any replica).
+    The events one upstream chunk becomes go out in one write, and those of every chunk one
+    upstream read brought together (held in the pipeline's `batch` while the read has more,
+    as the chat endpoint does); the events that end the stream (the closing chunks' and the
+    writer's last) go with the end of the body. A chunk that only continues the open text
+    goes straight to its frame (`text_frame`). `before_end` runs after the answer is
+    complete and before its last events go out (a Responses answer is stored there, so a
+    client that reads `response.completed` finds its `previous_response_id` on any replica).
     """
     ended = False
+    batch = pipeline.batch
     try:
         yield _frames(writer.start())
         async for chunk in pipeline.answer(source):
             record.mark_first_chunk()
-            events = writer.feed(chunk)
-            if len(events) == 1:  # most upstream chunks become one event
-                yield sse_frame(events[0])
-            elif events:
-                yield _frames(events)
+            frame = writer.text_frame(chunk)
+            if frame is None:
+                events = writer.feed(chunk)
+                if not events:
+                    if batch.frames and not pipeline.more_in_read:
+                        yield batch.take()  # the read's last chunk: nothing waits held
+                    continue
+                frame = sse_frame(events[0]) if len(events) == 1 else _frames(events)
+            if pipeline.more_in_read:
+                batch.frames.append(frame)
+                continue
+            yield batch.take(frame)
         last = [event for chunk in pipeline.closing() for event in writer.feed(chunk)]
         record.mark_first_chunk()
         last += writer.finish()
         if before_end is not None:
             await before_end()
         ended = True
-        yield LastFrames(_frames(last))
+        yield LastFrames(batch.take(_frames(last)))
     except UpstreamError as exc:
         record.error = {"type": f"upstream_{exc.kind}", "message": exc.message}
-        yield LastFrames(_frames(on_error(exc.message, f"upstream_{exc.kind}")))
+        yield LastFrames(batch.take(_frames(on_error(exc.message, f"upstream_{exc.kind}"))))
     except asyncio.CancelledError:
         record.fail(499, "client_disconnected", "the client closed the connection")
         raise
     except Exception as exc:  # a failure of toolmend itself: the stream still ends with an error
         record.fail(500, "internal_error", type(exc).__name__)
         if not ended:
-            yield LastFrames(
-                _frames(on_error("toolmend failed while writing the answer", "server_error"))
-            )
+            failed = _frames(on_error("toolmend failed while writing the answer", "server_error"))
+            yield LastFrames(batch.take(failed))
     finally:
         state.log.write(record)
 
@@ -330,14 +340,15 @@ def _forward_messages(
     except ToolmendError as exc:
         raise Problem(400, "invalid_request_error", f"invalid tools: {exc}") from None
     turns = [turn for turn in body["messages"] if isinstance(turn, dict)]
-    history = without_unsigned_thinking(guarded_history(rule, turns, tools, record), translated)
+    guarded, guard = guarded_history(rule, turns, tools, record)
+    history = without_unsigned_thinking(guarded, translated)
     model = state.config.resolve_alias(str(body["model"]))
     headers = anthropic_headers(
         upstream.api_key, request.headers, forwards_client_authorization(state.config.keys)
     )
     api = AnthropicUpstream(body, history, model, upstream.name)
     return ForwardingPipeline(
-        state, record, translated.body, rule, upstream, tools, history, headers, api
+        state, record, translated.body, rule, upstream, tools, history, headers, api, guard=guard
     )
 
 
@@ -358,7 +369,9 @@ async def _serve_messages(request: Request, state: ServerState, record: RequestR
             writer,
             lambda message, _code: [_anthropic_error(502, message)],
         )
-        return KeepAliveSSEResponse(stream, sse_frame(ping()), KEEPALIVE_SECONDS)
+        return KeepAliveSSEResponse(
+            stream, sse_frame(ping()), KEEPALIVE_SECONDS, batch=pipeline.batch
+        )
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:
@@ -440,7 +453,7 @@ def _forward_responses(
         if isinstance(function := tool["function"], dict)
     ]
     declared = parse_tools({"tools": tools}) if tools else None
-    guarded = guarded_history(rule, chat["messages"], declared, record)
+    guarded, guard = guarded_history(rule, chat["messages"], declared, record)
     items = guided_items(translated.items, chat["messages"], guarded)
     history = _without_result_flags(guarded)
     model = state.config.resolve_alias(str(body["model"]))
@@ -448,7 +461,9 @@ def _forward_responses(
         upstream, _client_authorization(request), forwards_client_authorization(state.config.keys)
     )
     api = ResponsesUpstream(body, items, len(history), model, upstream.name)
-    return ForwardingPipeline(state, record, chat, rule, upstream, declared, history, headers, api)
+    return ForwardingPipeline(
+        state, record, chat, rule, upstream, declared, history, headers, api, guard=guard
+    )
 
 
 async def _serve_responses(request: Request, state: ServerState, record: RequestRecord) -> Response:
@@ -505,7 +520,9 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
             writer.fail,
             lambda: save(writer.response_id, writer.output),
         )
-        return KeepAliveSSEResponse(stream, _KEEPALIVE_COMMENT, KEEPALIVE_SECONDS)
+        return KeepAliveSSEResponse(
+            stream, _KEEPALIVE_COMMENT, KEEPALIVE_SECONDS, batch=pipeline.batch
+        )
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:

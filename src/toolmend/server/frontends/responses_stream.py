@@ -16,7 +16,8 @@ call, a freeform call) is added and done whole, as it came. Every event carries 
 `sequence_number`. A failure ends with `response.failed` after closing the items.
 
 The items of the answer are kept (`output`), so the caller can store the conversation for a
-later `previous_response_id`. This module does no I/O.
+later `previous_response_id`. `text_frame` writes the event nearly every chunk becomes (more
+text of the open message item) straight to its SSE frame. This module does no I/O.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from toolmend.server.frontends.responses import (
     PROTOCOL,
     ResponsesChatRequest,
 )
+from toolmend.server.frontends.sse import SLOT, FrameTemplate
 
 Event = dict[str, Any]
 #: Fields of the request echoed in the `response` object, as the Responses API does.
@@ -108,6 +110,7 @@ class ResponsesStream:
         self._open_call: ToolCallState | None = None
         self._open_text: list[str] = []  # the open reasoning or message item's text so far
         self._delta_fields: dict[str, Any] = {}  # what the open text item's deltas share
+        self._text_template: FrameTemplate | None = None  # the open message's delta frame
 
     def _event(self, kind: str, **fields: Any) -> Event:
         event = {"type": kind, "sequence_number": self._sequence, **fields}
@@ -132,6 +135,21 @@ class ResponsesStream:
             self._event("response.created", response=self._snapshot()),
             self._event("response.in_progress", response=self._snapshot()),
         ]
+
+    def text_frame(self, chunk: Mapping[str, Any]) -> bytes | None:
+        """The SSE frame of a chunk that only continues the open message item's text (nearly
+        every chunk of an answer), the bytes `sse_frame` writes for its delta event; None for
+        any other chunk, which `feed` then takes."""
+        template = self._text_template
+        if template is None:
+            return None
+        text = plain_text(chunk)
+        if text is None:
+            return None
+        self._open_text.append(text)
+        sequence = self._sequence
+        self._sequence = sequence + 1
+        return template.fill2(sequence, text)
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
         text = plain_text(chunk)
@@ -259,6 +277,7 @@ class ResponsesStream:
         item["_index"] = len(self.output)
         self._open, self._open_call = item, call
         self._open_text = []
+        self._text_template = None
         if announce:
             events.append(
                 self._event(
@@ -297,6 +316,9 @@ class ResponsesStream:
             "content_index": 0,
             **({"logprobs": []} if kind == "message" else {}),
         }
+        if kind == "message":
+            shape = {**self._delta_fields, "sequence_number": SLOT, "delta": SLOT}
+            self._text_template = FrameTemplate(shape)
         events.append(
             self._event(
                 "response.output_item.added", output_index=item["_index"], item=_public(announced)
@@ -349,6 +371,7 @@ class ResponsesStream:
         if item is None:
             return
         self._open = None
+        self._text_template = None
         call, self._open_call = self._open_call, None
         where = self._where(item)
         kind = item["type"]
