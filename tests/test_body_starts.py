@@ -18,6 +18,7 @@ from support import comparable, split_at
 from tool_fixtures import WEATHER
 from toolmend.core.engine import StreamParser
 from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, BodyStart
+from toolmend.core.textscan import TextScanner
 from toolmend.events import Event, TextDelta
 from toolmend.model import coerce_tools
 from toolmend.names import ToolResolver
@@ -177,3 +178,18 @@ def test_auto_declares_a_start_only_where_every_owner_does() -> None:
     starts: Mapping[str, BodyStart] = toolmend.get_protocol("auto").body_starts(resolver)
     assert {"{", "["} <= set(starts)
     assert "<tool_call>" not in starts
+
+
+def test_a_guarded_marker_is_plain_text_to_the_scanner_where_its_guard_fails() -> None:
+    scanner = TextScanner(["{", "<tool_call>"], guards={"{": r'[ \t]*"'})
+    scanner.scan("x", 0, final=False)  # past the output's start (a line start)
+    assert scanner.plain_extent("a {x} and {y}") == len("a {x} and {y}")
+    assert scanner.plain_extent('a {"x": 1}') == -1
+    assert scanner.plain_to_marker('a {x} {"x": 1}') == len("a {x} ")
+    assert scanner.matched == "{"
+
+
+def test_prose_with_refused_braces_is_one_text_delta_per_chunk() -> None:
+    parser = toolmend.stream_parser("hermes", WEATHER)
+    parser.feed("Start. ")
+    assert parser.feed("Set {a: 1} and [1, 2].") == [TextDelta("Set {a: 1} and [1, 2].")]

@@ -12,19 +12,11 @@ from hypothesis import strategies as st
 
 import toolmend
 from support import comparable, run_chunks, split_at, streamed_arguments
+from tool_fixtures import WRITE
 from toolmend.core.argstream import is_canonical_json_string, json_string_text
 from toolmend.protocols.json_calls import LONG_STRING
 
-TOOLS = [
-    {
-        "name": "write_file",
-        "parameters": {
-            "type": "object",
-            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-            "required": ["path", "content"],
-        },
-    }
-]
+TOOLS = WRITE
 #: Pieces of a JSON string's source: plain text, every escape JSON has (valid and not), raw
 #: control characters and non-ASCII text, a surrogate pair and a lone surrogate.
 SOURCE_PIECES = [
@@ -50,7 +42,7 @@ SOURCE_PIECES = [
 
 def hermes_call(source: str) -> str:
     return (
-        '<tool_call>\n{"name": "write_file", "arguments": {"path": "a.py", "content": "'
+        '<tool_call>\n{"name": "write_file", "arguments": {"file_path": "a.py", "content": "'
         + source
         + '"}}\n</tool_call>\nDone.'
     )

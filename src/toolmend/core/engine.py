@@ -8,6 +8,11 @@ conservation, R1–R4) is the call lifecycle's (`core/calls.py`); what a format 
 reader contract's (`core/reader.py`). Batch parsing is this parser fed one chunk; there is no
 second parser.
 
+A marker that is a bare character of prose (`{`, `[`) opens a block only where its format's
+`BodyStart` does not refuse what follows it: a refused one is text before any reader is built,
+exactly as its reader's own refusal would leave it, and the text scanner's one-search path
+passes over it (its guard), so prose full of `{x}` costs what prose costs.
+
 Its public surface is `feed`, `finish` and read-only state (`protocol_id`, `policy`,
 `resolver`, `finished`).
 
@@ -186,6 +191,11 @@ class StreamParser:
             [*syntax.opening_markers(resolver), *self._reasoning],
             mask_code=mask_code,
             cut_markers=syntax.cut_markers(resolver),
+            guards={
+                marker: start.may_open
+                for marker, start in self._body_starts.items()
+                if marker not in self._reasoning
+            },
         )
         #: The scanner of the rest of an oversized block, or of a reasoning span, for its closer.
         self._skipper: TextScanner | None = None
@@ -232,7 +242,7 @@ class StreamParser:
             if self._mode == _TEXT and chunk and type(chunk) is str and not self._finished:
                 # Prose the scanner releases whole, or whole but for a marker's possible start
                 # at its end, held as `scan` would hold it, or up to and through a marker its
-                # body start refuses (`_refused_marker_end`): what `_run` would do, without it.
+                # body start refuses (`_bare_marker`): what `_run` would do, without it.
                 text = self._buf + chunk if self._buf else chunk
                 cut = self._scanner.plain_extent(text)
                 if cut == len(text):
@@ -309,13 +319,19 @@ class StreamParser:
 
     def _feed_past_refused(self, text: str) -> list[Event]:
         """`feed()`'s fast path for `text` (all of the buffer) whose prose holds markers: each
-        one its body start refuses (`_refused_marker_end`) is text with the prose before it;
-        the rest goes as the fast path or `_run` take it."""
+        one its body start refuses (`_bare_marker`) is text with the prose before it, one
+        whose body has not told yet is held from there; the rest goes as the fast path or
+        `_run` take it."""
         events: list[Event] = []
         while True:
-            cut = self._refused_marker_end(text)
+            cut, held = self._bare_marker(text)
             if cut < 0:
                 return events + self._feed_reader(text)
+            if held:
+                text, self._buf = text[:cut], text[cut:]
+                if cut:
+                    self._release_text(text, events)
+                return events
             self._release_text(text[:cut], events)
             text = text[cut:]
             cut = self._scanner.plain_extent(text)
@@ -336,22 +352,26 @@ class StreamParser:
             block.blank_so_far = False
         events.append(TextDelta(text))
 
-    def _refused_marker_end(self, text: str) -> int:
-        """Where in `text` (all of the buffer) plain text ends with a marker that opens no
-        block, its body start refusing what follows it (`{x}`), told by one search and the
-        start's verdict; -1 when only `_run` can tell. A marker with an anchor (or that opens
-        reasoning) is left to `_run`."""
+    def _bare_marker(self, text: str) -> tuple[int, bool]:
+        """The first marker in `text` (all of the buffer) after plain text, when one search
+        and its body start tell what `_run` would do with it: `(end, False)` when the start
+        refuses its body (`{x}`: text up to `end`, the marker's), `(at, True)` while the body
+        has not told (the marker at `at` is held from there); `(-1, False)` when only `_run`
+        can tell. A marker with an anchor (or that opens reasoning) is left to `_run`."""
         if not self._body_starts:
-            return -1
+            return -1, False
         at = self._scanner.plain_to_marker(text)
         if at < 0:
-            return -1
+            return -1, False
         marker = self._scanner.matched
         start = self._body_starts.get(marker)
         if start is None or marker in self._anchors or marker in self._reasoning:
-            return -1
+            return -1, False
         end = at + len(marker)
-        return end if start.verdict(text, end, len(text), False) is False else -1
+        opens = start.verdict(text, end, len(text), False)
+        if opens is None:
+            return at, True
+        return (end, False) if opens is False else (-1, False)
 
     def _feed_reader(self, chunk: str) -> list[Event]:
         """`feed()` when no fast-path run takes the chunk: the reader (or the text scanner)

@@ -94,10 +94,12 @@ class BodyStart:
     def verdict(self, buf: str, pos: int, end: int, final: bool) -> bool | None:
         """For the body at `buf[pos:end]` (nothing follows `end` when `final`): True when it
         opens a block, None while it may still, False when it does not."""
-        head = buf[pos : min(end, pos + self.lookahead)]
-        if self.opens.match(head):
+        stop = min(end, pos + self.lookahead)
+        if self.opens.match(buf, pos, stop):
             return True
-        undecided = not final and len(head) < self.lookahead and self.grows.fullmatch(head)
+        undecided = (
+            not final and stop - pos < self.lookahead and self.grows.fullmatch(buf, pos, stop)
+        )
         verdict = None if undecided else False
         for other in self.others:
             answer = other.verdict(buf, pos, end, final)
@@ -106,6 +108,13 @@ class BodyStart:
             if answer is None:
                 verdict = None
         return verdict
+
+    @property
+    def may_open(self) -> str:
+        """A lookahead pattern matching at least wherever `verdict` is not False (where the
+        body opens or may still, the lookahead bound aside): the text scanner's guard."""
+        own = f"(?:{self.opens.pattern})|(?:{self.grows.pattern})\\Z"
+        return "|".join((own, *(other.may_open for other in self.others)))
 
     @property
     def reach(self) -> int:

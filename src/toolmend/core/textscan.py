@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 #: An inline code span must close within this many characters on its line, else its opening
 #: backticks are literal text. Bounds what is held back while waiting for a closer.
@@ -157,7 +157,9 @@ EVENTFUL_PREFIX = 4
 
 
 @functools.lru_cache(maxsize=256)
-def _eventful(markers: tuple[str, ...], mask_code: bool) -> re.Pattern[str]:
+def _eventful(
+    markers: tuple[str, ...], mask_code: bool, guards: tuple[tuple[str, str], ...] = ()
+) -> re.Pattern[str]:
     """A pattern found wherever a marker could begin (its first `EVENTFUL_PREFIX` characters,
     or a part of them that the text ends in) and, when code is masked, at a backtick or a line
     break.
@@ -169,16 +171,24 @@ def _eventful(markers: tuple[str, ...], mask_code: bool) -> re.Pattern[str]:
     marker's proper prefix ending the text (`plain_extent`), so a branch that already matches
     whatever follows keeps none of its longer ones (such a match needs the scan). Every
     top-level branch begins with a literal character, so `re` skips ahead by that set.
+
+    A short marker with a guard (`TextScanner`'s `guards`) is found only where its guard, a
+    lookahead, matches what follows it.
     """
+    short = _short_markers(markers, mask_code)
+    guarded = {marker: guard for marker, guard in guards if marker in short}
     root: _Trie = {}
     for marker in markers:
-        _trie_add(root, marker[:EVENTFUL_PREFIX], _ANYTHING)
+        if marker not in guarded:
+            _trie_add(root, marker[:EVENTFUL_PREFIX], _ANYTHING)
         for k in range(1, min(len(marker), EVENTFUL_PREFIX)):
             _trie_add(root, marker[:k], _AT_END)
     if mask_code:
         _trie_add(root, "`", _ANYTHING)
         _trie_add(root, "\n", _ANYTHING)
-    return re.compile("|".join(_trie_branches(root)) or "(?!)")
+    branches = _trie_branches(root)
+    branches += [f"{re.escape(m)}(?={guard})" for m, guard in sorted(guarded.items())]
+    return re.compile("|".join(branches) or "(?!)")
 
 
 @functools.lru_cache(maxsize=256)
@@ -237,7 +247,10 @@ _ScanPlan = tuple[
 
 @functools.lru_cache(maxsize=256)
 def _scan_plan(
-    markers: tuple[str, ...], mask_code: bool, cut_markers: tuple[str, ...] | None
+    markers: tuple[str, ...],
+    mask_code: bool,
+    cut_markers: tuple[str, ...] | None,
+    guards: tuple[tuple[str, str], ...] = (),
 ) -> _ScanPlan:
     """What a `TextScanner` of `markers` reads with, built once per marker set (cached like
     `_marker_prefixes`: every parser of one protocol shares it, so constructing a parser
@@ -269,18 +282,22 @@ def _scan_plan(
         ordered if cut_markers is None else cut_markers,
         longer,
         re.compile("|".join(alternatives) or "(?!)"),
-        _eventful(ordered, mask_code),
+        _eventful(ordered, mask_code, guards),
     )
 
 
 @functools.lru_cache(maxsize=256)
 def _fenced_plan(
-    markers: tuple[str, ...], mask_code: bool, cut_markers: tuple[str, ...] | None
+    markers: tuple[str, ...],
+    mask_code: bool,
+    cut_markers: tuple[str, ...] | None,
+    guards: tuple[tuple[str, str], ...] = (),
 ) -> tuple[tuple[str, ...], _ScanPlan]:
     """The markers that open a fence (longest first), and `_scan_plan` of the others: a
     scanner starts per parser, and `auto`'s parser has about 70 markers to sort out."""
     fences = tuple(m for m in markers if mask_code and m.startswith("`"))
-    plan = _scan_plan(tuple(m for m in markers if m not in fences), mask_code, cut_markers)
+    rest = tuple(m for m in markers if m not in fences)
+    plan = _scan_plan(rest, mask_code, cut_markers, guards)
     return tuple(sorted(set(fences), key=len, reverse=True)), plan
 
 
@@ -310,6 +327,11 @@ class TextScanner:
     string, both bounded) records how far it was searched (`_memo`), so the next `scan()`, which
     starts at that held text as the contract says, resumes there. 20,000 backticks fed one at a
     time cost 20,000 steps and hold nothing.
+
+    `guards` maps a short marker (a bare `{`) to a lookahead its following text must match for
+    `plain_extent` and `plain_to_marker` to see it: the caller takes that marker as text
+    elsewhere (the parser's `BodyStart`), so prose full of `{x}` stays on the one-search path.
+    A guard may match more than where the marker opens, never less; `scan` reports every marker.
     """
 
     __slots__ = (
@@ -339,10 +361,14 @@ class TextScanner:
         *,
         mask_code: bool = True,
         cut_markers: Sequence[str] | None = None,
+        guards: Mapping[str, str] | None = None,
     ) -> None:
         #: Markers that open a fence: found only at a line start, by the fence logic.
         self._call_fences, plan = _fenced_plan(
-            tuple(markers), mask_code, None if cut_markers is None else tuple(cut_markers)
+            tuple(markers),
+            mask_code,
+            None if cut_markers is None else tuple(cut_markers),
+            tuple(sorted(guards.items())) if guards else (),
         )
         #: A call fence found at a line start: (where it begins, the marker).
         self._fence_hit: tuple[int, str] | None = None
