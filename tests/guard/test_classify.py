@@ -513,6 +513,18 @@ BATCH25_SIBLINGS = [
     ("/bin/sh: 1: protoc: not found\nmake: *** [Makefile:4: gen] Error 127", "COMMAND_FAILED"),
     ("node: bad option: --inspect-brk=x", "COMMAND_FAILED"),
     ("error: unexpected argument '--relese' found", "COMMAND_FAILED"),
+    # messages of the same code paths that batch 25 did not harvest (Roo Code's embedders and
+    # checkpoints, crewai-tools, autogen's executors, gemini-cli's plan mode)
+    ("Model amazon.titan-embed-text-v9 not found in Amazon Bedrock", "PARAM_INVALID_VALUE"),
+    ("Failed to rerank documents: timeout", "TIMEOUT"),
+    ("Ollama host not found: http://gpu-box:11434", "NETWORK_ERROR"),
+    ("Unexpected approval mode: yolo", "PARAM_INVALID_VALUE"),
+    ("Shadow git repo not initialized", "COMMAND_FAILED"),
+    ("Incremental scan failed, is scanner initialized?", "COMMAND_FAILED"),
+    ("Error starting query execution: warehouse is stopped", "COMMAND_FAILED"),
+    ("Pip install was cancelled", "COMMAND_FAILED"),
+    ("User dismissed ask_user dialog without answering.", "PERMISSION_DENIED"),
+    ("Tool web_search is currently disabled for agent researcher", "TOOL_NOT_FOUND"),
 ]
 
 
@@ -592,6 +604,8 @@ BATCH25_NEIGHBOURS = [
     ("Network access is not allowed when running in the sandbox", "PERMISSION_DENIED"),
     # an MCP resource that is not there is a missing file, as "Unknown resource: X" is
     ("MCP error -32602: Resource template notes not found", "FILE_NOT_FOUND"),
+    # a search text not found is an edit that did not match; a model id that contains "text" is not
+    ("old_string not found in src/app.py", "DIFF_MATCH_FAILED"),
 ]
 
 
@@ -604,3 +618,50 @@ def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categorie
     text: str, category: str
 ) -> None:
     assert classify_error(text).category == category
+
+
+#: Machine codes in an envelope whose message says only that something failed: errno names as
+#: Node puts them in `code`, gRPC statuses, a model API's 5xx error type, a shell's exit status.
+CODED_FAILURES = [
+    ({"error": {"code": "ENOENT", "message": "Request failed"}}, "FILE_NOT_FOUND"),
+    ({"error": {"code": "EACCES", "message": "operation failed"}}, "PERMISSION_DENIED"),
+    ({"error": {"code": "ETIMEDOUT", "message": "request to the index failed"}}, "TIMEOUT"),
+    ({"error": {"code": "ECONNREFUSED", "message": "Something went wrong"}}, "NETWORK_ERROR"),
+    ({"error": {"message": "Deadline expired", "status": "DEADLINE_EXCEEDED"}}, "TIMEOUT"),
+    (
+        {"error": {"message": "Request had invalid value", "status": "INVALID_ARGUMENT"}},
+        "PARAM_INVALID_VALUE",
+    ),
+    (
+        {"type": "error", "error": {"type": "api_error", "message": "Internal server error"}},
+        "NETWORK_ERROR",
+    ),
+    ("<returncode>127</returncode>\n<output>\n</output>", "COMMAND_FAILED"),
+    (
+        {"error": {"type": "edit_no_occurrence_found", "message": "Failed to edit"}},
+        "DIFF_MATCH_FAILED",
+    ),
+    (
+        {"error": {"type": "path_not_in_workspace", "message": "Error: operation failed"}},
+        "PERMISSION_DENIED",
+    ),
+    ("Exit code: 126\nWall time: 0.1 seconds\nOutput:\n", "PERMISSION_DENIED"),
+]
+
+
+@pytest.mark.parametrize(
+    ("error", "category"), CODED_FAILURES, ids=[str(e)[:50] for e, _ in CODED_FAILURES]
+)
+def test_a_machine_code_names_the_failure_when_the_message_does_not(
+    error: object, category: str
+) -> None:
+    assert classify_error(error).category == category
+
+
+def test_a_message_that_names_the_failure_wins_over_its_machine_code() -> None:
+    # Node's `code: 'ENOENT'` on a spawn is a missing program, as its message says
+    found = classify_error({"error": {"code": "ENOENT", "message": "spawn tsc ENOENT"}})
+    assert found.category == "COMMAND_FAILED" and found.variant == "missing_dependency"
+    assert classify_error("<returncode>127</returncode>\n<output>\n</output>").variant == (
+        "missing_dependency"
+    )

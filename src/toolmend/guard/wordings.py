@@ -409,7 +409,7 @@ UNKNOWN_TOOL = words(
     r"No such tool(?: available)?:? " + name("tool"),
     r"\b(?:tool|function) " + name("tool") + r" (?:was |is |has )?(?:not found|does not exist"
     r"|is not declared|not declared|is not defined|not registered|has not been passed"
-    r"|is not available|not available)",
+    r"|is not available|not available|is (?:currently )?disabled for (?:the |this )?agent)",
     r"\b(?:tool|function) " + name("tool") + r" not found",
     r"\btool_not_found\b|\bunknown_tool\b",
     # a name the model thought was a tool; Python's own builtins refused by the sandbox are a
@@ -837,6 +837,7 @@ UNKNOWN_MODEL = words(
     r"\bmodel [`'\"][^`'\"\n]{1,80}[`'\"] (?:does not exist|doesn't exist|not found|is not "
     r"(?:available|found|served|loaded))\b",
     r"\bmodel not found:? [`'\"]?[\w./:\-]+",
+    r"^(?:Error: )?Model [\w./:\-]+ (?:not found|does not exist)\b",
     r"\bprovider (?:was |is )?not (?:provided|specified|given|recogni[sz]ed|supported)\b"
     r"|\bunknown (?:LLM |model )?provider\b|\bmodel_not_found\b",
 )
@@ -872,8 +873,8 @@ VALUE_CHOICES = words(
     r"\b(?:Choose|Use|Pick|Select) (?:between|either|one of)\b",
     r"\bSupported (?:[\w-]+ )?(?:are|values|formats|types|options|transports|modes)\b"
     r"|\bValid (?:[\w-]+ )?(?:values|options|choices) (?:are|:)",
-    r"\b(?:unsupported|unknown|invalid) (?:transport|type|provider|engine|action|protocol|status"
-    r"|state|kind|category|level)\b",
+    r"\b(?:unsupported|unknown|invalid|unexpected) (?:[\w-]+ )?(?:transport|type|provider|engine"
+    r"|action|protocol|status|state|kind|category|level|mode|format)\b",
     r"\bhas (?:an )?invalid [\w-]+\b",
     r"^(?:Error: )?Unknown (?!error\b)[\w ]{1,30}? [`'\"][^`'\"\n]{1,80}[`'\"]",
     r"[`'\"][\w .\-]{1,60}[`'\"] is (?:configured but )?disabled\b",
@@ -1112,7 +1113,9 @@ PATCH_UNMATCHED = words(
 DIFF_NO_MATCH = words(
     "claude-code opencode gemini-cli qwen-code roo-code kilocode cline aider continue"
     " mcp-servers goose codex",
-    SEARCH_TEXT + r"[^\n]{0,60}?(?:not found|did not match|does not match|failed to (?:exactly )?"
+    r"(?<![\w-])"
+    + SEARCH_TEXT
+    + r"[^\n]{0,60}?(?:not found|did not match|does not match|failed to (?:exactly )?"
     r"match|could not be found|did not appear|does not appear)",
     r"(?:could not|couldn't|unable to|failed to) (?:find|locate) (?:the |an? )?(?:exact )?"
     r"(?:specified |given "
@@ -1161,7 +1164,7 @@ SHELL = words(
 
 USER_DENIED = words(
     "roo-code cline claude-code opencode gemini-cli lmstudio goose codex",
-    r"\buser (?:has )?(?:denied|rejected|declined|refused|cancell?ed)\b",
+    r"\buser (?:has )?(?:denied|rejected|declined|refused|cancell?ed|dismissed)\b",
     r"user doesn't want to (?:proceed|take this action)",
     r"rejected permission to use",
     r"(?:denied|rejected|declined|cancell?ed|interrupted) by (?:the )?user",
@@ -1279,6 +1282,7 @@ TIMEOUT = words(
     r"timeout of \d+ ?ms exceeded",
     r"MCP error -32001",
     r"\bdeadline exceeded\b",
+    r"\b(?:failed|error|aborted)\b[^\n]{0,60}?: (?:a |the )?(?:time ?out|timed out)\.?$",
     # a command still running that went quiet past the agent's wait (OpenHands' soft timeout:
     # "The command has no new output after 30 seconds"; "produced no output for 60s")
     r"\b(?:(?:has|had|have|with|produced) no|no (?:new|further)) (?:new |further )?output (?:after"
@@ -1354,6 +1358,7 @@ HOST_UNREACHABLE = words(
     r"\bDNS (?:lookup|resolution|query) failed\b|\b(?:could not|couldn't|unable to|failed to) "
     r"resolve (?:host|hostname|the host|address)\b",
     r"\b(?:could not|couldn't|unable to|failed to) reach\b",
+    r"\bhost (?:not found|could not be resolved)\b",
 )
 
 #: Clients that could not reach a host (curl, git over HTTP, npm offline or unreachable).
@@ -1454,7 +1459,12 @@ _PROGRAM_FATAL = (
 
 #: Crash reports of runtimes outside the families below: Perl's `die` location, Maven's build
 #: failure pointer, a C `assert()`, a native stack of frames with addresses.
-RUNTIME_REPORTS = words("os perl mvn node gcc", _PERL_DIED, _MAVEN_HELP, _C_ASSERT, _NATIVE_FRAMES)
+RUNTIME_REPORTS = (
+    words("perl", _PERL_DIED)
+    + words("mvn", _MAVEN_HELP)
+    + words("os", _C_ASSERT)  # the C library's message
+    + words("node", _NATIVE_FRAMES)
+)
 
 #: How runtimes and developer tools report a failed run when no exit code is shown: an uncaught
 #: exception (a Python traceback, a JavaScript stack), a `fatal:`/`error:` line (git, cargo,
@@ -1637,8 +1647,12 @@ PLAIN_FAILURE = words(
     r"^\W{0,3}(?:Error|Fatal|Failure)\b\s*[:!\-]",
     r"^\W{0,3}(?:[A-Z][\w-]* ){1,3}(?:Error|Failure)\b\s*(?:\d{3}\b\s*)?[:!\-{]",
     r"^\W{0,3}(?:Failed|Unable|Could not|Couldn't|Cannot|Can't|Can not) \w+",
-    r"^[\w`'\"./ -]{0,60}?\b(?:failed|errored|crashed|aborted)\b(?:[:.!]|$| with| due| because"
+    r"^[\w`'\"./ -]{0,60}?\b(?:failed|errored|crashed|aborted)\b(?:[:.!,]|$| with| due| because"
     r"| to| while| for)",
+    r"^(?:[\w.\-]+ ){1,4}not (?:properly |yet |currently )?(?:available|initiali[sz]ed|configured"
+    r"|connected|running|started|ready)\.?$",
+    r"^Error (?:\w+ing|while|during|when)\b",
+    r"\b(?:was|were) (?:cancell?ed|aborted|interrupted)\b",
     r"\b(?:is|are|was|were) not (?:available|configured|initiali[sz]ed|supported|enabled|ready"
     r"|running|set|defined|implemented|installed|reachable|possible|launched|started|open"
     r"|connected)\b",
@@ -1647,7 +1661,6 @@ PLAIN_FAILURE = words(
     r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
     r"(?: (?:has )?(?:occurred|occured|happened)|:)",
     r"\bsomething went wrong\b",
-    r"^(?:Error|Failure) (?:while|during|when) \w+",
     r"\bmust (?:first )?be (?:started|initiali[sz]ed|opened|connected|created|loaded) (?:first"
     r"|before)\b",
     r"\b(?:is|are) (?:disabled|turned off|switched off) in (?:the )?(?:settings|configuration"

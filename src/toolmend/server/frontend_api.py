@@ -190,12 +190,13 @@ def _translated_pipeline(
     upstream: Upstream,
 ) -> ChatPipeline:
     tools = parse_tools(chat)
-    history = _without_result_flags(guarded_history(rule, chat["messages"], tools, record))
+    guarded, guard = guarded_history(rule, chat["messages"], tools, record)
+    history = _without_result_flags(guarded)
     chat["messages"] = _without_result_flags(chat["messages"])
     headers = upstream_headers(
         upstream, _client_authorization(request), forwards_client_authorization(state.config.keys)
     )
-    return ChatPipeline(state, record, chat, rule, upstream, tools, history, headers)
+    return ChatPipeline(state, record, chat, rule, upstream, tools, history, headers, guard=guard)
 
 
 def _client_authorization(request: Request) -> str | None:
@@ -339,14 +340,15 @@ def _forward_messages(
     except ToolmendError as exc:
         raise Problem(400, "invalid_request_error", f"invalid tools: {exc}") from None
     turns = [turn for turn in body["messages"] if isinstance(turn, dict)]
-    history = without_unsigned_thinking(guarded_history(rule, turns, tools, record), translated)
+    guarded, guard = guarded_history(rule, turns, tools, record)
+    history = without_unsigned_thinking(guarded, translated)
     model = state.config.resolve_alias(str(body["model"]))
     headers = anthropic_headers(
         upstream.api_key, request.headers, forwards_client_authorization(state.config.keys)
     )
     api = AnthropicUpstream(body, history, model, upstream.name)
     return ForwardingPipeline(
-        state, record, translated.body, rule, upstream, tools, history, headers, api
+        state, record, translated.body, rule, upstream, tools, history, headers, api, guard=guard
     )
 
 
@@ -451,7 +453,7 @@ def _forward_responses(
         if isinstance(function := tool["function"], dict)
     ]
     declared = parse_tools({"tools": tools}) if tools else None
-    guarded = guarded_history(rule, chat["messages"], declared, record)
+    guarded, guard = guarded_history(rule, chat["messages"], declared, record)
     items = guided_items(translated.items, chat["messages"], guarded)
     history = _without_result_flags(guarded)
     model = state.config.resolve_alias(str(body["model"]))
@@ -459,7 +461,9 @@ def _forward_responses(
         upstream, _client_authorization(request), forwards_client_authorization(state.config.keys)
     )
     api = ResponsesUpstream(body, items, len(history), model, upstream.name)
-    return ForwardingPipeline(state, record, chat, rule, upstream, declared, history, headers, api)
+    return ForwardingPipeline(
+        state, record, chat, rule, upstream, declared, history, headers, api, guard=guard
+    )
 
 
 async def _serve_responses(request: Request, state: ServerState, record: RequestRecord) -> Response:
