@@ -120,7 +120,7 @@ class ResponsesStream:
     def _snapshot(self) -> dict[str, Any]:
         """The response as it stands, for one event: its own top level and `output` list, the
         values in them shared, since none changes once set (the echoed request fields are the
-        client's, never changed; an item enters `output` as a copy, when it is done; the
+        client's, never changed; an item enters `output` when it is done, never to change; the
         usage, the error and the details are set whole). Codex's instructions and tools, which
         every `response.*` event echoes, are tens of kilobytes: a 32 KB response took about
         400 µs to copy per event here (loaded) and 250 µs once through orjson, its shallow
