@@ -528,11 +528,47 @@ BATCH25_SIBLINGS = [
 ]
 
 
+#: Batch 27 (guard10): other wordings of the failures its misses showed (crush, SWE-agent, Open
+#: Interpreter, agno), in other tools' words: a search text counted in places, an edit's two
+#: sides the same, every edit of a batch failed, a tool "is invalid", the choices listed after
+#: a refusal, a URL's scheme, a point out of bounds, "must be valid JSON", too many matches to
+#: show, a status field that says only "error", a file name that starts with "string".
+BATCH27_SIBLINGS = [
+    ("Error: search_text matches 2 places in lib/util.py. Add more context.", "DIFF_MATCH_FAILED"),
+    ("old_str was found in 4 locations; make it unique", "DIFF_MATCH_FAILED"),
+    ("replacement text is the same as the original text", "DIFF_MATCH_FAILED"),
+    ("The old and new strings are identical.", "DIFF_MATCH_FAILED"),
+    ("no changes made - all 2 replacements failed", "DIFF_MATCH_FAILED"),
+    ("only the first edit may have an empty old_string", "DIFF_MATCH_FAILED"),
+    ("Tool browser_click is invalid", "TOOL_NOT_FOUND"),
+    ("function get_wether is not valid", "TOOL_NOT_FOUND"),
+    ("The supported modes for the shell tool are: run, stop", "PARAM_INVALID_VALUE"),
+    ("Unknown browser action 'hover'. Allowed actions: click, type, scroll", "PARAM_INVALID_VALUE"),
+    ("mode must be 'fast' or 'safe'", "PARAM_INVALID_VALUE"),
+    ("URLs must begin with https:// or http://", "PARAM_INVALID_VALUE"),
+    ("Position 900, 40 is out of bounds", "PARAM_INVALID_VALUE"),
+    ("background job not found: 12", "PARAM_INVALID_VALUE"),
+    (
+        "Invalid `offset` parameter: -4. It should be within the range of lines of the file: [0, 9]",
+        "PARAM_INVALID_VALUE",
+    ),
+    ("Error: Path must be valid JSON", "INVALID_JSON_ARGUMENTS"),
+    ('More than 200 results found for "TODO". Please narrow down the query.', "CONTEXT_OVERFLOW"),
+    ('{"status": "failed", "message": "Browser is not ready yet, try again."}', "COMMAND_FAILED"),
+    ("Error: File src/strings.py not found", "FILE_NOT_FOUND"),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "category"),
-    BLIND2_SIBLINGS + BATCH24_SIBLINGS + BLIND3_SIBLINGS + BATCH25_SIBLINGS,
+    BLIND2_SIBLINGS + BATCH24_SIBLINGS + BLIND3_SIBLINGS + BATCH25_SIBLINGS + BATCH27_SIBLINGS,
     ids=[
-        t[:40] for t, _ in BLIND2_SIBLINGS + BATCH24_SIBLINGS + BLIND3_SIBLINGS + BATCH25_SIBLINGS
+        t[:40]
+        for t, _ in BLIND2_SIBLINGS
+        + BATCH24_SIBLINGS
+        + BLIND3_SIBLINGS
+        + BATCH25_SIBLINGS
+        + BATCH27_SIBLINGS
     ],
 )
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
@@ -609,10 +645,32 @@ BATCH25_NEIGHBOURS = [
 ]
 
 
+#: Batch 27's neighbours: "Tool input is invalid" blames the arguments, not a tool's name; a
+#: search text not found is still an edit that did not match; a program's "index out of bounds"
+#: and npm's "Unknown command" stay the program's failure; a JSON argument error stays one.
+BATCH27_NEIGHBOURS = [
+    ("Tool input is invalid: missing field 'path'", "PARAM_MISSING"),
+    ("search text not found in src/a.py", "DIFF_MATCH_FAILED"),
+    ("Invalid JSON argument: expected ',' at line 1", "INVALID_JSON_ARGUMENTS"),
+    ("shell not found: sh-2", "COMMAND_FAILED"),
+    (
+        "thread 'main' panicked at src/main.rs:4:21:\nindex out of bounds: the len is 3 but the "
+        "index is 5",
+        "COMMAND_FAILED",
+    ),
+    (
+        'Unknown command: "frobnicate"\n\nTo see a list of supported npm commands, run:',
+        "COMMAND_FAILED",
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "category"),
-    NEIGHBOURS + BLIND3_NEIGHBOURS + BATCH25_NEIGHBOURS,
-    ids=[t[:60] for t, _ in NEIGHBOURS + BLIND3_NEIGHBOURS + BATCH25_NEIGHBOURS],
+    NEIGHBOURS + BLIND3_NEIGHBOURS + BATCH25_NEIGHBOURS + BATCH27_NEIGHBOURS,
+    ids=[
+        t[:60] for t, _ in NEIGHBOURS + BLIND3_NEIGHBOURS + BATCH25_NEIGHBOURS + BATCH27_NEIGHBOURS
+    ],
 )
 def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(
     text: str, category: str

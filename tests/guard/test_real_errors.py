@@ -63,6 +63,11 @@ BATCH24_FIRST_SCORING = (72, 114)
 #: outputs captured here, agent and SDK code paths no earlier row came from), first scored
 #: leave-one-source-out at b350793 before any wording was written for them: right, total.
 BATCH25_FIRST_SCORING = (117, 163)
+#: Batch 27 (guard10): 101 errors from agents the corpus had none of (crush, SWE-agent, Open
+#: Interpreter, agno, Google ADK), first scored leave-one-source-out at d09222a before any
+#: wording was written for them: right, total (72 as first labelled; 75 after five labels were
+#: brought to the corpus's conventions, `FIRST_SCORINGS.md`, batch 27).
+BATCH27_FIRST_SCORING = (75, 101)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -158,10 +163,15 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
 
 
 @pytest.mark.parametrize(
-    ("batch", "first_scoring"), [(24, BATCH24_FIRST_SCORING), (25, BATCH25_FIRST_SCORING)]
+    ("batch", "first_scoring", "min_successes"),
+    [
+        (24, BATCH24_FIRST_SCORING, 40),
+        (25, BATCH25_FIRST_SCORING, 40),
+        (27, BATCH27_FIRST_SCORING, 25),
+    ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(
-    batch: int, first_scoring: tuple[int, int]
+    batch: int, first_scoring: tuple[int, int], min_successes: int
 ) -> None:
     rows = [r for r in ROWS if r.get("batch") == batch]
     errors = [r for r in rows if r["kind"] == "error"]
@@ -169,7 +179,7 @@ def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(
     scores = leave_one_source_out(errors)
     assert sum(r for r, _ in scores.values()) >= first_scoring[0]
     successes = [r for r in rows if r["kind"] == "success"]
-    assert len(successes) >= 40
+    assert len(successes) >= min_successes
     assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
 
 

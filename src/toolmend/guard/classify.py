@@ -344,6 +344,8 @@ class Classifier:
                 found = None if _status_pattern(env) else found
         if found is None:
             status = _code_pattern(env) or _status_pattern(env)
+            # a status field that says only "error": a failure stated plainly, of no known kind
+            status = status or (PLAIN_FAILURE_PATTERN_ID if env.failed else None)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
         if found is None:
             return UNCLASSIFIED

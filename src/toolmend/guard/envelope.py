@@ -73,6 +73,8 @@ class Envelope:
     available_tools: list[str] = field(default_factory=list)
     mcp: bool = False
     mcp_protocol_error: bool = False
+    #: A status field said the call failed ("status": "error"), whatever its message says.
+    failed: bool = False
 
     def texts(self) -> list[str]:
         """The messages, innermost (most specific) first, without repeats."""
@@ -436,6 +438,8 @@ class _Reader:
             env.codes.append("denied")
         elif isinstance(status, str) and _STATUS_NAME.fullmatch(status):
             env.codes.append(status)  # a gRPC / Google API status: "DEADLINE_EXCEEDED"
+        elif isinstance(status, str) and status.lower() in ("error", "failed", "failure"):
+            env.failed = True  # {"status": "error", "message": "..."}: a failure, of some kind
         for key in ("exitcode", "returncode"):
             exit_code = folded.get(key)
             if isinstance(exit_code, int) and not isinstance(exit_code, bool):

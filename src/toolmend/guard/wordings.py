@@ -134,6 +134,7 @@ JSON_ARGUMENT_CONTEXT = words(
     r"invalid JSON in (?:tool(?: call)? )?(?:arguments|input)",
     r"JSON (?:pars(?:e|ing)|decode) (?:error|failed):|\bjson_invalid\b",
     r"with an invalid JSON argument",
+    r"^(?:\W{0,3}(?:Error|ERROR): )?[\w-]+ must be (?:valid|well-formed) JSON\b",
     r"\binvalid (?:tool|function) call arguments\b",
     r"(?:could not|cannot|can't) be (?:parsed|decoded) as JSON",
     r"must be encoded as a JSON object",
@@ -270,6 +271,12 @@ TOO_LARGE = words(
     r"\bexceeded (?:the )?max(?:imum)? size\b",
     r"\bis too (?:large|long|big) (?:to (?:read|fit|load|include|process|display)|for (?:the )?"
     r"(?:context|model))",
+) + words(
+    # SWE-agent's search tools: "More than 312 files matched for "import" in /repo. Please
+    # narrow your search."
+    "swe-agent",
+    r"\bmore than \d+ (?:files|results|matches|lines|entries)\b[^\n]{0,80}?\bnarrow "
+    r"(?:your|the|down)",
 )
 
 #: "exceeds the size limit of N bytes", "(exceeds 2000 line limit)": a size named as a limit.
@@ -424,6 +431,12 @@ UNKNOWN_TOOL = words(
     r"\b(?:tool|function) not found:? " + name("tool"),
     r"\binvalid (?:tool|function) name\b",
     r"function name '[^'\n]{1,64}' had invalid characters",
+) + words(
+    # Open Interpreter's tool collection: "Tool str_replace_editr is invalid" (not "Tool input is
+    # invalid", which is about the call's arguments)
+    "open-interpreter",
+    r"\b(?:tool|function) (?!(?:input|call|arguments?|parameters?|params|schema|result|output"
+    r"|name|use|response)\b)" + name("tool") + r" is (?:invalid|not valid)\b",
 )
 
 #: A name said not to be a tool in plain words ("'grep' is not a registered tool", "There is no
@@ -687,6 +700,14 @@ PARAM_VALUE = words(
     r"\bLine (?:with index |number )?\d+ does not exist\b",
     r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range)\b[^\n]{0,30}\bout of "
     r"(?:range|bounds)\b",
+) + words(
+    # a point or place off the screen or page: "Coordinates 2400, 1800 are out of bounds"
+    "plain",
+    r"\b(?:coordinates?|position|point|column|page|cell)\b[^\n]{0,30}\b(?:is|are) out of "
+    r"(?:range|bounds)\b",
+    # a background process the call named by id that the tool has none of: crush's "background
+    # shell not found: 004" (a bare "shell not found" is a missing program)
+    r"^(?:Error: )?background (?:shell|job|task|process) not found: \S",
 )
 
 #: JSON Schema validators' own messages when the keyword that failed is not shown: jsonschema
@@ -707,7 +728,7 @@ BAD_URL = words(
     r"\bOnly https?(?:,? (?:and )?https?)?(?:,? and data)? (?:URLs )?(?:are|is) (?:supported"
     r"|allowed|permitted|accepted)\b",
     r"\b(?:unsafe|unsupported|invalid|disallowed|forbidden) (?:URL )?(?:protocol|scheme)\b",
-)
+) + words("plain", r"\bURLs? must (?:start|begin) with\b|\bmust (?:start|begin) with https?://")
 #: A named item the tool has none of ("no note named todo").
 NOTHING_NAMED = words(
     "mcp-python-sdk",
@@ -754,6 +775,8 @@ NOT_VALID_PARAM = words(
     r"(?:a )?valid\b",
     r"\b(?:parameter|argument|field|option) [`'\"][\w.\-]+[`'\"] (?:is not|isn't) (?:a )?valid\b",
     r"\bmust (?:have|be|use|contain) (?:a )?valid [\w-]+ \(",
+    r"^(?:Error: )?Invalid [`'\"]?(?!JSON\b|tool\b|function\b)[\w.\-]+[`'\"]? "
+    r"(?:parameter|argument)(?: value)?: ",
     r"\b[`'\"]?[\w.\-]+[`'\"]? (?:parameter|argument|field|input) validation failed\b"
     r"|\bvalidation failed for (?:the )?(?:parameter|argument|field) ",
     r"\b(?:URI|URL|path|id|ID|name|value|key|format|timezone) [`'\"]?\S{1,200}?[`'\"]? is "
@@ -884,6 +907,15 @@ VALUE_CHOICES = words(
     r"|Entity|Record|Collection|Index) not found\b",
     r"\b(?:cannot|can't|unable to) read (?:a |the )?binary\b|\bbinary files? (?:is |are )?not "
     r"supported\b",
+) + words(
+    # the choices listed after the refusal: "The allowed commands for the str_replace_editor
+    # tool are: view, create", "Key Hyper not found. Supported keys: Enter, Tab", "direction
+    # must be 'incoming' or 'outgoing'"
+    "plain",
+    r"\b(?:the )?(?:allowed|supported|valid|available) [\w-]+(?: for [^\n]{1,60}?)? are: \S",
+    r"(?:not found|invalid|unknown|unsupported)\b[^\n]{0,80}?[.;] (?:Supported|Allowed|Valid) "
+    r"[\w-]+: \S",
+    r"\bmust be [`'\"][^`'\"\n]{1,40}[`'\"] or [`'\"][^`'\"\n]{1,40}[`'\"]",
 )
 
 #: A capability the named thing does not have ("\"nomic-embed\" does not support chat", "raw
@@ -1027,6 +1059,14 @@ DIFF_IDENTICAL = words(
     r" (?:identical"
     r"|exactly the same|different|the same)",
     r"no changes would be made",
+) + words(
+    # crush's "new content is the same as old content. No changes made.", SWE-agent's "Your
+    # search and replace strings are the same."
+    "crush swe-agent",
+    r"\b(?:new|replacement) (?:content|text|string) is the same as (?:the )?(?:old|original"
+    r"|existing|current) (?:content|text|string)\b",
+    r"\b(?:search|old|find) and (?:replace|new|replacement) (?:strings?|texts?|contents?) "
+    r"(?:are|were) (?:the same|identical)\b",
 )
 
 #: The file already has what the edit asks for (an LLM-checked edit found nothing to do).
@@ -1055,6 +1095,9 @@ DIFF_AMBIGUOUS = words(
 MATCHED_TIMES = words(
     "plain",
     r"\b(?:matched|matches|occurs|occurred|found) (?:[2-9]|\d{2,}) times\b",
+    # the same count in places: "old_text matches 3 locations in a.py", "found in 2 places"
+    r"\b(?:matched|matches|occurs (?:in|at)|found (?:in|at)) (?:[2-9]|\d{2,}) (?:locations|places"
+    r"|spots|positions)\b",
 )
 
 DIFF_MALFORMED = words(
@@ -1073,6 +1116,10 @@ DIFF_MALFORMED = words(
     r"(?:patch|diff)\b(?![^\n]{0,60}\b(?:file|path) not found\b)",
     r"must be (?:in |a )?(?:valid )?unified diff(?: format)?",
     r"\bnot a (?:valid )?(?:unified )?diff\b",
+) + words(
+    # a batch of edits where only the first may create the file (crush's multiedit)
+    "crush",
+    r"\b(?:only the )?first edit (?:can|must|may) have (?:an )?empty\b",
 )
 #: A patch or change with nothing in it: "patch rejected: empty patch", "no hunks found" (OpenCode),
 #: "UPDATE change for a.ts has no new content" (Cline), "ADD change ... has no content" (Aider).
@@ -1110,30 +1157,38 @@ PATCH_UNMATCHED = words(
     r"\bFailed to find (?:context|expected lines)\b",
 )
 
-DIFF_NO_MATCH = words(
-    "claude-code opencode gemini-cli qwen-code roo-code kilocode cline aider continue"
-    " mcp-servers goose codex",
-    r"(?<![\w-])"
-    + SEARCH_TEXT
-    + r"[^\n]{0,60}?(?:not found|did not match|does not match|failed to (?:exactly )?"
-    r"match|could not be found|did not appear|does not appear)",
-    r"(?:could not|couldn't|unable to|failed to) (?:find|locate) (?:the |an? )?(?:exact )?"
-    r"(?:specified |given "
-    r"|provided )?" + SEARCH_TEXT,
-    r"\b0 occurrences found\b",
-    r"No sufficiently similar match",
-    r"SearchReplaceNoExactMatch",
-    r"does not match anything in the file",
-    r"No replacement performed",
-    r"\bNo (?:exact )?match(?:es)? found (?:for|in)\b",
-    r"no matching (?:search )?(?:content|text|block|string|lines)",
-    r"\bpatch (?:does not apply|failed:)|\bHunk #\d+ FAILED\b|could not apply (?:the )?"
-    r"(?:patch|diff|edit)",
-    r"\bReversed \(or previously applied\) patch detected\b|\bpatch rejected\b",
-    r"(?:unable|failed) to apply (?:all )?(?:the )?(?:diff|patch|edit|change)s?\b",
-    r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
-    r"(?:in (?:the )?(?:current )?file|substring|anchor)",
-    r"(?:file|content)[^\n]{0,40} does not match (?:the )?(?:requested|expected)",
+DIFF_NO_MATCH = (
+    words(
+        "claude-code opencode gemini-cli qwen-code roo-code kilocode cline aider continue"
+        " mcp-servers goose codex",
+        r"(?<![\w-])"
+        + SEARCH_TEXT
+        # "string" / "text" starting a file name ("File src/strings.py not found") names a file
+        + r"(?![\w-]*\.[A-Za-z])[^\n]{0,60}?(?:not found|did not match|does not match"
+        r"|failed to (?:exactly )?match|could not be found|did not appear|does not appear)",
+        r"(?:could not|couldn't|unable to|failed to) (?:find|locate) (?:the |an? )?(?:exact )?"
+        r"(?:specified |given "
+        r"|provided )?" + SEARCH_TEXT,
+        r"\b0 occurrences found\b",
+        r"No sufficiently similar match",
+        r"SearchReplaceNoExactMatch",
+        r"does not match anything in the file",
+        r"No replacement performed",
+        r"\bNo (?:exact )?match(?:es)? found (?:for|in)\b",
+        r"no matching (?:search )?(?:content|text|block|string|lines)",
+        r"\bpatch (?:does not apply|failed:)|\bHunk #\d+ FAILED\b|could not apply (?:the )?"
+        r"(?:patch|diff|edit)",
+        r"\bReversed \(or previously applied\) patch detected\b|\bpatch rejected\b",
+        r"(?:unable|failed) to apply (?:all )?(?:the )?(?:diff|patch|edit|change)s?\b",
+        r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
+        r"(?:in (?:the )?(?:current )?file|substring|anchor)",
+        r"(?:file|content)[^\n]{0,40} does not match (?:the )?(?:requested|expected)",
+    )
+    + words(
+        # every edit of a batch failed: "no changes made - all 3 edit(s) failed"
+        "crush",
+        r"\ball \d+ (?:edit|replacement|change|hunk)s?(?:\(s\))? (?:failed|did not apply)\b",
+    )
 )
 
 #: No match for an edit's search text, in plain words ("no match for the search block").
