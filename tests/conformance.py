@@ -2,7 +2,8 @@
 `toolmend.parse` with the case's own format named and again with `auto`.
 
 A case passes when the executable calls are the expected ones (names and arguments; where
-upstream asserts only some keys, `expected_partial`, the names and those keys). A `plain_text`
+upstream asserts only some keys, `expected_partial`, the names and those keys, and the texts
+that `expected_contains` says a value must contain). A `plain_text`
 case (no call at all) is read by every registered protocol when named: none may return a call.
 The cases toolmend decides differently are listed in `tests/corpus/conformance.exceptions.json`
 with a reason each; `tests/test_corpus_conformance.py` holds the list to the facts and
@@ -75,6 +76,8 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "jamba": "minimax-m1",
     "internlm2": "internlm2",
     "phi4_mini": "phi4-mini",
+    # SGLang's detector tests (fmt7)
+    "deepseek_v32": "deepseek-v3.2",
 }
 
 
@@ -163,6 +166,13 @@ def matches(got: list[dict[str, Any]], case: dict[str, Any]) -> bool:
         wanted = e.get("arguments")
         if isinstance(wanted, dict) and any(g["arguments"].get(k) != v for k, v in wanted.items()):
             return False
+    # Where upstream asserts only that a value contains some text (Ginkgo's ContainSubstring),
+    # `expected_contains` holds, per call, each such key and the texts its value must contain.
+    for g, contains in zip(got, case.get("expected_contains", []), strict=False):
+        for key, texts in contains.items():
+            value = g["arguments"].get(key)
+            if not isinstance(value, str) or not all(t in value for t in texts):
+                return False
     return True
 
 

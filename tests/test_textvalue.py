@@ -104,3 +104,21 @@ def test_containers_are_repaired_only_when_asked() -> None:
     assert container_from_text(broken, repair=True) == ({"a": "\\u12"}, "parse-json")
     assert container_from_text("{'a': 1}") == ({"a": 1}, "parse-literal")
     assert container_from_text("42") is None  # only containers count
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('[{\\"id\\": \\"1\\"}]', [{"id": "1"}]),  # every quote escaped: JSON encoded twice
+        ('{\\"path\\": \\"C:\\\\\\\\tmp\\"}', {"path": "C:\\tmp"}),
+    ],
+)
+def test_a_container_encoded_twice_reads_as_the_container(text: str, value: Any) -> None:
+    # SGLang's GLM tests: GLM-4.6 writing an array argument with its quotes escaped.
+    assert container_from_text(text) == (value, "parse-json")
+    assert typed_value(text, frozenset(("array", "object"))) == value
+
+
+def test_text_with_escaped_quotes_that_is_no_json_stays_text() -> None:
+    text = 'say \\"hi\\"'
+    assert typed_value(text, frozenset(("array",))) == text

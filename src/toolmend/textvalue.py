@@ -12,7 +12,8 @@ text? This module answers it once:
 * `typed_value(text, types)`: the value of a text whose parameter declares `types` (the
   first kind that reads it, in the order null, boolean, integer, number, array/object), or the
   text itself; without types (or `strict`), a JSON value that is not a string, or the text.
-* `container_from_text`: the array/object reading, with the bounded repairs the gate may apply.
+* `container_from_text`: the array/object reading (also JSON encoded twice, its quotes
+  escaped), with the bounded repairs the gate may apply.
 
 It never looks at a schema (callers pass the declared types, `schema_gate.declared_types`),
 never validates and never records repairs: the schema gate decides what a value means.
@@ -111,7 +112,10 @@ def container_from_text(text: str, *, repair: bool = False) -> tuple[Any, str] |
     t = text.strip()
     if not t or t[0] not in "[{(":
         return None
-    for candidate in (t, repair_unicode_escapes(t)) if repair else (t,):
+    candidates = [t, repair_unicode_escapes(t)] if repair else [t]
+    if '\\"' in t:
+        candidates.append(_escaped_json(t))
+    for candidate in candidates:
         try:
             value = json.loads(candidate)
         except (ValueError, RecursionError):
@@ -132,6 +136,17 @@ def container_from_text(text: str, *, repair: bool = False) -> tuple[Any, str] |
         if isinstance(value, (dict, list)):
             return value, "parse-json"
     return None
+
+
+def _escaped_json(text: str) -> str:
+    """JSON written as the inside of a JSON string (`[{\\"id\\": \\"1\\"}]`, every quote
+    escaped), as models that encode a value twice write it (SGLang's GLM-4.7 tests read such an
+    array as the array): the text decoded as a string's content, or "" when it is not one."""
+    try:
+        decoded = json.loads(f'"{text}"')
+    except (ValueError, RecursionError):
+        return ""
+    return decoded if isinstance(decoded, str) else ""
 
 
 def typed_value(text: str, types: frozenset[str] | None, *, strict: bool = False) -> Any:

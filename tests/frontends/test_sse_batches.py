@@ -7,16 +7,24 @@ go out together, and joined they are the documented Anthropic and Responses even
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from frontends import anthropic_grammar, responses_grammar
 from frontends.servers import QWEN_WRITE_LEAK, Servers, running
 from server.http_chunks import post_chunks, sse_events
+from server.test_frame_batches import Client, Log, Reads, event
+from toolmend.server import create_app
+from toolmend.server.chat import ServerState
+from toolmend.server.config import Overrides, resolve_config
+from toolmend.server.frontends.response_store import SQLiteResponseStore
 
+MESSAGE = {"role": "user", "content": "hi"}
 WRITE = {
     "name": "Write",
     "description": "Write a file.",
@@ -86,3 +94,73 @@ def test_a_responses_stream_ends_with_every_item_closed_and_completed_in_one_wri
     last = [e["type"] for e in batches[-1]]
     assert last[-1] == "response.completed" and "response.output_item.done" in last
     assert final["output"][0]["content"][0]["text"] == "All done."
+
+
+def _stream_through_app(path: str, body: dict[str, Any], reads: list[bytes]) -> list[bytes]:
+    """The body writes `path` makes for an upstream body read as `reads` (the app called
+    over ASGI, its upstream a real `UpstreamStream` over those reads)."""
+    sent: list[bytes] = []
+    config = resolve_config(Overrides(upstream="http://127.0.0.1:9/v1"))
+    app = create_app(config)
+    app.state.toolmend = ServerState(config, Client(Reads(reads, sent)), Log())  # type: ignore[arg-type]
+    app.state.response_store = SQLiteResponseStore(":memory:")
+    raw = json.dumps(body).encode()
+    asked = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+        await asyncio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body" and message["body"]:
+            sent.append(message["body"])
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "headers": [(b"content-type", b"application/json")],
+        "query_string": b"",
+    }
+    asyncio.run(app(scope, receive, send))
+    return sent
+
+
+def _kinds(write: bytes) -> list[str]:
+    return [json.loads(data)["type"] for _, data in sse_events(write)]
+
+
+def _one_read_then_one() -> list[bytes]:
+    role = event("")  # the role chunk vLLM opens with carries empty content
+    return [role + event("a ") + event("b ") + event("c "), event("d "), b"data: [DONE]\n\n"]
+
+
+def test_the_messages_events_of_one_upstream_read_go_out_in_one_write() -> None:
+    body = {"model": "m", "max_tokens": 64, "stream": True, "messages": [MESSAGE]}
+    sent = _stream_through_app("/v1/messages", body, _one_read_then_one())
+    delta = "content_block_delta"
+    assert [_kinds(write) for write in sent[:3]] == [
+        ["message_start", "ping"],
+        ["content_block_start", delta, delta, delta],
+        [delta],
+    ]
+    events = [json.loads(data) for write in sent for _, data in sse_events(write)]
+    anthropic_grammar.check_grammar(events)
+
+
+def test_the_responses_events_of_one_upstream_read_go_out_in_one_write() -> None:
+    body = {"model": "m", "stream": True, "input": "hi"}
+    sent = _stream_through_app("/v1/responses", body, _one_read_then_one())
+    delta = "response.output_text.delta"
+    assert [_kinds(write) for write in sent[:3]] == [
+        ["response.created", "response.in_progress"],
+        ["response.output_item.added", "response.content_part.added", delta, delta, delta],
+        [delta],
+    ]
+    events = [json.loads(data) for write in sent for _, data in sse_events(write)]
+    final = responses_grammar.check_grammar(events)
+    assert final["output"][0]["content"][0]["text"] == "a b c d "

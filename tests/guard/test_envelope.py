@@ -205,3 +205,10 @@ def test_httpxs_status_error_carries_its_status() -> None:
         "'http://127.0.0.1:8000/v1/chat/completions'"
     )
     assert unwrap(text).status == 429
+
+
+def test_a_status_given_as_a_name_is_kept_as_a_machine_code() -> None:
+    env = unwrap(
+        {"error": {"code": 504, "message": "Deadline expired", "status": "DEADLINE_EXCEEDED"}}
+    )
+    assert "DEADLINE_EXCEEDED" in env.codes

@@ -43,6 +43,44 @@ def test_a_string_value_keeps_its_text_as_written() -> None:
     assert calls(text)[0][1] == {"city": "  a < b &amp; 7\n"}
 
 
+@pytest.mark.parametrize("protocol", ["glm45", "glm47", "longcat", "auto"])
+def test_an_undeclared_quoted_value_is_its_string_as_glm_engines_deserialize_it(
+    protocol: str,
+) -> None:
+    # mlx-lm's and vLLM's GLM parsers read a value whose parameter is not declared a string as
+    # JSON first: `"London"` is London (mlx-lm's test_parsers case, tools=None).
+    tags = (
+        ("longcat_arg_key", "longcat_arg_value")
+        if protocol == "longcat"
+        else ("arg_key", "arg_value")
+    )
+    opener = "<longcat_tool_call>" if protocol == "longcat" else "<tool_call>"
+    body = f'get_time<{tags[0]}>location</{tags[0]}><{tags[1]}>"London"</{tags[1]}>'
+    text = f"{opener}{body}{opener.replace('<', '</')}"
+    assert calls(text, protocol, tools=None) == [("get_time", {"location": "London"}, True)]
+
+
+def test_a_quoted_value_declared_a_string_keeps_its_quotes() -> None:
+    text = '<tool_call>get_weather<arg_key>city</arg_key><arg_value>"Paris"</arg_value></tool_call>'
+    assert calls(text)[0][1] == {"city": '"Paris"'}
+
+
+@pytest.mark.parametrize("protocol", ["glm45", "auto"])
+def test_escaped_line_breaks_between_the_tags_are_layout(protocol: str) -> None:
+    # GLM-4.6 writing its output JSON-escaped (SGLang's GLM tests): `\\n` where the template
+    # writes a line break.
+    text = (
+        "<tool_call>get_weather\\n<arg_key>city</arg_key>\\n<arg_value>Paris</arg_value>\\n"
+        "<arg_key>days</arg_key>\\n<arg_value>3</arg_value>\\n</tool_call>"
+    )
+    assert calls(text, protocol) == [("get_weather", {"city": "Paris", "days": 3}, True)]
+
+
+def test_an_escaped_line_break_inside_a_value_is_kept() -> None:
+    text = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>a\\nb</arg_value></tool_call>"
+    assert calls(text)[0][1] == {"city": "a\\nb"}
+
+
 def test_the_name_then_json_variant_is_read() -> None:
     text = '<tool_call>get_weather\n{"city": "Oslo"}</tool_call>'
     assert calls(text) == [("get_weather", {"city": "Oslo"}, True)]

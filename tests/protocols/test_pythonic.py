@@ -39,6 +39,28 @@ def test_an_lfm2_block_holds_a_list_of_calls() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        '[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+        '{"name": "get_weather", "parameters": {"city": "Paris"}}',
+        '[{"type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}]',
+    ],
+)
+def test_an_lfm2_block_of_json_call_objects_is_read_as_json(body: str) -> None:
+    # LFM2 asked for JSON writes JSON between its tokens (SGLang's LFM2 detector tests).
+    text = f"<|tool_call_start|>{body}<|tool_call_end|>"
+    for protocol in ("lfm2", "auto"):
+        assert calls(text, protocol) == [("get_weather", {"city": "Paris"}, True)]
+        check_all_invariants(protocol, text, WEATHER)
+
+
+def test_an_lfm2_block_of_json_without_a_call_shape_is_malformed() -> None:
+    text = '<|tool_call_start|>[{"city": "Paris"}]<|tool_call_end|>'
+    result = toolmend.parse(text, "lfm2", WEATHER)
+    assert result.tool_calls == [] and "Paris" not in result.text
+
+
 def test_an_olmo3_block_holds_one_call_per_line() -> None:
     text = '<function_calls>get_weather(city="Paris")\nget_weather(city="Oslo")</function_calls>'
     assert [c[1] for c in calls(text, "olmo3")] == [{"city": "Paris"}, {"city": "Oslo"}]
@@ -218,6 +240,25 @@ def test_llama4s_python_end_token_after_the_list_is_markup(tools: Any) -> None:
         ]
         assert result.text == ""
         check_all_invariants(protocol, text, tools)
+
+
+@pytest.mark.parametrize("tools", [WEATHER, None], ids=["declared", "tools=None"])
+def test_llama4s_python_start_token_opens_a_call_after_prose_on_the_same_line(tools: Any) -> None:
+    # SGLang's pythonic detector test: the special tokens mark the call wherever they stand,
+    # unlike a bare list, which opens only at a line start.
+    text = "Weather on Mars. <|python_start|>[get_weather(city='Mars')]<|python_end|> Done."
+    for protocol in ("pythonic", "auto"):
+        result = toolmend.parse(text, protocol, tools)
+        assert [(c.name, c.arguments) for c in result.tool_calls] == [
+            ("get_weather", {"city": "Mars"})
+        ]
+        assert result.text == "Weather on Mars.  Done."
+        check_all_invariants(protocol, text, tools)
+
+
+def test_a_bare_list_after_prose_on_the_same_line_stays_text() -> None:
+    text = "You could call [get_weather(city='Paris')] for that."
+    assert toolmend.parse(text, "pythonic", WEATHER).tool_calls == []
 
 
 def test_a_bare_list_followed_by_text_keeps_the_text() -> None:

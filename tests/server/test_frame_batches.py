@@ -84,8 +84,9 @@ def stream_through(reads: list[bytes]) -> tuple[list[bytes], Reads]:
     state = ServerState(config, Client(content), Log())  # type: ignore[arg-type]
     body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
     record = RequestRecord("req_test", "/v1/chat/completions")
+    upstream = config.upstream(rule.upstream)
     pipeline = ChatPipeline(
-        state, record, body, rule, config.upstream(rule.upstream), None, body["messages"], {}
+        state, record, body, rule, upstream, None, body["messages"], {}, guard=None
     )
 
     async def receive() -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolmend.guard.history import HistoryGuard
 from toolmend.model import coerce_tools
 from toolmend.server.answer import ChunkWriter, completion_as_chunk, fold_chunks
 from toolmend.server.demo.scripted import Answer, completion, stream_chunks
@@ -111,7 +112,7 @@ def run_text_mode(pieces: list[str]) -> tuple[dict[str, Any], list[dict[str, Any
         "hermes",
         TOOL_OBJECTS,
         writer,
-        CallGate([], TOOL_OBJECTS, True),
+        CallGate(HistoryGuard(TOOL_OBJECTS)),
         max_fragment=1 << 20,
         hold_rejected=False,
     )
@@ -163,7 +164,7 @@ def test_native_mode_never_hands_on_a_call_that_does_not_validate(
     )
     writer = ChunkWriter("m")
     answer = NativeAnswer(
-        TOOL_OBJECTS, "m", "auto", writer, CallGate([], TOOL_OBJECTS, True), hold_rejected=False
+        TOOL_OBJECTS, "m", "auto", writer, CallGate(HistoryGuard(TOOL_OBJECTS)), hold_rejected=False
     )
 
     async def collect() -> list[dict[str, Any]]:

@@ -181,6 +181,67 @@ _CODE_PATTERNS = {
 }
 
 
+#: Machine codes that name the kind of failure less precisely than a family's words: errno names
+#: as Node and libuv put them in `code` ("ENOENT", "ETIMEDOUT"), gRPC and Google API statuses
+#: ("DEADLINE_EXCEEDED", "UNAVAILABLE"), the 5xx error types of model APIs ("api_error",
+#: "server_error") and an agent's own error types (gemini-cli's "edit_no_occurrence_found").
+#: Read like an HTTP status: when no wording matched, or one that says only "it failed" (a
+#: message "spawn tsc ENOENT" still says which program is missing).
+_COARSE_CODE_PATTERNS = {
+    "enoent": "EI/FILE_NOT_FOUND/001",
+    "enotdir": "EI/FILE_NOT_FOUND/002",
+    "eisdir": "EI/FILE_NOT_FOUND/002",
+    "eexist": "EI/FILE_EXISTS/001",
+    "already_exists": "EI/FILE_EXISTS/001",
+    "eacces": "EI/PERMISSION_DENIED/001",
+    "eperm": "EI/PERMISSION_DENIED/001",
+    "erofs": "EI/PERMISSION_DENIED/001",
+    "unauthenticated": "EI/PERMISSION_DENIED/001",
+    "etimedout": "EI/TIMEOUT/001",
+    "deadline_exceeded": "EI/TIMEOUT/001",
+    "request_timeout": "EI/TIMEOUT/001",
+    "gateway_timeout": "EI/TIMEOUT/001",
+    "resource_exhausted": "EI/RATE_LIMITED/001",
+    "invalid_argument": "EI/PARAM_INVALID_VALUE/001",
+    "econnrefused": "EI/NETWORK_ERROR/001",
+    "econnreset": "EI/NETWORK_ERROR/001",
+    "enotfound": "EI/NETWORK_ERROR/001",
+    "eai_again": "EI/NETWORK_ERROR/001",
+    "ehostunreach": "EI/NETWORK_ERROR/001",
+    "enetunreach": "EI/NETWORK_ERROR/001",
+    "unavailable": "EI/NETWORK_ERROR/001",
+    "service_unavailable": "EI/NETWORK_ERROR/001",
+    "api_error": "EI/NETWORK_ERROR/001",
+    "server_error": "EI/NETWORK_ERROR/001",
+    "internal_server_error": "EI/NETWORK_ERROR/001",
+    # gemini-cli's `ToolErrorType` (and its forks'), as its results and JSON output carry it
+    "invalid_tool_params": "EI/PARAM_INVALID_VALUE/001",
+    "tool_not_registered": "EI/TOOL_NOT_FOUND/001",
+    "file_not_found": "EI/FILE_NOT_FOUND/001",
+    "search_path_not_found": "EI/FILE_NOT_FOUND/001",
+    "mcp_resource_not_found": "EI/FILE_NOT_FOUND/001",
+    "target_is_directory": "EI/FILE_NOT_FOUND/002",
+    "path_is_not_a_directory": "EI/FILE_NOT_FOUND/002",
+    "search_path_not_a_directory": "EI/FILE_NOT_FOUND/002",
+    "attempt_to_create_existing_file": "EI/FILE_EXISTS/001",
+    "file_too_large": "EI/CONTEXT_OVERFLOW/002",
+    "path_not_in_workspace": "EI/PERMISSION_DENIED/003",
+    "policy_violation": "EI/PERMISSION_DENIED/003",
+    "sandbox_expansion_required": "EI/PERMISSION_DENIED/003",
+    "edit_no_occurrence_found": "EI/DIFF_MATCH_FAILED/001",
+    "edit_expected_occurrence_mismatch": "EI/DIFF_MATCH_FAILED/002",
+    "edit_no_change": "EI/DIFF_MATCH_FAILED/004",
+}
+
+
+def _code_pattern(env: Envelope) -> str | None:
+    """The coarse reading of a machine code in the envelope (`_COARSE_CODE_PATTERNS`)."""
+    return next(
+        (p for code in env.codes if (p := _COARSE_CODE_PATTERNS.get(code.lower())) is not None),
+        None,
+    )
+
+
 def _status_pattern(env: Envelope) -> str | None:
     """The coarse reading of an HTTP status or exit code, used only when no wording matched."""
     status = env.status
@@ -196,6 +257,10 @@ def _status_pattern(env: Envelope) -> str | None:
         return "EI/NETWORK_ERROR/001"
     if env.exit_code == 124:  # GNU timeout's (and Codex's) exit code, with nothing else said
         return "EI/TIMEOUT/001"
+    if env.exit_code == 127:  # a POSIX shell's "command not found"
+        return "EI/COMMAND_FAILED/002"
+    if env.exit_code == 126:  # a POSIX shell's "found but not executable"
+        return "EI/PERMISSION_DENIED/001"
     if env.exit_code not in (None, 0):
         return "EI/COMMAND_FAILED/001"
     return None
@@ -213,7 +278,7 @@ PLAIN_FAILURE_PATTERN_ID = "EI/COMMAND_FAILED/003"
 
 def _decisive_status_pattern(env: Envelope) -> str | None:
     """The pattern a status or exit code names by itself: refused auth, a rate limit, a timeout,
-    a server that answered 404 or 5xx."""
+    a server that answered 404 or 5xx, a program the shell did not find or could not run."""
     if env.status in (401, 403):
         return "EI/PERMISSION_DENIED/001"
     if env.status == 429:
@@ -222,6 +287,8 @@ def _decisive_status_pattern(env: Envelope) -> str | None:
         return "EI/TIMEOUT/001"
     if env.status is not None and (env.status == 404 or env.status >= 500):
         return "EI/NETWORK_ERROR/001"  # an HTTP client's exception line is not a crashed program
+    if env.exit_code in (126, 127):  # a POSIX shell's "not executable" and "command not found"
+        return _status_pattern(env)
     return None
 
 
@@ -270,13 +337,13 @@ class Classifier:
         found = self._structural(env)
         if found is None:
             found = self._worded(texts, ran=env.exit_code is not None)
-            decisive = _decisive_status_pattern(env)
+            decisive = _code_pattern(env) or _decisive_status_pattern(env)
             if found is not None and decisive and found[0].id in _GENERIC_PATTERNS:
                 found = (_BY_ID[decisive], found[1], ENVELOPE_CONFIDENCE)
             if found is not None and found[0].id == PLAIN_FAILURE_PATTERN_ID:
                 found = None if _status_pattern(env) else found
         if found is None:
-            status = _status_pattern(env)
+            status = _code_pattern(env) or _status_pattern(env)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
         if found is None:
             return UNCLASSIFIED

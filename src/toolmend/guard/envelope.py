@@ -291,6 +291,8 @@ def _jsonschema_issues(text: str) -> list[Issue]:
 
 # --- the walk -------------------------------------------------------------------------------
 
+#: A status given as a name rather than a number (gRPC, Google APIs): upper case with underscores.
+_STATUS_NAME = re.compile(r"[A-Z][A-Z_]{2,40}")
 _MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")
 _ERROR_CODE_KEYS = ("type", "code", "error_type", "errortype", "kind")
 
@@ -432,6 +434,8 @@ class _Reader:
         status = folded.get("status")
         if isinstance(status, str) and status.lower() == "denied":
             env.codes.append("denied")
+        elif isinstance(status, str) and _STATUS_NAME.fullmatch(status):
+            env.codes.append(status)  # a gRPC / Google API status: "DEADLINE_EXCEEDED"
         for key in ("exitcode", "returncode"):
             exit_code = folded.get(key)
             if isinstance(exit_code, int) and not isinstance(exit_code, bool):

@@ -3,7 +3,10 @@
 This module owns the replay: each user message, assistant message (its text and tool calls)
 and tool result is fed, in order, to a fresh `GuardSession` (the same engine `Interceptor` uses
 per task), so the counts derived from a history equal the counts an in-process agent would have
-kept. It reads both shapes the proxy's front-ends carry: OpenAI chat messages (`tool_calls`,
+kept. `HistoryGuard` is that replay as an object: after reading a history it holds what the
+guard knows (earlier calls, failure signatures, counts), and a fork of it reads on, so the
+answer to a call made after the history (`guard.answers`) costs that call, not another replay.
+It reads both shapes the proxy's front-ends carry: OpenAI chat messages (`tool_calls`,
 `role: "tool"`) and Anthropic Messages (`tool_use` blocks in assistant content, `tool_result`
 blocks with `is_error` in user content). Failing results get their content replaced by the
 guidance block, with the original error kept (truncated, secrets masked) under it. It never
@@ -13,14 +16,17 @@ same output, so any replica of a stateless proxy can serve any request.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolmend.guard.classify import Classification
 from toolmend.guard.guidance import Guidance, redact_secrets, truncate_utf8
 from toolmend.guard.interceptor import GuardSession, InterceptorConfig
 from toolmend.guard.memo import PureMemo
-from toolmend.guard.preflight import PreflightChecker, view_call
-from toolmend.model import ToolsLike, coerce_tools
+from toolmend.guard.preflight import CallView, PreflightChecker, view_call
+from toolmend.model import Tool, ToolsLike, coerce_tools
 
 #: The line between a guidance block and the original error under it; also how an already
 #: guided result is recognised (its original is re-read, so guarding twice changes nothing).
@@ -31,6 +37,42 @@ GUIDANCE_PREFIX = "[toolmend guidance v"
 #: truncated), keyed by the original text and the bytes kept: a replayed history shows the same
 #: failures again on every request, and masking secrets is the costliest step of a guided result.
 KEPT_ORIGINAL_MEMO: PureMemo[str] = PureMemo()
+
+
+#: The text a failing result is replaced with (None: it passes through), keyed by everything
+#: the guidance is made from: the checker (its tools, by identity: the key holds it), the call's
+#: name and argument text, the classification, the occurrence, the original and the config's
+#: bounds. A replayed history guides the same failures at the same occurrences on every request.
+GUIDED_RESULT_MEMO: PureMemo[str | None] = PureMemo()
+#: Preflight checkers kept for tool lists given as `Tool` objects, by those objects' identity
+#: (the proxy keeps one tuple per tool list and worker, `server.toolset`): building one resolves
+#: the names and digests the schemas, about 55 µs for an agent's 9 tools, on every request.
+MAX_CHECKERS = 64
+_checkers: OrderedDict[tuple[int, ...], tuple[tuple[Tool, ...], PreflightChecker]] = OrderedDict()
+_checkers_lock = threading.Lock()
+
+
+def checker_for(tools: ToolsLike) -> PreflightChecker:
+    """The preflight checker of `tools`; the same object again for the same `Tool` objects.
+
+    Only lists of `Tool` objects are kept (an entry holds them, so their identities stay
+    theirs); a list of dicts is built into new tools, and gets a new checker, every time.
+    """
+    coerced = coerce_tools(tools)
+    if coerced is None or not all(type(t) is Tool for t in tools or ()):
+        return PreflightChecker(coerced)
+    key = tuple(map(id, coerced))
+    with _checkers_lock:
+        kept = _checkers.get(key)
+        if kept is not None:
+            _checkers.move_to_end(key)
+            return kept[1]
+    checker = PreflightChecker(coerced)
+    with _checkers_lock:
+        _checkers[key] = (tuple(coerced), checker)
+        while len(_checkers) > MAX_CHECKERS:
+            _checkers.popitem(last=False)
+    return checker
 
 
 def kept_original(original: str, keep_bytes: int) -> str:
@@ -91,48 +133,168 @@ def guard_history(
     guidance block with the original under it (a `tool_result` keeps its `is_error`).
     Messages that need no change are returned as shallow copies; the input is never changed.
     """
-    cfg = config or InterceptorConfig()
-    session = GuardSession(PreflightChecker(coerce_tools(tools)), cfg)
-    calls: dict[str, tuple[object, Guidance | None]] = {}
-    out: list[dict[str, Any]] = []
-    for message in messages:
+    return HistoryGuard(tools, config).read_all(messages)
+
+
+class HistoryGuard:
+    """The guard's state over the messages read so far, and the reader of the next ones.
+
+    `read` guards one message as `guard_history` does at that point of the history, and
+    updates the state: the counts (`GuardSession`), the calls still waiting for their results,
+    and the calls the last assistant message states. `fork` gives an independent copy, so
+    what comes after a history (the call the model just made, with its result) is read on top
+    of it without reading the history again and without changing it.
+    """
+
+    __slots__ = ("_calls", "_config", "_last_call_ids", "_session")
+
+    def __init__(self, tools: ToolsLike = None, config: InterceptorConfig | None = None) -> None:
+        self._config = config or InterceptorConfig()
+        self._session = GuardSession(checker_for(tools), self._config)
+        #: Calls read and not yet answered: id -> (the call, its non-blocking or blocking
+        #: preflight guidance).
+        self._calls: dict[str, tuple[CallView, Guidance | None]] = {}
+        #: The `tool_calls` ids of the last assistant message read (`holds_call`).
+        self._last_call_ids: tuple[object, ...] = ()
+
+    def fork(self) -> HistoryGuard:
+        """A copy that reads on independently: neither sees what the other reads next."""
+        twin = HistoryGuard.__new__(HistoryGuard)
+        twin._config = self._config
+        twin._session = self._session.fork()
+        twin._calls = dict(self._calls)
+        twin._last_call_ids = self._last_call_ids
+        return twin
+
+    def after(self, messages: Sequence[Mapping[str, Any]]) -> HistoryGuard:
+        """A fork that has read `messages` as well (this one stays as it is)."""
+        twin = self.fork()
+        for message in messages:
+            twin.read(message)
+        return twin
+
+    def holds_call(self, call_id: str) -> bool:
+        """Whether the last assistant message read lists a `tool_calls` entry with this id."""
+        return call_id in self._last_call_ids
+
+    def read_all(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The guided copies of `messages`, read in order."""
+        return [self.read(message) for message in messages]
+
+    def read(self, message: Mapping[str, Any]) -> dict[str, Any]:
+        """The guided copy of the next message of the history (a shallow copy, or one with its
+        tool results replaced)."""
         copy = dict(message)
-        out.append(copy)
+        session = self._session
         role = message.get("role")
         content = message.get("content")
         if role == "user":
             if isinstance(content, list) and _has_block(content, "tool_result"):
-                copy["content"] = _guard_result_blocks(session, cfg, content, calls)
+                copy["content"] = self._result_blocks(content)
                 if not _has_user_text(content):
-                    continue  # only tool results: the agent speaking, not the user
+                    return copy  # only tool results: the agent speaking, not the user
             session.on_user_message()
         elif role == "assistant":
             tool_calls = message.get("tool_calls")
-            if not isinstance(tool_calls, list):
+            if isinstance(tool_calls, list):
+                self._last_call_ids = tuple(c.get("id") for c in tool_calls if _is_mapping(c))
+            else:
+                self._last_call_ids = ()
                 tool_calls = _tool_use_blocks(content)
             if not tool_calls:
-                continue
+                return copy
             text = _text_of(content)
             for index, call in enumerate(tool_calls):
                 view = view_call(call)  # a ToolCall or any accepted dict shape, viewed once
                 pre = session.preflight(view, text=text if index == 0 else None)
                 if view.id:
-                    calls[view.id] = (view, pre)
+                    self._calls[view.id] = (view, pre)
         elif role == "tool":
             call_id = message.get("tool_call_id")
             flag = message.get("is_error")  # set by front-ends that carry a runtime's verdict
-            replaced = _guard_result(
-                session,
-                cfg,
+            replaced = self._result(
                 call_id if isinstance(call_id, str) else None,
                 message.get("name"),
-                message.get("content"),
+                content,
                 flag if isinstance(flag, bool) else None,
-                calls,
             )
             if replaced is not None:
                 copy["content"] = replaced
-    return out
+        return copy
+
+    def _result_blocks(self, content: list[Any]) -> list[Any]:
+        """A copy of a user message's blocks with each failing `tool_result` guided in place."""
+        out: list[Any] = []
+        for block in content:
+            if not (isinstance(block, Mapping) and block.get("type") == "tool_result"):
+                out.append(block)
+                continue
+            call_id = block.get("tool_use_id")
+            flag = block.get("is_error")
+            replaced = self._result(
+                call_id if isinstance(call_id, str) else None,
+                None,
+                block.get("content"),
+                flag if isinstance(flag, bool) else None,
+            )
+            guided = dict(block)
+            if replaced is not None:
+                guided["content"] = replaced
+            out.append(guided)
+        return out
+
+    def _result(
+        self, call_id: str | None, name: object, content: object, is_error: bool | None
+    ) -> str | None:
+        """The replacement text of one tool result, or None when it stays as it is."""
+        found = self._calls.pop(call_id, None) if call_id is not None else None
+        view, pre = found if found is not None else (None, None)
+        if view is None:
+            view = view_call({"name": name if isinstance(name, str) else ""})
+        original = _unguarded(_text_of(content))
+        keep = self._config.keep_original_bytes
+        if pre is not None and pre.blocking:
+            return compose_result(pre, original, keep)
+        failure = self._session.count_result(view, original, is_error)
+        text = None if failure is None else self._guided(view, *failure, original)
+        if pre is not None:  # a protocol note rides on the executed call's result
+            text = f"{text if text is not None else original}\n\n{pre.render()}"
+        return text
+
+    def _guided(
+        self, view: CallView, cls: Classification, occurrence: int, original: str
+    ) -> str | None:
+        """The text a failing result becomes (None: it passes through unchanged)."""
+        session, cfg = self._session, self._config
+        key: tuple[object, ...] | None = None
+        if view.arguments is None:  # arguments as text (or none): the key holds all of them
+            key = (
+                session.checker,
+                view.name,
+                view.raw_arguments,
+                cls,
+                occurrence,
+                original,
+                cfg.stuck_after,
+                cfg.max_bytes,
+                cfg.keep_original_bytes,
+            )
+            hit = GUIDED_RESULT_MEMO.get(key)
+            if hit is not None:
+                return hit[0]
+        guidance = session.failure_guidance(view, cls, occurrence, original)
+        text = (
+            None
+            if guidance.passthrough
+            else compose_result(guidance, original, cfg.keep_original_bytes)
+        )
+        if key is not None:
+            GUIDED_RESULT_MEMO.put(key, text, len(original) + len(view.raw_arguments or ""))
+        return text
+
+
+def _is_mapping(value: object) -> bool:
+    return isinstance(value, Mapping)
 
 
 def _has_block(content: list[Any], kind: str) -> bool:
@@ -155,58 +317,3 @@ def _tool_use_blocks(content: object) -> list[dict[str, Any]]:
         for b in content
         if isinstance(b, Mapping) and b.get("type") == "tool_use"
     ]
-
-
-def _guard_result_blocks(
-    session: GuardSession,
-    cfg: InterceptorConfig,
-    content: list[Any],
-    calls: dict[str, tuple[object, Guidance | None]],
-) -> list[Any]:
-    """A copy of a user message's blocks with each failing `tool_result` guided in place."""
-    out: list[Any] = []
-    for block in content:
-        if not (isinstance(block, Mapping) and block.get("type") == "tool_result"):
-            out.append(block)
-            continue
-        call_id = block.get("tool_use_id")
-        flag = block.get("is_error")
-        replaced = _guard_result(
-            session,
-            cfg,
-            call_id if isinstance(call_id, str) else None,
-            None,
-            block.get("content"),
-            flag if isinstance(flag, bool) else None,
-            calls,
-        )
-        guided = dict(block)
-        if replaced is not None:
-            guided["content"] = replaced
-        out.append(guided)
-    return out
-
-
-def _guard_result(
-    session: GuardSession,
-    cfg: InterceptorConfig,
-    call_id: str | None,
-    name: object,
-    content: object,
-    is_error: bool | None,
-    calls: dict[str, tuple[object, Guidance | None]],
-) -> str | None:
-    """The replacement text of one tool result, or None when it stays as it is."""
-    call, pre = calls.pop(call_id, (None, None)) if call_id is not None else (None, None)
-    if call is None:
-        call = {"name": name if isinstance(name, str) else ""}
-    original = _unguarded(_text_of(content))
-    if pre is not None and pre.blocking:
-        return compose_result(pre, original, cfg.keep_original_bytes)
-    guidance = session.on_result(call, original, is_error=is_error)
-    text: str | None = None
-    if guidance is not None and not guidance.passthrough:
-        text = compose_result(guidance, original, cfg.keep_original_bytes)
-    if pre is not None:  # a protocol note rides on the executed call's result
-        text = f"{text if text is not None else original}\n\n{pre.render()}"
-    return text

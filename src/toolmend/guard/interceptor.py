@@ -89,6 +89,12 @@ class GuardSession:
         self.config = config
         self.ledger = Ledger()
 
+    def fork(self) -> GuardSession:
+        """A session with this one's counts, counting on independently from here."""
+        twin = GuardSession(self.checker, self.config)
+        twin.ledger = self.ledger.copy()
+        return twin
+
     # -- events ------------------------------------------------------------------------
 
     def preflight(self, call: object, *, text: object = None) -> Guidance | None:
@@ -151,8 +157,10 @@ class GuardSession:
         """Guidance for a call that raised or returned an error (always a failure)."""
         view = view_call(call)
         text = error_text(error)
-        cls = classify_error(text, tool=view.name or None)
-        return self._failure(view, cls, text, file_content=file_content)
+        cls, occurrence = self._count_failure(
+            view, classify_error(text, tool=view.name or None), text
+        )
+        return self.failure_guidance(view, cls, occurrence, text, file_content=file_content)
 
     def on_result(
         self,
@@ -164,11 +172,25 @@ class GuardSession:
     ) -> Guidance | None:
         """None for a success (resets the tool's count), guidance for a failure."""
         view = view_call(call)
+        failure = self.count_result(view, result, is_error)
+        if failure is None:
+            return None
+        cls, occurrence = failure
+        return self.failure_guidance(
+            view, cls, occurrence, result_text(result), file_content=file_content
+        )
+
+    def count_result(
+        self, view: CallView, result: object, is_error: bool | None = None
+    ) -> tuple[Classification, int] | None:
+        """Count a call's result: None for a success (its tool's count resets), else the
+        failure's classification (the loop breaker's, when it applies) and its occurrence.
+        `failure_guidance` turns the failure into guidance."""
         cls = self._classify(view.name, result, is_error)
         if cls is None:
             self.ledger.success(view.name)
             return None
-        return self._failure(view, cls, result_text(result), file_content=file_content)
+        return self._count_failure(view, cls, result_text(result))
 
     def _classify(self, name: str, result: object, is_error: bool | None) -> Classification | None:
         """None for a successful result, else its failure's classification. Pure in the result,
@@ -199,9 +221,9 @@ class GuardSession:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _failure(
-        self, view: CallView, cls: Classification, text: str, *, file_content: str | None
-    ) -> Guidance:
+    def _count_failure(
+        self, view: CallView, cls: Classification, text: str
+    ) -> tuple[Classification, int]:
         occurrence = self.ledger.failure(view.name, fingerprint(cls.category, view.name, text))
         if (
             cls.category is Category.UNCLASSIFIED
@@ -209,6 +231,19 @@ class GuardSession:
             and occurrence >= self.config.stuck_after
         ):
             cls = Classification(Category.MODEL_STUCK_LOOP, "EI/MODEL_STUCK_LOOP/001", 1.0)
+        return cls, occurrence
+
+    def failure_guidance(
+        self,
+        view: CallView,
+        cls: Classification,
+        occurrence: int,
+        text: str,
+        *,
+        file_content: str | None = None,
+    ) -> Guidance:
+        """The guidance of a counted failure (`count_result`): a function of the call, the
+        classification, the occurrence, the text and the config, never of the counts."""
         return build_guidance(
             cls,
             self._context(view, view.arguments, file_content),

@@ -116,6 +116,13 @@ class Ledger:
             self._call_key, self._call_run = None, 0
         return count
 
+    def copy(self) -> Ledger:
+        """An independent ledger with the same counts."""
+        twin = Ledger()
+        twin._runs = self._runs.copy()
+        twin._call_key, twin._call_run = self._call_key, self._call_run
+        return twin
+
     def success(self, scope: str) -> None:
         """A success in `scope` resets its count."""
         self._runs.pop(scope, None)

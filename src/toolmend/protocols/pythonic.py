@@ -13,12 +13,15 @@ configured per format by a `PythonicFormat` (markers, closer, anchoring); this m
   `None`, the JSON spellings `true`/`false`/`null`, lists, tuples, dicts, and a unary minus).
   Nothing is evaluated; a name, an attribute, an operator or a nested call is refused. A call
   with one positional dict and no keywords (`read({"path": "a"})`) takes the dict as arguments.
-* Formats with a closer (`<|tool_call_end|>`, `</function_calls>`) collect the block to it.
+* Formats with a closer (`<|tool_call_end|>`, `</function_calls>`) collect the block to it;
+  a block that holds JSON call objects instead (LFM2 asked for JSON) is read as JSON.
   Bracketed formats (a bare list, `[Calling tool: ...]`) end at the bracket that closes the
   list, found by `BracketScan`, which tracks strings and nesting one character at a time.
 * A bare list is anchored: it opens only at the start of the output or of a line, becomes calls
   only when every name resolves against the given tools, and with `tools=None` only when it
   stands alone as the whole output (blanks around it). Otherwise it stays text, as written.
+  Llama 4's `<|python_start|>[...]<|python_end|>` is a special token's block: it opens wherever
+  it stands.
 
 It never executes or imports anything, never scans text outside its block (the engine's
 `TextScanner` does, with the code mask) and never validates arguments (the schema gate does).
@@ -48,6 +51,7 @@ from toolmend.protocols.base import (
     carried_raw,
     declare_tools,
 )
+from toolmend.protocols.json_calls import ARGUMENT_KEYS, NAME_KEYS, call_name
 
 #: Names that stand for a JSON constant in a call (models trained on JSON write them).
 _CONSTANTS = {"True": True, "False": False, "None": None, "true": True, "false": False}
@@ -170,6 +174,37 @@ def _parse(source: str) -> ast.Module:
         if renamed is None:
             raise
         return ast.parse(renamed, mode="exec")
+
+
+def json_calls(source: str) -> list[PythonicCall] | None:
+    """The calls of a block holding JSON call objects instead of Python calls, or None.
+
+    LFM2 asked for JSON writes `[{"name": ..., "arguments": {...}}]`, or one such object, between
+    its tokens (SGLang's LFM2 detector reads both); the key spellings are the JSON family's.
+    """
+    text = source.strip()
+    if not text.startswith(("{", "[")):
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    calls = []
+    for obj in value if isinstance(value, list) else [value]:
+        name = call_name(obj, NAME_KEYS) if isinstance(obj, dict) else None
+        if not isinstance(name, str):
+            return None
+        inner = obj["function"] if isinstance(obj.get("function"), dict) else obj
+        arguments: Any = next((inner[k] for k in ARGUMENT_KEYS if k in inner), {})
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except (ValueError, RecursionError):
+                return None
+        if not isinstance(arguments, dict):
+            return None
+        calls.append(PythonicCall(name, arguments))
+    return calls or None
 
 
 def read_calls(source: str) -> list[PythonicCall]:
@@ -414,8 +449,9 @@ class PythonicReader(BlockReader):
         """The block's source is complete up to `buf[at]`: read it, then emit or revert."""
         self.ctx.stop_value()
         bracketed = self.fmt.closer is None and self.fmt.depth > 0
+        written_as_json = json_calls(source) if self.fmt.closer is not None else None
         try:
-            self.calls = read_calls(f"[{source}]" if bracketed else source)
+            self.calls = written_as_json or read_calls(f"[{source}]" if bracketed else source)
         except NotALiteral as exc:
             if self.fmt.anchored:
                 return self._as_text(at)
@@ -512,12 +548,20 @@ PYTHONIC = PythonicProtocol(
     PythonicFormat(
         id="pythonic",
         summary="bare pythonic call lists (Llama 3.2/4): [get_weather(city='Paris'), f(x=1)]",
-        openers=("[", "<|python_start|>["),
+        openers=("[",),
         closer=None,
         anchored=True,
         aliases=("llama4-pythonic",),
-        trailer="<|python_end|>",  # Llama 4 closes what `<|python_start|>` opened
-    )
+    ),
+    # Llama 4's special tokens around the list: a call wherever they stand, mid-line after
+    # prose too (as SGLang's pythonic detector reads them); `<|python_end|>` is their markup.
+    PythonicFormat(
+        id="pythonic",
+        summary="",
+        openers=("<|python_start|>[",),
+        closer=None,
+        trailer="<|python_end|>",
+    ),
 )
 GEMMA_TOOL_CODE = PythonicProtocol(
     PythonicFormat(

@@ -20,6 +20,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from toolmend.guard.history import HistoryGuard
 from toolmend.model import Tool, ToolmendError
 from toolmend.recovery.textmode import RequestError, required_tool, text_request
 from toolmend.server import metrics, wirejson
@@ -167,6 +168,8 @@ class ChatPipeline:
         tools: list[Tool] | None,
         history: list[dict[str, Any]],
         headers: dict[str, str],
+        *,
+        guard: HistoryGuard | None,
     ) -> None:
         self.state = state
         self.record = record
@@ -175,6 +178,8 @@ class ChatPipeline:
         self.upstream = upstream
         self.tools = tools
         self.history = history
+        #: The guard's state after the history (None: the rule has the guard off).
+        self.guard = guard
         self.headers = headers
         self.model = str(body["model"])
         self.stream = bool(body.get("stream"))
@@ -190,6 +195,13 @@ class ChatPipeline:
         #: The streamed frames held back while the upstream read that brought them has more.
         self.batch = FrameBatch()
         self._reading: UpstreamStream | None = None
+
+    @property
+    def more_in_read(self) -> bool:
+        """Whether the upstream read that brought the chunk last handed out brought more after
+        it (that chunk's frame may wait in `batch` for theirs)."""
+        reading = self._reading
+        return reading is not None and reading.more > 0
 
     def upstream_body(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if self.protocol is not None:
@@ -215,9 +227,9 @@ class ChatPipeline:
         return _one(completion_as_chunk(response))
 
     def _shaper(
-        self, writer: ChunkWriter, messages: Sequence[Mapping[str, Any]], hold: bool
+        self, writer: ChunkWriter, guard: HistoryGuard | None, hold: bool
     ) -> TextAnswer | NativeAnswer:
-        gate = CallGate(messages, self.tools, self.rule.guard)
+        gate = CallGate(guard)
         if self.protocol is not None:
             return TextAnswer(
                 self.protocol,
@@ -289,11 +301,12 @@ class ChatPipeline:
         """The client's chunks over every upstream answer of this request (`closing` follows)."""
         writer = self._writer
         messages = self.history
+        guard = self.guard
         budget = self.rule.self_correction
         reasked = False
         texts: list[str] = []
         while True:
-            shaper = self._shaper(writer, messages, hold=budget > 0)
+            shaper = self._shaper(writer, guard, hold=budget > 0)
             async for chunk in shaper.run(source):
                 yield chunk
             outcome = shaper.outcome
@@ -315,6 +328,8 @@ class ChatPipeline:
                 metrics.UPSTREAM_ERRORS.labels(exc.kind).inc()
                 yield writer.rejected(outcome.release_held())  # already counted as rejected
                 break
+            if guard is not None:  # the re-ask's calls are judged after what it added
+                guard = guard.after(retry[len(messages) :])
             messages = retry
         if self.record.content is not None:
             self.record.content["response_text"] = "".join(texts)
@@ -421,11 +436,13 @@ async def _serve(request: Request, state: ServerState, record: RequestRecord) ->
     tools = parse_tools(body)
     if rule.mode == "text" and int(body.get("n") or 1) != 1:
         raise Problem(400, "invalid_request_error", "text mode answers one choice (n must be 1)")
-    history = guarded_history(rule, body["messages"], tools, record)
+    history, guard = guarded_history(rule, body["messages"], tools, record)
     headers = upstream_headers(
         upstream, request.headers.get("authorization"), forwards_client_authorization(config.keys)
     )
-    pipeline = ChatPipeline(state, record, body, rule, upstream, tools, history, headers)
+    pipeline = ChatPipeline(
+        state, record, body, rule, upstream, tools, history, headers, guard=guard
+    )
     source = await open_upstream(pipeline, record, history)
     if pipeline.stream:
         return SSEResponse(pipeline.sse(source), batch=pipeline.batch)
@@ -441,19 +458,21 @@ def guarded_history(
     messages: Sequence[Mapping[str, Any]],
     tools: Sequence[Tool] | None,
     record: RequestRecord,
-) -> list[dict[str, Any]]:
-    """The history the upstream is sent: guarded when the rule says so, the counts recorded.
+) -> tuple[list[dict[str, Any]], HistoryGuard | None]:
+    """The history the upstream is sent: guarded when the rule says so, the counts recorded;
+    and the guard's state after it, which the pipeline's gate reads new calls on (None when
+    the guard is off).
 
     Every endpoint (chat, and the Messages and Responses front-ends once translated) goes
     through here, so the guard answers alike whichever API the agent speaks.
     """
     if not rule.guard:
-        return [dict(m) for m in messages]
-    history, counts = guard_request(messages, tools)
+        return [dict(m) for m in messages], None
+    history, counts, guard = guard_request(messages, tools)
     record.guidance.update(counts.by_category)
     record.guidance_patterns.update(counts.by_pattern)
     record.loops_broken = counts.loops_broken
-    return history
+    return history, guard
 
 
 async def open_upstream(

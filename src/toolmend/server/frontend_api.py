@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,6 +30,7 @@ from starlette.routing import Route
 from toolmend.model import ToolmendError
 from toolmend.server.access import authenticate, forwards_client_authorization
 from toolmend.server.chat import (
+    INTERNAL_ERROR,
     ChatPipeline,
     Problem,
     ServerState,
@@ -58,7 +59,11 @@ from toolmend.server.frontends.messages_stream import (
     message_from_chunks,
     ping,
 )
-from toolmend.server.frontends.response_store import ResponseStore, open_store
+from toolmend.server.frontends.response_store import (
+    ResponseStore,
+    ResponseStoreError,
+    open_store,
+)
 from toolmend.server.frontends.responses import (
     ResponsesChatRequest,
     ResponsesRequestError,
@@ -94,7 +99,7 @@ _ANTHROPIC_ERROR_TYPES = {
 }
 _KEEPALIVE_COMMENT = b": keep-alive\n\n"
 
-Translate = Callable[[dict[str, Any], str], ChatRequest]
+Translate = Callable[[dict[str, Any], str], Awaitable[ChatRequest]]
 
 
 def _without_result_flags(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -143,7 +148,7 @@ async def _open(
     body, size = await read_body(request, config.limits.max_request_bytes)
     model = body.get("model")
     try:
-        translated = endpoint.translate(
+        translated = await endpoint.translate(
             body, config.resolve_alias(model if isinstance(model, str) else "")
         )
     except (MessagesRequestError, ResponsesRequestError) as exc:
@@ -185,12 +190,13 @@ def _translated_pipeline(
     upstream: Upstream,
 ) -> ChatPipeline:
     tools = parse_tools(chat)
-    history = _without_result_flags(guarded_history(rule, chat["messages"], tools, record))
+    guarded, guard = guarded_history(rule, chat["messages"], tools, record)
+    history = _without_result_flags(guarded)
     chat["messages"] = _without_result_flags(chat["messages"])
     headers = upstream_headers(
         upstream, _client_authorization(request), forwards_client_authorization(state.config.keys)
     )
-    return ChatPipeline(state, record, chat, rule, upstream, tools, history, headers)
+    return ChatPipeline(state, record, chat, rule, upstream, tools, history, headers, guard=guard)
 
 
 def _client_authorization(request: Request) -> str | None:
@@ -213,41 +219,54 @@ async def _events(
     source: AsyncIterator[dict[str, Any]],
     writer: MessagesStream | ResponsesStream,
     on_error: Callable[[str, str], list[dict[str, Any]]],
-    on_done: Callable[[], None] = lambda: None,
+    before_end: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[bytes]:
     """The SSE body of one front-end stream; the request is logged once, at its end.
 
-    The events one upstream chunk becomes go out in one write, and the events that end the
-    stream (the closing chunks' and the writer's last) together with the end of the body.
+    The events one upstream chunk becomes go out in one write, and those of every chunk one
+    upstream read brought together (held in the pipeline's `batch` while the read has more,
+    as the chat endpoint does); the events that end the stream (the closing chunks' and the
+    writer's last) go with the end of the body. A chunk that only continues the open text
+    goes straight to its frame (`text_frame`). `before_end` runs after the answer is
+    complete and before its last events go out (a Responses answer is stored there, so a
+    client that reads `response.completed` finds its `previous_response_id` on any replica).
     """
     ended = False
+    batch = pipeline.batch
     try:
         yield _frames(writer.start())
         async for chunk in pipeline.answer(source):
             record.mark_first_chunk()
-            events = writer.feed(chunk)
-            if len(events) == 1:  # most upstream chunks become one event
-                yield sse_frame(events[0])
-            elif events:
-                yield _frames(events)
+            frame = writer.text_frame(chunk)
+            if frame is None:
+                events = writer.feed(chunk)
+                if not events:
+                    if batch.frames and not pipeline.more_in_read:
+                        yield batch.take()  # the read's last chunk: nothing waits held
+                    continue
+                frame = sse_frame(events[0]) if len(events) == 1 else _frames(events)
+            if pipeline.more_in_read:
+                batch.frames.append(frame)
+                continue
+            yield batch.take(frame)
         last = [event for chunk in pipeline.closing() for event in writer.feed(chunk)]
         record.mark_first_chunk()
         last += writer.finish()
+        if before_end is not None:
+            await before_end()
         ended = True
-        yield LastFrames(_frames(last))
-        on_done()
+        yield LastFrames(batch.take(_frames(last)))
     except UpstreamError as exc:
         record.error = {"type": f"upstream_{exc.kind}", "message": exc.message}
-        yield LastFrames(_frames(on_error(exc.message, f"upstream_{exc.kind}")))
+        yield LastFrames(batch.take(_frames(on_error(exc.message, f"upstream_{exc.kind}"))))
     except asyncio.CancelledError:
         record.fail(499, "client_disconnected", "the client closed the connection")
         raise
     except Exception as exc:  # a failure of toolmend itself: the stream still ends with an error
         record.fail(500, "internal_error", type(exc).__name__)
         if not ended:
-            yield LastFrames(
-                _frames(on_error("toolmend failed while writing the answer", "server_error"))
-            )
+            failed = _frames(on_error("toolmend failed while writing the answer", "server_error"))
+            yield LastFrames(batch.take(failed))
     finally:
         state.log.write(record)
 
@@ -269,6 +288,9 @@ async def _respond(
     except Problem as problem:
         record.fail(problem.status, problem.kind, problem.message)
         response = error(problem)
+    except Exception as exc:  # a bug of ours: an error in the API's own shape, and logged
+        record.fail(500, "internal_error", type(exc).__name__)
+        response = error(Problem(500, "internal_error", INTERNAL_ERROR))
     if not isinstance(response, StreamingResponse):
         state.log.write(record)
     response.headers["x-request-id"] = record.request_id
@@ -299,7 +321,7 @@ def _openai_problem(problem: Problem) -> Response:
 # -- /v1/messages ------------------------------------------------------------------------------
 
 
-def _translate_messages(body: dict[str, Any], upstream_model: str) -> ChatRequest:
+async def _translate_messages(body: dict[str, Any], upstream_model: str) -> ChatRequest:
     return translate_request(body, upstream_model=upstream_model or None)
 
 
@@ -318,14 +340,15 @@ def _forward_messages(
     except ToolmendError as exc:
         raise Problem(400, "invalid_request_error", f"invalid tools: {exc}") from None
     turns = [turn for turn in body["messages"] if isinstance(turn, dict)]
-    history = without_unsigned_thinking(guarded_history(rule, turns, tools, record), translated)
+    guarded, guard = guarded_history(rule, turns, tools, record)
+    history = without_unsigned_thinking(guarded, translated)
     model = state.config.resolve_alias(str(body["model"]))
     headers = anthropic_headers(
         upstream.api_key, request.headers, forwards_client_authorization(state.config.keys)
     )
     api = AnthropicUpstream(body, history, model, upstream.name)
     return ForwardingPipeline(
-        state, record, translated.body, rule, upstream, tools, history, headers, api
+        state, record, translated.body, rule, upstream, tools, history, headers, api, guard=guard
     )
 
 
@@ -346,7 +369,9 @@ async def _serve_messages(request: Request, state: ServerState, record: RequestR
             writer,
             lambda message, _code: [_anthropic_error(502, message)],
         )
-        return KeepAliveSSEResponse(stream, sse_frame(ping()), KEEPALIVE_SECONDS)
+        return KeepAliveSSEResponse(
+            stream, sse_frame(ping()), KEEPALIVE_SECONDS, batch=pipeline.batch
+        )
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:
@@ -428,7 +453,7 @@ def _forward_responses(
         if isinstance(function := tool["function"], dict)
     ]
     declared = parse_tools({"tools": tools}) if tools else None
-    guarded = guarded_history(rule, chat["messages"], declared, record)
+    guarded, guard = guarded_history(rule, chat["messages"], declared, record)
     items = guided_items(translated.items, chat["messages"], guarded)
     history = _without_result_flags(guarded)
     model = state.config.resolve_alias(str(body["model"]))
@@ -436,18 +461,23 @@ def _forward_responses(
         upstream, _client_authorization(request), forwards_client_authorization(state.config.keys)
     )
     api = ResponsesUpstream(body, items, len(history), model, upstream.name)
-    return ForwardingPipeline(state, record, chat, rule, upstream, declared, history, headers, api)
+    return ForwardingPipeline(
+        state, record, chat, rule, upstream, declared, history, headers, api, guard=guard
+    )
 
 
 async def _serve_responses(request: Request, state: ServerState, record: RequestRecord) -> Response:
     config = state.config
     store = response_store(request.app.state, config)
 
-    def translate(body: dict[str, Any], upstream_model: str) -> ChatRequest:
+    async def translate(body: dict[str, Any], upstream_model: str) -> ChatRequest:
         previous: list[dict[str, Any]] = []
         previous_id = body.get("previous_response_id")
         if previous_id is not None:
-            found = store.get(str(previous_id))
+            try:
+                found = await asyncio.to_thread(store.get, str(previous_id))
+            except ResponseStoreError as exc:
+                raise Problem(500, "server_error", str(exc)) from None
             if found is None:
                 raise ResponsesRequestError(f"previous response {previous_id!r} was not found")
             previous = found
@@ -462,12 +492,22 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
     pipeline, source, translated, body = await _open(request, state, record, endpoint)
     assert isinstance(translated, ResponsesChatRequest)
     model = str(body["model"])
-    input_tokens = _input_tokens(request, translated.body)
     keep = body.get("store") is not False
 
-    def save(response_id: str, output: list[dict[str, Any]]) -> None:
-        if keep:
-            store.put(response_id, translated.items + output)
+    def input_tokens() -> int:
+        """Counted only when the upstream reports no usage (a Codex request's instructions
+        and tools are tens of kilobytes of text, counted before the first event otherwise)."""
+        return _input_tokens(request, translated.body)
+
+    async def save(response_id: str, output: list[dict[str, Any]]) -> None:
+        """Stores the conversation in a worker thread, off the event loop; a store that
+        fails leaves the answer whole and says so in the request log."""
+        if not keep:
+            return
+        try:
+            await asyncio.to_thread(store.put, response_id, translated.items + output)
+        except ResponseStoreError:
+            record.diagnostics.update(["response_store_failed"])
 
     if pipeline.stream:
         writer = ResponsesStream(translated, body, model=model, input_tokens=input_tokens)
@@ -480,7 +520,9 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
             writer.fail,
             lambda: save(writer.response_id, writer.output),
         )
-        return KeepAliveSSEResponse(stream, _KEEPALIVE_COMMENT, KEEPALIVE_SECONDS)
+        return KeepAliveSSEResponse(
+            stream, _KEEPALIVE_COMMENT, KEEPALIVE_SECONDS, batch=pipeline.batch
+        )
     try:
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:
@@ -488,7 +530,7 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
     response, output = response_from_chunks(
         chunks, translated, body, model=model, input_tokens=input_tokens
     )
-    save(response["id"], output)
+    await save(response["id"], output)
     return JSONResponse(response)
 
 

@@ -1,12 +1,14 @@
 """The guard in the proxy's loop: guided histories, and the gate a new call must pass.
 
-This module owns two uses of `toolmend.guard_history`, the one guard engine: `guard_request`
-rewrites a request's history (failing tool results become WHAT/WHY/NEXT guidance, repeats meet
-the loop breaker) and counts the guidance the latest results carry; `CallGate` decides whether a
-call the model just made may go to the agent, by replaying the history with that call appended
+This module owns two uses of the one guard engine (`toolmend.guard.history.HistoryGuard`, which
+`guard_history` is): `guard_request` reads a request's history once, rewriting it (failing tool
+results become WHAT/WHY/NEXT guidance, repeats meet the loop breaker), counts the guidance the
+latest results carry, and hands back the guard's state after the history; `CallGate` decides
+whether a call the model just made may go to the agent by reading that call on top of the state
 (`toolmend.guard.answers`, whose answers the in-process adapters give too), so a blocked
 preflight (a `cwd` object, a duplicate) and an unusable call get exactly the guidance the agent
-would get on its next request. It keeps no state between requests and never parses model output.
+would get on its next request, without another reading of the history per call. It keeps no
+state between requests and never parses model output.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolmend.guard import guard_history
 from toolmend.guard.answers import blocking_guidance, rejected_guidance
+from toolmend.guard.history import HistoryGuard
 from toolmend.guard.patterns import Category
 from toolmend.model import Tool, ToolCall
 
@@ -46,14 +48,16 @@ class GuidanceCounts:
 
 def guard_request(
     messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool] | None
-) -> tuple[list[dict[str, Any]], GuidanceCounts]:
-    """The guided history, and the guidance its trailing tool results newly carry.
+) -> tuple[list[dict[str, Any]], GuidanceCounts, HistoryGuard]:
+    """The guided history, the guidance its trailing tool results newly carry, and the guard's
+    state after it (what `CallGate` reads the model's new calls on).
 
     Only the results after the last assistant message are counted: the earlier ones were
     counted by the request that first delivered them, so a log summed over a conversation
     counts each piece of guidance once.
     """
-    guarded = guard_history(messages, tools)
+    state = HistoryGuard(tools)
+    guarded = state.read_all(messages)
     counts = GuidanceCounts()
     for original, message in zip(reversed(messages), reversed(guarded), strict=True):
         if message.get("role") != "tool":
@@ -61,7 +65,7 @@ def guard_request(
         content = message.get("content")
         if isinstance(content, str) and content != original.get("content"):
             counts.add(content)
-    return guarded, counts
+    return guarded, counts, state
 
 
 def openai_call(call: ToolCall) -> dict[str, Any]:
@@ -82,28 +86,30 @@ class Verdict:
 
 
 class CallGate:
-    """Checks the model's new calls against the request's history, tools and guard rules."""
+    """Checks the model's new calls against the request's history, tools and guard rules.
 
-    __slots__ = ("_guard", "_history", "_tools")
+    `state` is the guard's state after the history (`guard_request`), or None when the rule
+    has the guard off: then only unusable calls are held back, with their problem as the text.
+    Each call is read on a fork of the state, so the calls of one answer are judged alone.
+    """
 
-    def __init__(
-        self, history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] | None, guard: bool
-    ) -> None:
-        self._history = list(history)
-        self._tools = tools
-        self._guard = guard
+    __slots__ = ("_state",)
+
+    def __init__(self, state: HistoryGuard | None) -> None:
+        self._state = state
 
     def check(self, call: ToolCall) -> Verdict:
         """Allowed, or the guided result the model gets instead of the call's execution."""
         problem = None if call.executable else (call.error or "the tool call is incomplete")
-        if not self._guard:
+        state = self._state
+        if state is None:
             return Verdict(True) if problem is None else Verdict(False, problem)
         entry = openai_call(call)
         if problem is None:
-            blocked = blocking_guidance(self._history, entry, self._tools)
+            blocked = blocking_guidance(state, entry)
             return Verdict(True) if blocked is None else Verdict(False, blocked)
         stated = None if call.incomplete else problem  # a cut-off call is answered as one
-        return Verdict(False, rejected_guidance(self._history, entry, self._tools, stated))
+        return Verdict(False, rejected_guidance(state, entry, problem=stated))
 
 
 def unknown_tool_call(call_id: str, name: str) -> ToolCall:

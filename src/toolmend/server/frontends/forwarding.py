@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from toolmend.guard.history import HistoryGuard
 from toolmend.model import Tool
 from toolmend.server.chat import ChatPipeline, ServerState
 from toolmend.server.config import ModelRule, Upstream
@@ -69,8 +70,10 @@ class ForwardingPipeline(ChatPipeline):
         history: list[dict[str, Any]],
         headers: dict[str, str],
         api: ForwardedApi,
+        *,
+        guard: HistoryGuard | None,
     ) -> None:
-        super().__init__(state, record, body, rule, upstream, tools, history, headers)
+        super().__init__(state, record, body, rule, upstream, tools, history, headers, guard=guard)
         self.api = api
 
     async def open(self, messages: Sequence[Mapping[str, Any]]) -> AsyncIterator[dict[str, Any]]:

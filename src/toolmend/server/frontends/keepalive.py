@@ -21,14 +21,22 @@ from collections.abc import AsyncIterable, Awaitable
 
 from starlette.types import Message, Send
 
-from toolmend.server.sse_response import SSEResponse
+from toolmend.server.sse_response import FrameBatch, SSEResponse
 
 
 class KeepAliveSSEResponse(SSEResponse):
     """An `SSEResponse` that writes `keepalive` after `seconds` without a write."""
 
-    def __init__(self, body: AsyncIterable[bytes], keepalive: bytes, seconds: float) -> None:
-        super().__init__(body)
+    def __init__(
+        self,
+        body: AsyncIterable[bytes],
+        keepalive: bytes,
+        seconds: float,
+        *,
+        batch: FrameBatch | None = None,
+    ) -> None:
+        """`batch`: the frames `body` holds back (see `SSEResponse`)."""
+        super().__init__(body, batch=batch)
         self._keepalive = keepalive
         self._seconds = seconds
 

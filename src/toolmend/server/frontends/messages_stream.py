@@ -16,7 +16,8 @@ native Anthropic upstream that chat cannot carry (signed thinking, redacted thin
 tools and their results) are written as they came, with the upstream's own signature.
 
 `assemble_message` folds the events into the non-streaming `message`, so both paths share one
-translation. This module does no I/O and never reads the request.
+translation. `text_frame` writes the event nearly every chunk becomes (more text of the open
+text block) straight to its SSE frame. This module does no I/O and never reads the request.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from toolmend.server.frontends.chat_stream import (
 )
 from toolmend.server.frontends.ids import new_id
 from toolmend.server.frontends.messages import PROTOCOL, TOOL_USE_ID_PREFIX
+from toolmend.server.frontends.sse import SLOT, FrameTemplate
 from toolmend.server.frontends.tokens import estimate_text_tokens
 
 _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
@@ -74,6 +76,7 @@ class MessagesStream:
         self._open_kind: str | None = None  # "text" | "thinking" | "tool_use"
         self._open_call: int | None = None
         self._open_state: ToolCallState | None = None
+        self._text_template: FrameTemplate | None = None  # the open text block's delta frame
         self._output_estimate = 0.0
         self.diagnostics: list[Diagnostic] = []
 
@@ -159,10 +162,26 @@ class MessagesStream:
         """The documented estimate, summed in place (ASCII text: a quarter token a character)."""
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
 
+    def text_frame(self, chunk: Mapping[str, Any]) -> bytes | None:
+        """The SSE frame of a chunk that only continues the open text block (nearly every
+        chunk of an answer), the bytes `sse_frame` writes for its `text_delta`; None for any
+        other chunk, which `feed` then takes."""
+        template = self._text_template
+        if template is None:
+            return None
+        text = plain_text(chunk)
+        if text is None:
+            return None
+        self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
+        return template.fill(text)
+
     def _text_delta(self, text: str) -> Event:
         """A `text_delta` of the open text block, its text counted in the output estimate (as
         `_count_output` counts the other pieces, written out here: this runs once a chunk)."""
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
+        return self._text_delta_shape(text)
+
+    def _text_delta_shape(self, text: str) -> Event:
         delta = {"type": "text_delta", "text": text}
         return {"type": "content_block_delta", "index": self._block_index, "delta": delta}
 
@@ -199,6 +218,7 @@ class MessagesStream:
         self._open_kind, self._open_call = kind, call
         if kind == "text":
             block: dict[str, Any] = {"type": "text", "text": ""}
+            self._text_template = FrameTemplate(self._text_delta_shape(SLOT))
         elif kind == "thinking":
             block = {"type": "thinking", "thinking": "", "signature": ""}
         else:
@@ -246,6 +266,7 @@ class MessagesStream:
         if self._open_kind is not None:
             events.append({"type": "content_block_stop", "index": self._block_index})
             self._open_kind = self._open_call = None
+            self._text_template = None
 
 
 def ping() -> Event:

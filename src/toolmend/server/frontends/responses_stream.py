@@ -16,14 +16,15 @@ call, a freeform call) is added and done whole, as it came. Every event carries 
 `sequence_number`. A failure ends with `response.failed` after closing the items.
 
 The items of the answer are kept (`output`), so the caller can store the conversation for a
-later `previous_response_id`. This module does no I/O.
+later `previous_response_id`. `text_frame` writes the event nearly every chunk becomes (more
+text of the open message item) straight to its SSE frame. This module does no I/O.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolmend.events import Diagnostic
@@ -43,6 +44,7 @@ from toolmend.server.frontends.responses import (
     PROTOCOL,
     ResponsesChatRequest,
 )
+from toolmend.server.frontends.sse import SLOT, FrameTemplate
 
 Event = dict[str, Any]
 #: Fields of the request echoed in the `response` object, as the Responses API does.
@@ -76,9 +78,11 @@ class ResponsesStream:
         body: Mapping[str, Any],
         *,
         model: str,
-        input_tokens: int,
+        input_tokens: int | Callable[[], int],
         response_id: str | None = None,
     ) -> None:
+        """`input_tokens`: the request's count, or how to count it, asked only when the
+        upstream's usage has no `prompt_tokens` (the usage is the upstream's when it has)."""
         self._request = request
         self._reader = ChatStreamReader(request.names, request.history_ids, CALL_ID_PREFIX)
         self.response_id = response_id or new_id("resp_")
@@ -106,6 +110,7 @@ class ResponsesStream:
         self._open_call: ToolCallState | None = None
         self._open_text: list[str] = []  # the open reasoning or message item's text so far
         self._delta_fields: dict[str, Any] = {}  # what the open text item's deltas share
+        self._text_template: FrameTemplate | None = None  # the open message's delta frame
 
     def _event(self, kind: str, **fields: Any) -> Event:
         event = {"type": kind, "sequence_number": self._sequence, **fields}
@@ -130,6 +135,21 @@ class ResponsesStream:
             self._event("response.created", response=self._snapshot()),
             self._event("response.in_progress", response=self._snapshot()),
         ]
+
+    def text_frame(self, chunk: Mapping[str, Any]) -> bytes | None:
+        """The SSE frame of a chunk that only continues the open message item's text (nearly
+        every chunk of an answer), the bytes `sse_frame` writes for its delta event; None for
+        any other chunk, which `feed` then takes."""
+        template = self._text_template
+        if template is None:
+            return None
+        text = plain_text(chunk)
+        if text is None:
+            return None
+        self._open_text.append(text)
+        sequence = self._sequence
+        self._sequence = sequence + 1
+        return template.fill2(sequence, text)
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
         text = plain_text(chunk)
@@ -176,7 +196,12 @@ class ResponsesStream:
         completion = usage.get("completion_tokens")
         details = usage.get("completion_tokens_details")
         reasoning = details.get("reasoning_tokens") if isinstance(details, Mapping) else None
-        input_tokens = prompt if isinstance(prompt, int) else self._input_tokens
+        if isinstance(prompt, int):
+            input_tokens = prompt
+        elif callable(self._input_tokens):
+            input_tokens = self._input_tokens()
+        else:
+            input_tokens = self._input_tokens
         output_tokens = completion if isinstance(completion, int) else 0
         return {
             "input_tokens": input_tokens,
@@ -252,6 +277,7 @@ class ResponsesStream:
         item["_index"] = len(self.output)
         self._open, self._open_call = item, call
         self._open_text = []
+        self._text_template = None
         if announce:
             events.append(
                 self._event(
@@ -290,6 +316,9 @@ class ResponsesStream:
             "content_index": 0,
             **({"logprobs": []} if kind == "message" else {}),
         }
+        if kind == "message":
+            shape = {**self._delta_fields, "sequence_number": SLOT, "delta": SLOT}
+            self._text_template = FrameTemplate(shape)
         events.append(
             self._event(
                 "response.output_item.added", output_index=item["_index"], item=_public(announced)
@@ -342,6 +371,7 @@ class ResponsesStream:
         if item is None:
             return
         self._open = None
+        self._text_template = None
         call, self._open_call = self._open_call, None
         where = self._where(item)
         kind = item["type"]
@@ -458,7 +488,7 @@ def response_from_chunks(
     body: Mapping[str, Any],
     *,
     model: str,
-    input_tokens: int,
+    input_tokens: int | Callable[[], int],
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The non-streaming `response` for the chunks of one chat answer, and its output items."""
     stream = ResponsesStream(request, body, model=model, input_tokens=input_tokens)
@@ -474,7 +504,7 @@ def response_from_completion(
     body: Mapping[str, Any],
     *,
     model: str,
-    input_tokens: int,
+    input_tokens: int | Callable[[], int],
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The non-streaming `response` for a `chat.completion` (the stream fed once), and its items."""
     return response_from_chunks(
