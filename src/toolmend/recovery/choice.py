@@ -8,8 +8,8 @@ emitted whole: a call is executable only once its end is known and it validates.
 
 Never: copies chunks or reads the stream's envelope (the stream and the emitter do; the one
 exception is `take_chunk`, the once-per-chunk case of a one-choice stream, which copies the
-chunk itself to save a call per chunk), parses text itself (the text leg's parsers do), scans `reasoning_content` (recovered reasoning is only
-appended to it).
+chunk itself to save a call per chunk), parses text itself (the text leg's parsers do), scans
+`reasoning_content` (recovered reasoning is only appended to it).
 """
 
 from __future__ import annotations
