@@ -6,9 +6,10 @@ yields one), wire indices (contiguous, in source order), id collisions (the late
 closed), dual protocol (markup in the text next to native calls), and `finish_reason`. Calls are
 emitted whole: a call is executable only once its end is known and it validates.
 
-Never: copies chunks or reads the stream's envelope (the stream and the emitter do), parses text
-itself (the text leg's parsers do), scans `reasoning_content` (recovered reasoning is only
-appended to it).
+Never: copies chunks or reads the stream's envelope (the stream and the emitter do; the one
+exception is `take_chunk`, the once-per-chunk case of a one-choice stream, which copies the
+chunk itself to save a call per chunk), parses text itself (the text leg's parsers do), scans
+`reasoning_content` (recovered reasoning is only appended to it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from toolmend.recovery.diagnostics import RecoveryDiagnostic, diagnostic, from_p
 from toolmend.recovery.emitter import (
     REASONING_FIELD,
     REJECTED_CALLS_FIELD,
+    copy_json,
     rejected_entry,
     segment_choice,
     tool_call_entry,
@@ -94,34 +96,64 @@ class ChoiceRecovery:
 
     # ---------------------------------------------------------------------------- streaming
 
+    def take_chunk(self, chunk: dict[str, Any]) -> dict[str, Any] | list[dict[str, Any]] | None:
+        """The once-per-chunk case of a stream whose one choice this is: for an upstream chunk
+        whose only choice is this one, not finishing, its delta `content` alone, the output
+        chunk (or, when that text completed more than visible text, `take`'s choices for the
+        stream to split); None for any other chunk (nothing is read then: `take` has it).
+
+        Written for speed, as the path almost every chunk takes: fields are read by subscript
+        (a missing one, rare here, ends the case), `dict.copy` is the fastest copy of a small
+        dict, and a call's text waiting for more (`TextLeg.room`) is appended here.
+        """
+        try:
+            (choice,) = chunk["choices"]
+            delta = choice["delta"]
+            mine = choice["index"] == self.index
+        except (KeyError, TypeError, ValueError):
+            return None
+        if not mine or type(choice) is not dict or type(delta) is not dict or len(delta) != 1:
+            return None
+        content = delta.get("content")
+        if type(content) is not str or choice.get("finish_reason") is not None:
+            return None
+        leg = self._leg
+        if leg is not None and len(content) < leg.room:  # a call's text: nothing to show yet
+            leg.batch.append(content)
+            leg.room -= len(content)
+            read: str | list[Piece] = ""
+        elif content:
+            read = (leg or self._text_leg()).feed(content)
+            if type(read) is not str:
+                return self._take_whole(choice, delta, read)
+        else:
+            read = ""
+        out_choice = choice.copy()
+        out_choice["delta"] = {"content": read}
+        out = chunk.copy()  # the stream's envelope, as `emitter.copy_chunk` copies it
+        out["choices"] = [out_choice]
+        if "usage" in out:
+            out["usage"] = copy_json(out["usage"])
+        return out
+
     def take(self, choice: dict[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
         """The output choices for one input choice: split-off segments, then its copy (the
-        copy alone, not in a list, when that is all: the once-per-chunk case)."""
+        copy alone, not in a list, when that is all)."""
         delta = choice.get("delta")
         if type(delta) is not dict:
             if not isinstance(delta, Mapping):
                 return choice.copy()
             delta = dict(delta)
+        return self._take_whole(choice, delta, None)
+
+    def _take_whole(
+        self, choice: dict[str, Any], delta: dict[str, Any], read: str | list[Piece] | None
+    ) -> dict[str, Any] | list[dict[str, Any]]:
+        """`take` for every other choice: `read` is what the leg already made of the delta's
+        content (None when it has not read it yet)."""
         content = delta.get("content")
-        read: str | list[Piece] | None = None
-        if content and type(content) is str:
-            leg = self._leg or self._text_leg()
-            if len(content) < leg.room:  # a call's text, waiting for more (`TextLeg.room`)
-                leg.batch.append(content)
-                leg.room -= len(content)
-                read = ""
-            else:
-                read = leg.feed(content)
-            # Only visible text, nothing else to do: the once-per-chunk path.
-            plain = type(read) is str and "tool_calls" not in delta
-            if plain and choice.get("finish_reason") is None:
-                out = choice.copy()  # copies, then item sets: faster than one `{**a, k: v}`
-                if len(delta) == 1:  # `content` alone, as most deltas: a new dict is faster
-                    out["delta"] = {"content": read}
-                else:
-                    out["delta"] = visible = delta.copy()
-                    visible["content"] = read
-                return out
+        if read is None and content and type(content) is str:
+            read = (self._leg or self._text_leg()).feed(content)
         out = choice.copy()
         new_delta = out["delta"] = delta.copy()
         runs: list[Run] | None = None

@@ -27,7 +27,7 @@ from typing import Any, TypedDict, Unpack
 from toolmend.model import CallIdFactory, ToolmendError, ToolsLike, coerce_tools
 from toolmend.recovery.choice import ChoiceRecovery, Terminal
 from toolmend.recovery.diagnostics import RecoveryDiagnostic
-from toolmend.recovery.emitter import DIAGNOSTICS_FIELD, added_chunk, copy_chunk, copy_json
+from toolmend.recovery.emitter import DIAGNOSTICS_FIELD, added_chunk, copy_chunk
 from toolmend.recovery.families import (
     ProtocolsArg,
     family_protocols,
@@ -59,6 +59,7 @@ class StreamRecovery:
         "_choices",
         "_ended",
         "_ids",
+        "_lane",
         "_last",
         "_model_from_stream",
         "_on_diagnostic",
@@ -85,6 +86,9 @@ class StreamRecovery:
         self._ids = CallIdFactory(options.get("id_prefix"), options.get("seed"))
         self._settler = NativeSettler(self._tools, lambda: self._new_id(set()))
         self._choices: dict[int, ChoiceRecovery] = {}
+        #: The stream's one choice while it has only one and has not ended: `send_on`'s
+        #: common case (any other chunk takes the general path).
+        self._lane: ChoiceRecovery | None = None
         self._pending: list[RecoveryDiagnostic] = []
         self._last: Mapping[str, Any] = {}
         self._ended = False
@@ -108,6 +112,19 @@ class StreamRecovery:
     def send_on(self, chunk: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
         """`feed`, with the one chunk of the common case not wrapped in a list (what the
         stream drivers call, once per chunk)."""
+        lane = self._lane
+        if lane is not None and type(chunk) is dict:
+            # The common case, once per chunk: the stream's one choice, text alone.
+            out = lane.take_chunk(chunk)
+            if out is not None:
+                self._last = chunk
+                if isinstance(out, dict):
+                    return self._with_diagnostics(out) if self._pending else out
+                return self._send_segments(chunk, [out])
+        return self._send_on_any(chunk)
+
+    def _send_on_any(self, chunk: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
+        """`send_on` for every chunk the common case does not cover."""
         if self._ended:
             raise ToolmendError("this stream's recovery has ended; feed() after end()")
         if type(chunk) is not dict:
@@ -123,38 +140,24 @@ class StreamRecovery:
         if self._model_from_stream and not self._choices:
             self._read_model(chunk)
         choices = chunk.get("choices")
-        if type(choices) is list and len(choices) == 1:
-            # The common case, once per chunk: written for speed (`dict.copy` is the fastest
-            # copy of a small dict, then one item set).
-            choice = choices[0]
-            try:
-                state = self._choices[choice["index"]]
-            except (KeyError, TypeError, IndexError):  # a new index, or not a choice at all
-                state = None
-            if state is not None and type(choice) is dict:
-                taken = state.take(choice)
-            else:
-                taken = self._take(0, choice)
-            if isinstance(taken, dict):
-                last = chunk.copy()
-                last["choices"] = [taken]
-                if "usage" in last:
-                    last["usage"] = copy_json(last["usage"])
-                return self._with_diagnostics(last) if self._pending else last
-            per_choice = [taken]
-            last = copy_chunk(chunk)
-            last["choices"] = [taken[-1]]
-        elif type(choices) is not list or not choices:
+        if type(choices) is not list or not choices:
             if chunk.get("error") is not None:
                 # An error reported in the stream: the turn ends here, then the error goes on.
                 return [*self._terminal(Terminal.ERROR), self._with_diagnostics(copy_chunk(chunk))]
             return self._with_diagnostics(copy_chunk(chunk))
-        else:
-            per_choice = [self._take(position, choice) for position, choice in enumerate(choices)]
-            last = copy_chunk(chunk)
-            last["choices"] = [outs[-1] for outs in per_choice]
+        return self._send_segments(
+            chunk, [self._take(position, choice) for position, choice in enumerate(choices)]
+        )
+
+    def _send_segments(
+        self, chunk: Mapping[str, Any], per_choice: list[list[Any]]
+    ) -> list[dict[str, Any]]:
+        """The chunks for one upstream chunk whose choices each gave `outs` (split-off
+        segments, then the choice's copy): segments first, in chunks toolmend adds; the copy of
+        the chunk comes last."""
+        last = copy_chunk(chunk)
+        last["choices"] = [outs[-1] for outs in per_choice]
         out: list[dict[str, Any]] = []
-        # Split-off segments go first, in chunks toolmend adds; the copy of the chunk comes last.
         for level in range(max(len(outs) for outs in per_choice) - 1):
             added = [outs[level] for outs in per_choice if len(outs) - 1 > level]
             out.append(added_chunk(chunk, added))
@@ -167,6 +170,7 @@ class StreamRecovery:
             return []
         out = self._terminal(how)
         self._ended = True
+        self._lane = None
         if how is Terminal.ABORT:
             self._pending.clear()
             return []
@@ -195,9 +199,11 @@ class StreamRecovery:
     def _choice(self, index: int) -> ChoiceRecovery:
         state = self._choices.get(index)
         if state is None:
-            state = self._choices[index] = ChoiceRecovery(
+            state = ChoiceRecovery(
                 index, self._protocols, self._tools, self._settler, self._new_id, self._report
             )
+            self._lane = None if self._choices else state
+            self._choices[index] = state
         return state
 
     def _terminal(self, how: Terminal) -> list[dict[str, Any]]:
