@@ -8,9 +8,12 @@ request matters more than one classification. Measured here:
 - `guard_history` over a 200-message history with 50 failed results, first call against the
   next calls (the plain-string classifications are cached), printed as a ratio;
 - `guard_history` over a 60 KB agent history (reads, edits and commands, 7 failed results) as
-  the proxy's agent request carries it, warm, in CPU time (a loaded machine stretches wall time
-  several-fold): per request, and per guided result against the same history with the failures
-  turned into successes.
+  the proxy's agent request carries it (its tools kept as `Tool` objects), warm, in CPU time
+  (a loaded machine stretches wall time several-fold): per request, and per guided result
+  against the same history with the failures turned into successes;
+- the gate of a call the model makes after that history (`blocking_guidance`, as the proxy's
+  `CallGate` asks it for every call of an answer): on the guard's state handed back after the
+  history, against a replay of the whole history per call, side by side, in CPU time.
 
     python bench/guard_bench.py [--repeat ROUNDS]
 """
@@ -24,7 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from toolmend.guard import guard_history
+from toolmend.guard.answers import blocking_guidance
 from toolmend.guard.classify import DEFAULT_CLASSIFIER, _classify_string
+from toolmend.guard.history import HistoryGuard
+from toolmend.model import coerce_tools
 
 DATA = Path(__file__).parent.parent / "tests" / "guard" / "data" / "real_errors.json"
 TOOLS = [
@@ -116,15 +122,36 @@ def agent_history(target_bytes: int = 60_000, failing: bool = True) -> list[dict
 
 
 def cpu_per_call(messages: list[dict[str, Any]], rounds: int, calls: int = 40) -> float:
-    """Best CPU seconds of one warm `guard_history` call over `rounds` rounds of `calls`."""
-    guard_history(messages, tools=AGENT_TOOLS)
+    """Best CPU seconds of one warm `guard_history` call over `rounds` rounds of `calls`, the
+    tools given as the same `Tool` objects every time (the proxy keeps them per worker)."""
+    tools = coerce_tools(AGENT_TOOLS)
+    guard_history(messages, tools=tools)
     best = float("inf")
     for _ in range(rounds):
         start = time.process_time()
         for _ in range(calls):
-            guard_history(messages, tools=AGENT_TOOLS)
+            guard_history(messages, tools=tools)
         best = min(best, (time.process_time() - start) / calls)
     return best
+
+
+def cpu_per_gate(
+    messages: list[dict[str, Any]], rounds: int, calls: int = 40
+) -> tuple[float, float]:
+    """Best CPU seconds of one call's gate after `messages`: on the handed-back state, and
+    replaying the history (the tools kept as `Tool` objects, as the proxy keeps them)."""
+    tools = coerce_tools(AGENT_TOOLS)
+    state = HistoryGuard(tools).after(messages)
+    function = {"name": "read_file", "arguments": '{"path": "src/next.py"}'}
+    call = {"id": "call_next", "type": "function", "function": function}
+    best = [float("inf"), float("inf")]
+    for _ in range(rounds):
+        for slot, history in enumerate((state, messages)):
+            start = time.process_time()
+            for _ in range(calls):
+                blocking_guidance(history, call, tools)
+            best[slot] = min(best[slot], (time.process_time() - start) / calls)
+    return best[0], best[1]
 
 
 def main() -> None:
@@ -171,6 +198,11 @@ def main() -> None:
         f"guard_history, 60 KB agent history ({len(failed)} messages, {guided} guided results): "
         f"{with_failures * 1e6:.0f} us CPU per request, {without * 1e6:.0f} us without the "
         f"failures: {(with_failures - without) / max(guided, 1) * 1e6:.0f} us per guided result"
+    )
+    handed, replayed = cpu_per_gate(failed, rounds)
+    print(
+        f"the gate of one call after that history: {handed * 1e6:.0f} us CPU on the handed-back "
+        f"state, {replayed * 1e6:.0f} us replaying the history ({replayed / handed:.0f}x)"
     )
 
 

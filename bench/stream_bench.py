@@ -14,7 +14,11 @@ engines) are printed beside ours as ratios.
 The `auto` row reads a mixed-format output: the same content split over one call in each of
 `MIXED` (each rendered by its own protocol), one after another, read by the detector.
 
-    python bench/stream_bench.py [--repeat ROUNDS] [--protocol ID ...] [--against DIR]
+`--prose` measures instead `PROSE_KB` of prose with no call in it whose every line holds
+braces and brackets (`{a: 1}`, `[1, 2]`, `{x}`), in the same deltas: what visible text costs a
+format whose markers are a bare `{` or `[` (json, llama3-json, hermes' opener-less JSON, `auto`).
+
+    python bench/stream_bench.py [--repeat ROUNDS] [--protocol ID ...] [--against DIR] [--prose]
 
 `--against DIR` measures another checkout's `DIR/src` beside this one in the same run (each
 round runs both, one after the other, in fresh processes) and prints each row's new/old ratio:
@@ -38,6 +42,9 @@ import toolmend
 from toolmend.events import ToolCallDelta, ToolCallEnd
 
 SIZES_KB = (1, 10, 50, 500)
+#: The size of the `--prose` row, and the line it repeats.
+PROSE_KB = 220
+PROSE_LINE = "Set the map to {a: 1} and the list to [1, 2], then print {x} once it is done.\n"
 DELTA = 5
 GOAL_50KB_MS = 20.0
 GOAL_GROWTH = 11.0  # time ratio allowed for 10x input
@@ -119,12 +126,19 @@ def calibration_loop() -> None:
         total += i
 
 
-def workloads(protocol: str) -> list[tuple[int, int, Callable[[], None], Callable[[], None]]]:
-    """(KB, deltas, streamed run, batch run) for each size."""
+def prose() -> str:
+    """`PROSE_KB` of brace-heavy prose holding no call (`--prose`)."""
+    return (PROSE_LINE * (PROSE_KB * 1024 // len(PROSE_LINE) + 1))[: PROSE_KB * 1024]
+
+
+def workloads(
+    protocol: str, with_prose: bool = False
+) -> list[tuple[int, int, Callable[[], None], Callable[[], None]]]:
+    """(KB, deltas, streamed run, batch run) for each size (or for the prose, `with_prose`)."""
     proto = toolmend.get_protocol(protocol)
     rows = []
-    for kb in SIZES_KB:
-        text, contents = rendered(protocol, kb)
+    for kb in (PROSE_KB,) if with_prose else SIZES_KB:
+        text, contents = (prose(), []) if with_prose else rendered(protocol, kb)
         deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
 
         def streamed(deltas: list[str] = deltas, contents: list[str] = contents) -> None:
@@ -143,6 +157,7 @@ def workloads(protocol: str) -> list[tuple[int, int, Callable[[], None], Callabl
         def batch(text: str = text, calls: int = len(contents)) -> None:
             result = toolmend.parse(text, protocol, TOOLS)
             assert len(result.tool_calls) == calls
+            assert calls or result.text == text, protocol  # the prose stays text, whole
             assert all(c.executable for c in result.tool_calls)
 
         rows.append((kb, len(deltas), streamed, batch))
@@ -200,9 +215,13 @@ def measure(
     return best, calibrations
 
 
-def one_round(src: str, protocols: list[str]) -> dict[tuple[str, int, str], float]:
+def one_round(
+    src: str, protocols: list[str], with_prose: bool
+) -> dict[tuple[str, int, str], float]:
     """One round of this benchmark run on the toolmend of `src`, in a fresh process."""
     command = [sys.executable, __file__, "--repeat", "1", "--json"]
+    if with_prose:
+        command.append("--prose")
     for protocol in protocols:
         command += ["--protocol", protocol]
     env = {**os.environ, "PYTHONPATH": src}
@@ -213,14 +232,14 @@ def one_round(src: str, protocols: list[str]) -> dict[tuple[str, int, str], floa
     return {(p, kb, kind): s for p, kb, kind, s in report["best"]}
 
 
-def side_by_side(against: str, protocols: list[str], repeat: int) -> None:
+def side_by_side(against: str, protocols: list[str], repeat: int, with_prose: bool) -> None:
     """Old (`against`) and new, round by round in the same run, as ratios."""
     here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
     old_src = os.path.join(os.path.abspath(against), "src")
     best: dict[str, dict[tuple[str, int, str], float]] = {"old": {}, "new": {}}
     for _ in range(repeat):
         for label, src in (("old", old_src), ("new", here)):
-            for key, seconds in one_round(src, protocols).items():
+            for key, seconds in one_round(src, protocols, with_prose).items():
                 best[label][key] = min(seconds, best[label].get(key, seconds))
     print(f"old: {old_src}\nnew: {here}\n{repeat} rounds, best CPU ms of each row")
     print(
@@ -228,7 +247,7 @@ def side_by_side(against: str, protocols: list[str], repeat: int) -> None:
         f"{'batch old':>11}{'new':>9}{'ratio':>7}"
     )
     for protocol in protocols:
-        for kb in SIZES_KB:
+        for kb in (PROSE_KB,) if with_prose else SIZES_KB:
             cells = []
             for kind in ("stream", "batch"):
                 old, new = best["old"][protocol, kb, kind], best["new"][protocol, kb, kind]
@@ -241,13 +260,14 @@ def main() -> None:
     args.add_argument("--repeat", type=int, default=7, help="rounds; each row keeps its best")
     args.add_argument("--protocol", action="append", help="only these protocols")
     args.add_argument("--against", metavar="DIR", help="also measure DIR/src, side by side")
+    args.add_argument("--prose", action="store_true", help="brace-heavy prose, no calls")
     args.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     opts = args.parse_args()
     protocols = opts.protocol or [*toolmend.protocols(), "auto"]
     if opts.against:
-        side_by_side(opts.against, protocols, opts.repeat)
+        side_by_side(opts.against, protocols, opts.repeat, opts.prose)
         return
-    rows = {protocol: workloads(protocol) for protocol in protocols}
+    rows = {protocol: workloads(protocol, opts.prose) for protocol in protocols}
     best, calibrations = measure(rows, opts.repeat)
     if opts.json:
         print(json.dumps({"module": toolmend.__file__, "best": [[*k, s] for k, s in best.items()]}))
@@ -275,8 +295,11 @@ def main() -> None:
                 f"{stream_s / n * 1e6:>10.2f}{batch_s * 1e3:>10.2f}{growth:>8}"
             )
             previous = stream_s
-        at_50, at_500 = best[protocol, 50, "stream"], best[protocol, 500, "stream"]
-        verdicts.append((protocol, at_50, at_500 / at_50))
+        if not opts.prose:
+            at_50, at_500 = best[protocol, 50, "stream"], best[protocol, 500, "stream"]
+            verdicts.append((protocol, at_50, at_500 / at_50))
+    if opts.prose:
+        return
     print()
     for protocol, at_50, growth in verdicts:
         memory = peak_memory_mb(protocol, 500)

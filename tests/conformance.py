@@ -78,6 +78,7 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "phi4_mini": "phi4-mini",
     # SGLang's detector tests (fmt7)
     "deepseek_v32": "deepseek-v3.2",
+    "seed_oss": "seed-oss",
 }
 
 

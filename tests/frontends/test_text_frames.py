@@ -56,7 +56,8 @@ def _chunks(steps: list[tuple[str, str]]) -> list[dict[str, Any]]:
 
 @contextmanager
 def _counted_ids() -> Iterator[None]:
-    """Ids minted in order (the writers' own are random), so two runs can be compared."""
+    """Ids minted in order (the writers' own are random) and one clock reading, so two runs
+    can be compared."""
     counter = itertools.count()
 
     def new_id(prefix: str) -> str:
@@ -65,6 +66,7 @@ def _counted_ids() -> Iterator[None]:
     with (
         mock.patch.object(messages_stream, "new_id", new_id),
         mock.patch.object(responses_stream, "new_id", new_id),
+        mock.patch.object(responses_stream.time, "time", lambda: 1_700_000_000.0),
     ):
         yield
 

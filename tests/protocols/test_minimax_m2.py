@@ -30,6 +30,32 @@ def test_a_declared_string_keeps_its_text() -> None:
     assert call.arguments["count"] == "42"
 
 
+NULLABLE = [
+    {
+        "name": "the_tool",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "args": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "note": {"type": "string"},
+            },
+        },
+    }
+]
+
+
+def test_null_for_a_nullable_string_is_null_and_for_a_plain_string_is_text() -> None:
+    # SGLang's MiniMax-M2 tests (issue 16057): `hi` stays a string, `null` is null.
+    for value, read in (("hi", "hi"), ("null", None)):
+        text = (
+            '<minimax:tool_call><invoke name="the_tool"><parameter name="args">'
+            f'{value}</parameter><parameter name="note">null</parameter></invoke></minimax:tool_call>'
+        )
+        for protocol in ("minimax-m2", "anthropic-xml", "auto"):
+            (call,) = toolmend.parse(text, protocol, NULLABLE).tool_calls
+            assert call.arguments == {"args": read, "note": "null"}
+
+
 def test_a_rendered_call_is_wrapped_in_minimax_tool_call_and_reads_back() -> None:
     call = toolmend.ToolCall(id="c", name="get_weather", arguments={"city": "Wanaka", "days": 2})
     text = toolmend.get_protocol("minimax-m2").render_call(call)

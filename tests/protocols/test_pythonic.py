@@ -230,29 +230,24 @@ def test_an_assignment_that_is_not_gemmas_call_line_stays_text(text: str) -> Non
 
 
 @pytest.mark.parametrize("tools", [WEATHER, None], ids=["declared", "tools=None"])
-def test_llama4s_python_end_token_after_the_list_is_markup(tools: Any) -> None:
-    # Llama 4 writes a pythonic list between <|python_start|> and <|python_end|>.
-    text = "<|python_start|>[get_weather(city='San Francisco')]<|python_end|>"
-    for protocol in ("pythonic", "auto"):
-        result = toolmend.parse(text, protocol, tools)
-        assert [(c.name, c.arguments) for c in result.tool_calls] == [
-            ("get_weather", {"city": "San Francisco"})
-        ]
-        assert result.text == ""
-        check_all_invariants(protocol, text, tools)
-
-
-@pytest.mark.parametrize("tools", [WEATHER, None], ids=["declared", "tools=None"])
-def test_llama4s_python_start_token_opens_a_call_after_prose_on_the_same_line(tools: Any) -> None:
-    # SGLang's pythonic detector test: the special tokens mark the call wherever they stand,
-    # unlike a bare list, which opens only at a line start.
-    text = "Weather on Mars. <|python_start|>[get_weather(city='Mars')]<|python_end|> Done."
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [("", ""), ("Weather on Mars. ", " Done.")],
+    ids=["alone", "after-prose-on-the-line"],
+)
+def test_llama4s_python_tokens_mark_a_call_wherever_they_stand(
+    tools: Any, before: str, after: str
+) -> None:
+    # Llama 4 writes a pythonic list between <|python_start|> and <|python_end|>; the tokens are
+    # markup, and they open a call after prose on the same line too (SGLang's pythonic detector
+    # test), unlike a bare list, which opens only at a line start.
+    text = f"{before}<|python_start|>[get_weather(city='Mars')]<|python_end|>{after}"
     for protocol in ("pythonic", "auto"):
         result = toolmend.parse(text, protocol, tools)
         assert [(c.name, c.arguments) for c in result.tool_calls] == [
             ("get_weather", {"city": "Mars"})
         ]
-        assert result.text == "Weather on Mars.  Done."
+        assert result.text == before + after
         check_all_invariants(protocol, text, tools)
 
 

@@ -490,3 +490,26 @@ def test_without_escaped_layout_a_value_keeps_its_backslash_n_edges() -> None:
     text = "<tool_call>\n<function=bash>\n<parameter=script>\n\\necho\\n\n</parameter>\n</function>"
     result = toolmend.parse(text, "qwen3-coder", BASH)
     assert [c.arguments for c in result.tool_calls] == [{"script": "\\necho\\n"}]
+
+
+@pytest.mark.parametrize(
+    ("body", "content"),
+    [
+        ("\ndef f():\n    pass\n", "def f():\n    pass"),  # the template's layout: both trimmed
+        ('def foo(arg = "14"):\n    return arg\n', 'def foo(arg = "14"):\n    return arg\n'),
+        ("x\n\n", "x\n\n"),
+    ],
+)
+def test_a_final_line_break_is_the_templates_only_after_a_leading_one(
+    body: str, content: str
+) -> None:
+    # llama.cpp's Seed-OSS cases: a value written right after its tag keeps its last line break
+    # (an edit tool's oldString must match exactly).
+    for protocol, wrap in (("qwen3-coder", "tool_call"), ("seed-oss", "seed:tool_call")):
+        text = (
+            f"<{wrap}><function=write_file><parameter=file_path>a.py</parameter>"
+            f"<parameter=content>{body}</parameter></function></{wrap}>"
+        )
+        (call,) = toolmend.parse(text, protocol, WRITE).tool_calls
+        assert call.arguments["content"] == content
+        check_all_invariants(protocol, text, WRITE)

@@ -34,6 +34,14 @@ def json_string_text(text: str) -> str:
     return _encode_string(text if text.isascii() else normalize_text(text))[1:-1]
 
 
+def is_canonical_json_string(raw: str) -> bool:
+    """Whether `raw`, the inside of a JSON string as a model wrote it (its escapes complete
+    and valid), is already `json_string_text` of what it decodes to: printable ASCII whose
+    escapes are the encoder's own (no `\\u`, no escaped `/`). A long value written by a
+    JSON encoder is, and its delta then needs no second encoding."""
+    return raw.isascii() and raw.isprintable() and "\\u" not in raw and "\\/" not in raw
+
+
 class ArgumentStream:
     """Builds the streamed prefix of one call's arguments JSON; see the module docstring."""
 
@@ -85,8 +93,15 @@ class ArgumentStream:
         self._halted = True
         return False
 
-    def string_chunk(self, text: str) -> None:
-        """More of the string value opened by `open_string` (only call when it returned True)."""
+    def string_chunk(self, text: str, *, encoded: str | None = None) -> None:
+        """More of the string value opened by `open_string` (only call when it returned True).
+
+        `encoded` is `json_string_text(text)` when the caller has it already (JSON source that
+        `is_canonical_json_string`)."""
+        if encoded is not None and self.in_string and encoded:
+            self.pieces.append(encoded)
+            self._out.append(ToolCallDelta(self.call_id, self.index, encoded))
+            return
         delta = self.string_delta(text)
         if delta is not None:
             self._out.append(delta)

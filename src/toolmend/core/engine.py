@@ -112,6 +112,7 @@ class StreamParser:
         "_base",
         "_block",
         "_block_start",
+        "_body_starts",
         "_buf",
         "_finished",
         "_fragment_end",
@@ -162,6 +163,13 @@ class StreamParser:
             raise ValueError(f"reasoning must be None or 'open', got {reasoning!r}")
         #: Opening marker -> where it may open a block (markers not named open anywhere).
         self._anchors = syntax.anchors(resolver)
+        #: Opening marker -> how its body must begin (`BodyStart`), asked before a reader is
+        #: built; only where what it looks at stays within the fragment cap the reader has.
+        self._body_starts = {
+            marker: start
+            for marker, start in syntax.body_starts(resolver).items()
+            if len(marker) + start.reach <= max_fragment
+        }
         #: Reasoning opener -> its closers.
         self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
         #: The opening markers that are special tokens, watched for inside reasoning.
@@ -223,7 +231,8 @@ class StreamParser:
         if run is None or not chunk:
             if self._mode == _TEXT and chunk and type(chunk) is str and not self._finished:
                 # Prose the scanner releases whole, or whole but for a marker's possible start
-                # at its end, held as `scan` would hold it: what `_run` would do, without it.
+                # at its end, held as `scan` would hold it, or up to and through a marker its
+                # body start refuses (`_refused_marker_end`): what `_run` would do, without it.
                 text = self._buf + chunk if self._buf else chunk
                 cut = self._scanner.plain_extent(text)
                 if cut == len(text):
@@ -233,7 +242,8 @@ class StreamParser:
                     if not cut:
                         return []
                 else:
-                    return self._feed_reader(chunk)
+                    self._buf = ""
+                    return self._feed_past_refused(text)
                 self._base += cut
                 block.attributed = self._base
                 block.char_before_marker = text[-1]
@@ -296,6 +306,52 @@ class StreamParser:
             self._run(final=False)
             return self._take()
         return events
+
+    def _feed_past_refused(self, text: str) -> list[Event]:
+        """`feed()`'s fast path for `text` (all of the buffer) whose prose holds markers: each
+        one its body start refuses (`_refused_marker_end`) is text with the prose before it;
+        the rest goes as the fast path or `_run` take it."""
+        events: list[Event] = []
+        while True:
+            cut = self._refused_marker_end(text)
+            if cut < 0:
+                return events + self._feed_reader(text)
+            self._release_text(text[:cut], events)
+            text = text[cut:]
+            cut = self._scanner.plain_extent(text)
+            if cut >= 0:
+                if cut < len(text):
+                    text, self._buf = text[:cut], text[cut:]
+                if cut:
+                    self._release_text(text, events)
+                return events
+
+    def _release_text(self, text: str, events: list[Event]) -> None:
+        """`text` (not empty) is visible text: `feed()`'s fast path for prose."""
+        block = self._block
+        self._base += len(text)
+        block.attributed = self._base
+        block.char_before_marker = text[-1]
+        if block.blank_so_far and not text.isspace():
+            block.blank_so_far = False
+        events.append(TextDelta(text))
+
+    def _refused_marker_end(self, text: str) -> int:
+        """Where in `text` (all of the buffer) plain text ends with a marker that opens no
+        block, its body start refusing what follows it (`{x}`), told by one search and the
+        start's verdict; -1 when only `_run` can tell. A marker with an anchor (or that opens
+        reasoning) is left to `_run`."""
+        if not self._body_starts:
+            return -1
+        at = self._scanner.plain_to_marker(text)
+        if at < 0:
+            return -1
+        marker = self._scanner.matched
+        start = self._body_starts.get(marker)
+        if start is None or marker in self._anchors or marker in self._reasoning:
+            return -1
+        end = at + len(marker)
+        return end if start.verdict(text, end, len(text), False) is False else -1
 
     def _feed_reader(self, chunk: str) -> list[Event]:
         """`feed()` when no fast-path run takes the chunk: the reader (or the text scanner)
@@ -372,10 +428,17 @@ class StreamParser:
                     self._anchors[marker], block.char_before_marker, blank_so_far=block.blank_so_far
                 ):
                     # Not where this marker may open a block: it is text, read by no reader.
-                    self._out.append(TextDelta(marker))
-                    block.attributed = self._base + pos + len(marker)
-                    block.char_before_marker = marker[-1]
-                    block.blank_so_far = False
+                    self._marker_as_text(pos, marker)
+                elif marker in self._body_starts:
+                    start = self._body_starts[marker]
+                    opens = start.verdict(buf, pos + len(marker), len(buf), final)
+                    if opens is None:
+                        break  # held from the marker on until its body tells
+                    if opens:
+                        self._open_block(pos, marker)
+                    else:
+                        # A body no call begins with: what its reader's revert would give.
+                        self._marker_as_text(pos, marker)
                 else:
                     self._open_block(pos, marker)
                 pos += len(marker)
@@ -414,6 +477,15 @@ class StreamParser:
                     break
         self._buf = buf[pos:]
         self._base += pos
+
+    def _marker_as_text(self, pos: int, marker: str) -> None:
+        """The marker at `buf[pos]` opens no block: it is text, and scanning goes on after it
+        (as after a reverted block: `Block.leave`, `_apply_revert`)."""
+        block = self._block
+        self._out.append(TextDelta(marker))
+        block.attributed = self._base + pos + len(marker)
+        block.char_before_marker = marker[-1]
+        block.blank_so_far = False
 
     # --------------------------------------------------------------------------- reasoning
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from re import Pattern
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolmend.names import ToolResolver
@@ -64,6 +65,61 @@ def anchor_holds(anchor: Anchor, before: str, *, blank_so_far: bool) -> bool:
         return blank_so_far
     allowed = _ALLOWED_BEFORE[anchor]
     return allowed is None or before in allowed
+
+
+@dataclass(frozen=True, slots=True)
+class BodyStart:
+    """How the body after an opening marker must begin for the marker to open a call: a bare
+    `{` opens a JSON call only as `{"`, a bare list only as `[{` or `[name(`; prose is full of
+    `{x}` and `[1, 2]`.
+
+    The body opens a block when `opens` matches at its start; it may still when all of it
+    that has arrived fullmatches `grows`; else (also at the end of the stream, or once
+    `lookahead` characters have not told) the marker is text and scanning resumes right after
+    it. At most `lookahead` characters are looked at, so the answer is the same however the
+    input is split. `others` are starts any of which opens the block too (`auto`, where
+    formats share a marker).
+
+    A format declares it (`ProtocolSyntax.body_starts`) for a marker whose reader refuses every
+    other body at once, by this same `verdict` (reverting with nothing consumed): the parser
+    then asks it before it builds a reader, and a refused marker costs what a marker out of its
+    anchor costs.
+    """
+
+    opens: Pattern[str]
+    grows: Pattern[str]
+    lookahead: int = MAX_TAG_LENGTH
+    others: tuple[BodyStart, ...] = ()
+
+    def verdict(self, buf: str, pos: int, end: int, final: bool) -> bool | None:
+        """For the body at `buf[pos:end]` (nothing follows `end` when `final`): True when it
+        opens a block, None while it may still, False when it does not."""
+        head = buf[pos : min(end, pos + self.lookahead)]
+        if self.opens.match(head):
+            return True
+        undecided = not final and len(head) < self.lookahead and self.grows.fullmatch(head)
+        verdict = None if undecided else False
+        for other in self.others:
+            answer = other.verdict(buf, pos, end, final)
+            if answer:
+                return True
+            if answer is None:
+                verdict = None
+        return verdict
+
+    @property
+    def reach(self) -> int:
+        """The most of the body any of its starts looks at."""
+        return max((self.lookahead, *(other.reach for other in self.others)))
+
+    @staticmethod
+    def any_of(starts: Sequence[BodyStart]) -> BodyStart:
+        """One start that opens a block when any of `starts` does (the same start once)."""
+        unique = tuple(dict.fromkeys(starts))
+        first, *rest = unique
+        if not rest:
+            return first
+        return BodyStart(first.opens, first.grows, first.lookahead, (*first.others, *rest))
 
 
 @dataclass(slots=True)
@@ -231,6 +287,11 @@ class ProtocolSyntax(ABC):
         """The opening markers that open a block only at some place (`Anchor`); the others
         open anywhere. The parser enforces it, whatever the split: a marker elsewhere is text
         and no reader sees it."""
+        return {}
+
+    def body_starts(self, resolver: ToolResolver) -> Mapping[str, BodyStart]:
+        """The opening markers that open a block only when their body begins as a
+        `BodyStart` says (the parser asks it before building a reader; see there)."""
         return {}
 
     def reasoning(self) -> Sequence[ReasoningSpan]:

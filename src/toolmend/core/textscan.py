@@ -181,6 +181,19 @@ def _eventful(markers: tuple[str, ...], mask_code: bool) -> re.Pattern[str]:
     return re.compile("|".join(_trie_branches(root)) or "(?!)")
 
 
+@functools.lru_cache(maxsize=256)
+def _short_markers(markers: tuple[str, ...], mask_code: bool) -> frozenset[str]:
+    """The markers `_eventful` matches whole, that no longer marker begins with: where it finds
+    one of them first, `scan` finds that marker (`TextScanner.plain_to_marker`)."""
+    return frozenset(
+        m
+        for m in markers
+        if len(m) <= EVENTFUL_PREFIX
+        and not any(o != m and o.startswith(m) for o in markers)
+        and not (mask_code and m[0] in "`\n")
+    )
+
+
 #: A trie of literal prefixes: a character leads to a subtrie; `_ANYTHING` marks a prefix found
 #: whatever follows it, `_AT_END` one found only where the text ends.
 _Trie = dict[str, "_Trie | bool"]
@@ -379,6 +392,22 @@ class TextScanner:
         tail = m.group()
         at_end = m.end() == len(text) and tail not in self._longer  # and not a whole marker
         return m.start() if at_end and tail in _marker_prefixes(self._markers)[0] else -1
+
+    def plain_to_marker(self, text: str) -> int:
+        """Where in `text` (the whole buffer, as for `plain_extent`) `scan` would find a marker
+        after nothing but plain text, when one search tells: a whole marker of at most
+        `EVENTFUL_PREFIX` characters that no longer one extends (a bare `{`). Then
+        `matched` is that marker, as `scan` leaves it; else -1 (only `scan` can tell).
+        The conditions of `plain_extent` hold here too."""
+        if self._run is not None or self._memo is not None or self._mode != _NORMAL:
+            return -1
+        if self._line_start:
+            return -1
+        m = self._eventful.search(text)
+        if m is None or m.group() not in _short_markers(self._markers, self._mask_code):
+            return -1
+        self.matched = m.group()
+        return m.start()
 
     def scan(self, buf: str, pos: int, final: bool) -> tuple[int, int | None]:
         """Classify `buf[pos:]`. Returns `(end, marker_at)`.

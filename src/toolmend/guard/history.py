@@ -146,7 +146,7 @@ class HistoryGuard:
     of it without reading the history again and without changing it.
     """
 
-    __slots__ = ("_calls", "_config", "_last_call_ids", "_session")
+    __slots__ = ("_calls", "_config", "_last_calls", "_session")
 
     def __init__(self, tools: ToolsLike = None, config: InterceptorConfig | None = None) -> None:
         self._config = config or InterceptorConfig()
@@ -154,8 +154,8 @@ class HistoryGuard:
         #: Calls read and not yet answered: id -> (the call, its non-blocking or blocking
         #: preflight guidance).
         self._calls: dict[str, tuple[CallView, Guidance | None]] = {}
-        #: The `tool_calls` ids of the last assistant message read (`holds_call`).
-        self._last_call_ids: tuple[object, ...] = ()
+        #: The `tool_calls` entries of the last assistant message read (`holds_call`).
+        self._last_calls: tuple[object, ...] = ()
 
     def fork(self) -> HistoryGuard:
         """A copy that reads on independently: neither sees what the other reads next."""
@@ -163,7 +163,7 @@ class HistoryGuard:
         twin._config = self._config
         twin._session = self._session.fork()
         twin._calls = dict(self._calls)
-        twin._last_call_ids = self._last_call_ids
+        twin._last_calls = self._last_calls
         return twin
 
     def after(self, messages: Sequence[Mapping[str, Any]]) -> HistoryGuard:
@@ -175,7 +175,7 @@ class HistoryGuard:
 
     def holds_call(self, call_id: str) -> bool:
         """Whether the last assistant message read lists a `tool_calls` entry with this id."""
-        return call_id in self._last_call_ids
+        return any(isinstance(c, Mapping) and c.get("id") == call_id for c in self._last_calls)
 
     def read_all(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """The guided copies of `messages`, read in order."""
@@ -197,9 +197,9 @@ class HistoryGuard:
         elif role == "assistant":
             tool_calls = message.get("tool_calls")
             if isinstance(tool_calls, list):
-                self._last_call_ids = tuple(c.get("id") for c in tool_calls if _is_mapping(c))
+                self._last_calls = tuple(tool_calls)
             else:
-                self._last_call_ids = ()
+                self._last_calls = ()
                 tool_calls = _tool_use_blocks(content)
             if not tool_calls:
                 return copy
@@ -291,10 +291,6 @@ class HistoryGuard:
         if key is not None:
             GUIDED_RESULT_MEMO.put(key, text, len(original) + len(view.raw_arguments or ""))
         return text
-
-
-def _is_mapping(value: object) -> bool:
-    return isinstance(value, Mapping)
 
 
 def _has_block(content: list[Any], kind: str) -> bool:

@@ -171,6 +171,8 @@ class PreflightChecker:
             {t.name: t for t in tools} if tools is not None else None
         )
         self._tool_list = list(tools) if tools is not None else None
+        #: The declared names, in order (read on every call a history replays).
+        self.tool_names: tuple[str, ...] = tuple(self.tools) if self.tools is not None else ()
         self._resolver = ToolResolver(tools)
         self._gates: dict[str, SchemaGate] = {}
         self._signatures: list[frozenset[str]] = []
@@ -187,10 +189,6 @@ class PreflightChecker:
             return None
         spec = [[tool.name, tool.parameters] for tool in self._tool_list]
         return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).digest()
-
-    @property
-    def tool_names(self) -> tuple[str, ...]:
-        return tuple(self.tools) if self.tools is not None else ()
 
     def tool(self, name: str) -> Tool | None:
         """The declared tool `name` resolves to, as the parser resolves it (None: unknown)."""

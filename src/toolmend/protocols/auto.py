@@ -22,6 +22,7 @@ from toolmend.core.reader import (
     Anchor,
     BlockContext,
     BlockReader,
+    BodyStart,
     EofVerdict,
     ReasoningSpan,
     anchor_holds,
@@ -56,11 +57,13 @@ _V = TypeVar("_V")
 @dataclass(frozen=True, slots=True)
 class _MarkerTables:
     """What every parser `auto` starts asks for, merged over the members: their opening
-    markers, the loosest anchor of each and their cut markers."""
+    markers, the loosest anchor of each, their cut markers, and the body starts of the
+    markers whose every owner declares one (any of them opens the block)."""
 
     opening: tuple[str, ...]
     anchors: Mapping[str, Anchor]
     cut: tuple[str, ...]
+    starts: Mapping[str, BodyStart]
 
 
 #: The merged tables by member set and declared tool names (a member's markers depend on the
@@ -148,6 +151,9 @@ class AutoProtocol(TextProtocol):
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return self._tables(resolver).cut
 
+    def body_starts(self, resolver: ToolResolver) -> Mapping[str, BodyStart]:
+        return self._tables(resolver).starts
+
     def closing_markers(self) -> Sequence[str]:
         closers: dict[str, None] = {}
         for proto in self._members():
@@ -192,19 +198,28 @@ def _merge_tables(members: Sequence[TextProtocol], resolver: ToolResolver) -> _M
     # A marker is anchored as loosely as its loosest owner anchors it (`new_reader` then asks
     # only the owners whose anchor holds where it opened).
     loosest: dict[str, Anchor] = {}
+    # The body starts of each marker's owners (None once an owner declares none: then any
+    # body may be that owner's, and only its reader can tell). Every owner is counted, even
+    # one whose anchor will not hold where the marker stands: a start refuses less that way.
+    starts: dict[str, list[BodyStart] | None] = {}
     for proto in members:
         anchors = proto.anchors(resolver)
         markers = proto.opening_markers(resolver)
+        own_starts = proto.body_starts(resolver)
         opening.update(dict.fromkeys(markers))
         cut.update(dict.fromkeys(proto.cut_markers(resolver)))
         for marker in markers:
             anchor = anchors.get(marker, "anywhere")
             if marker not in loosest or ANCHORS.index(anchor) < ANCHORS.index(loosest[marker]):
                 loosest[marker] = anchor
+            known = starts.setdefault(marker, [])
+            start = own_starts.get(marker)
+            starts[marker] = None if known is None or start is None else [*known, start]
     return _MarkerTables(
         tuple(opening),
         MappingProxyType({m: a for m, a in loosest.items() if a != "anywhere"}),
         tuple(cut),
+        MappingProxyType({m: BodyStart.any_of(s) for m, s in starts.items() if s}),
     )
 
 

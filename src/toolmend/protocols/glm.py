@@ -61,6 +61,7 @@ from toolmend.protocols.base import (
 )
 from toolmend.protocols.hermes import hermes_reader
 from toolmend.protocols.json_calls import arguments_from_text
+from toolmend.protocols.qwen3_coder import ESCAPED_NEWLINE
 from toolmend.schema_gate import Policy, declared_types
 from toolmend.textvalue import typed_value
 
@@ -121,17 +122,14 @@ def split_name(body: str) -> tuple[str, str] | None:
     return (name, body[cut:]) if _NAME.fullmatch(name) else None
 
 
-#: A line break written escaped, as two characters: GLM-4.6 sometimes writes its whole output
-#: JSON-escaped (`todo_write\n<arg_key>…`, SGLang's GLM tests hold such outputs), so where the
-#: template writes a line break (after the name, between tags) `\n` is that line break.
-ESCAPED_BREAK = "\\n"
-
-
 def without_escaped_breaks(text: str) -> str:
-    """`text` stripped of blanks and of escaped line breaks at either end."""
+    """`text` stripped of blanks and of escaped line breaks at either end: GLM-4.6 sometimes
+    writes its whole output JSON-escaped (`todo_write\\n<arg_key>…`, SGLang's GLM tests hold
+    such outputs), so where the template writes a line break (after the name, between tags) the
+    two characters `\\n` are that line break, as Qwen3-Coder's reader takes them."""
     text = text.strip()
-    while text.startswith(ESCAPED_BREAK) or text.endswith(ESCAPED_BREAK):
-        text = text.removeprefix(ESCAPED_BREAK).removesuffix(ESCAPED_BREAK).strip()
+    while text.startswith(ESCAPED_NEWLINE) or text.endswith(ESCAPED_NEWLINE):
+        text = text.removeprefix(ESCAPED_NEWLINE).removesuffix(ESCAPED_NEWLINE).strip()
     return text
 
 

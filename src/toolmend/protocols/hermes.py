@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from toolmend.core.reader import Anchor, BlockContext, BlockReader
+from toolmend.core.reader import Anchor, BlockContext, BlockReader, BodyStart
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char, declare_tools
 from toolmend.protocols.json_calls import NAME_KEYS, JsonCallFormat, JsonCallsReader
-from toolmend.protocols.json_values import CallValuesReader
+from toolmend.protocols.json_values import BARE_BODY_STARTS, CallValuesReader
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
@@ -44,6 +44,9 @@ class HermesProtocol(TextProtocol):
     def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
         start: Anchor = "output"  # with tools=None, opener-less JSON is the whole output
         return dict.fromkeys(BARE, start) if resolver.accepts_any else {}
+
+    def body_starts(self, resolver: ToolResolver) -> Mapping[str, BodyStart]:
+        return {marker: BARE_BODY_STARTS[marker] for marker in BARE}  # the bare guard's
 
     def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN,)

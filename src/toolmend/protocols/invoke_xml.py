@@ -254,10 +254,18 @@ def parameter_value(gate: SchemaGate, key: str, text: str, *, undeclared_json: b
     The text itself when the key is undeclared (or there is no schema) or the text satisfies
     the key's subschema as a string; else its JSON value when it parses to a non-string
     (`textvalue.typed_value`, strict); else the text (the gate then repairs or rejects it).
+    `null` for a key that declares null among its types is null, even where a string is also
+    allowed (`anyOf: [string, null]`), as vLLM's and SGLang's MiniMax-M2 parsers read it and as
+    Qwen3-Coder's values read.
     """
     if undeclared_json and (not gate.declares(key) or gate.declared_types(key) is None):
         return typed_value(text, None)
-    if not gate.declares(key) or gate.value_as_is(key, text):
+    if not gate.declares(key):
+        return text
+    types = gate.declared_types(key)
+    if types is not None and "null" in types and text.strip() == "null":
+        return None
+    if gate.value_as_is(key, text):
         return text
     return typed_value(text, gate.declared_types(key), strict=True)
 

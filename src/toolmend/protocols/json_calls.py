@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolmend.core.argstream import is_canonical_json_string
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.jsonscan import JsonScan, decode_string_piece
 from toolmend.core.keyrules import duplicate_key_error
@@ -125,6 +126,25 @@ JSON_STRING = ValueText(
     ('"',), Escapes(("\\",), r'\\["\\/bfnrt]', r"\\(?:u[0-9a-fA-F]{0,3})?", _decode_plain)
 )
 _PLAIN_TEXT = JSON_STRING.plain
+#: A string window at least this long is first tried whole by the C decoder (`_whole_string`):
+#: below it, in the small chunks of a stream, the pattern costs as little and never fails.
+LONG_STRING = 1024
+
+
+def _whole_string(buf: str, pos: int, end: int) -> tuple[str, str] | None:
+    """The rest of the JSON string at `buf[pos]`, as written and decoded, when it closes
+    before `end` with only the escapes `_PLAIN_TEXT` takes (what that pattern would match,
+    found by the C decoder in one pass instead); None otherwise."""
+    if buf.find('"', pos, end) < 0:
+        return None
+    try:
+        text, after = _scanstring(buf, pos, False)
+    except ValueError:
+        return None  # an invalid escape, or not closed (in what follows `end`, even)
+    raw = buf[pos : after - 1]
+    if after > end or "\\u" in raw:
+        return None  # a `\u` escape goes through the reader (surrogates)
+    return raw, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,16 +546,22 @@ class JsonCallsReader(JsonScan, BlockReader):
         at a stop; `step` does both for a block that is JSON alone.
         """
         if self.streaming and self.in_string:
-            # A long string in one piece (a batch parse, a large chunk): the plain-text run's
-            # pattern takes its plain text and simple escapes in one go; the scanner the rest.
-            m = _PLAIN_TEXT.match(buf, pos, end)
-            if m is not None:
-                raw = m.group()
+            # A long string in one piece (a batch parse, a large chunk): its plain text and
+            # simple escapes are taken in one go (`_whole_string`, else the plain-text run's
+            # pattern); the scanner reads the rest.
+            whole = _whole_string(buf, pos, end) if end - pos >= LONG_STRING else None
+            if whole is not None:
+                raw, text = whole
+            else:
+                m = _PLAIN_TEXT.match(buf, pos, end)
+                raw = "" if m is None else m.group()
                 text = _decode_plain(raw)
+            if raw:
                 self.consumed.append(raw)
                 self.partial.append(text)
-                self.ctx.args.string_chunk(text)
-                pos = m.end()
+                encoded = raw if is_canonical_json_string(raw) else None
+                self.ctx.args.string_chunk(text, encoded=encoded)
+                pos += len(raw)
         return self.scan(buf, pos, end, final)
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:

@@ -31,7 +31,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import (
+    MAX_TAG_LENGTH,
+    Anchor,
+    BlockContext,
+    BlockReader,
+    BodyStart,
+    EofVerdict,
+)
 from toolmend.core.textscan import is_proper_prefix, skip_blanks
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall
@@ -57,6 +64,19 @@ CALL_METADATA_KEYS = METADATA_KEYS | {"tool_call_id"}
 #: assistant message written as text (`{"role": "assistant", "tool_calls": [...]}`) holds call
 #: objects.
 CALL_KEYS = frozenset((*NAME_KEYS, *ARGUMENT_KEYS, *CALL_METADATA_KEYS, *ENVELOPE_KEYS))
+
+
+#: How a bare call value goes on after its first character, at most `MAX_TAG_LENGTH` blanks
+#: on (the bare guard): an object with a key (`{"`), a list with an object (`[{`). The reader
+#: refuses any other body at once (`BodyStart`), so the parser asks this before building one.
+BARE_BODY_STARTS: Mapping[str, BodyStart] = {
+    "{": BodyStart(
+        re.compile(r'[ \t\r\n]*"'), re.compile(r"[ \t\r\n]*"), lookahead=MAX_TAG_LENGTH + 1
+    ),
+    "[": BodyStart(
+        re.compile(r"[ \t\r\n]*\{"), re.compile(r"[ \t\r\n]*"), lookahead=MAX_TAG_LENGTH + 1
+    ),
+}
 
 
 def call_format(
@@ -126,7 +146,9 @@ class CallValuesReader(JsonCallsReader):
         self.deferred: list[dict[str, Any]] | None = None
         if bare and (ctx.resolver.accepts_any or closer_required):
             self.deferred = []  # (it opened at the output's start: `CallValuesProtocol.anchors`)
-        self.guarded = not bare  # the bare guard has looked at the value's start
+        #: The bare guard: how the value must go on after `prime` (`BARE_BODY_STARTS`).
+        self.body_start = BARE_BODY_STARTS.get(prime) if bare else None
+        self.guarded = self.body_start is None  # the bare guard has looked at the value's start
         #: A bare value refused while still open: the rest of it is text (see `RefusedJson`),
         #: for a value the marker itself opened (a fence reads its own rest instead).
         self.refused: RefusedJson | None = None
@@ -220,10 +242,11 @@ class CallValuesReader(JsonCallsReader):
             return self._skip_refused(buf, pos, end, final)
         if not self.guarded and not self.not_a_call:
             # The guard: a call's JSON goes on with a key (`{"`) or an object (`[{`).
-            i, end = _bounded_blanks(buf, pos, end)
-            if i == end and not final and i - pos <= MAX_TAG_LENGTH:
+            assert self.body_start is not None
+            opens = self.body_start.verdict(buf, pos, end, final)
+            if opens is None:
                 return pos
-            if i == end or buf[i] != ("{" if self.in_list else '"'):
+            if not opens:
                 return self._revert(pos, rescan=True)
             self.guarded = True
         while True:
@@ -456,6 +479,10 @@ class CallValuesProtocol(TextProtocol):
     def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
         start: Anchor = "output"
         return dict.fromkeys(self.bare_markers, start) if resolver.accepts_any else {}
+
+    def body_starts(self, resolver: ToolResolver) -> Mapping[str, BodyStart]:
+        # (a bare marker's reader is a bare `CallValuesReader` primed with it: `new_reader`)
+        return {marker: BARE_BODY_STARTS[marker] for marker in self.bare_markers}
 
     def closing_markers(self) -> Sequence[str]:
         return (*self.format.closers, *self.format.reopeners)

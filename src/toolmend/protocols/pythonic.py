@@ -40,7 +40,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolmend.core.fastpath import Escapes, ValueText
-from toolmend.core.reader import MAX_TAG_LENGTH, Anchor, BlockContext, BlockReader, EofVerdict
+from toolmend.core.reader import (
+    MAX_TAG_LENGTH,
+    Anchor,
+    BlockContext,
+    BlockReader,
+    BodyStart,
+    EofVerdict,
+)
 from toolmend.core.textscan import find_closer
 from toolmend.jsontext import MAX_NESTING
 from toolmend.model import Tool, ToolCall, canonical_json
@@ -58,9 +65,12 @@ _CONSTANTS = {"True": True, "False": False, "None": None, "true": True, "false":
 _CONSTANTS.update({"null": None, "none": None})
 
 
-#: How an anchored list must begin (`[name(`), and every text that may still grow into that.
-_CALL_START = re.compile(r"[ \t]*[A-Za-z_][\w.-]*[ \t]*\(")
-_CALL_START_PREFIX = re.compile(r"[ \t]*(?:[A-Za-z_][\w.-]*[ \t]*)?")
+#: How an anchored list must begin (`[name(`), and every text that may still grow into that:
+#: the reader refuses any other body at once, so the parser asks this before building one.
+CALL_START = BodyStart(
+    re.compile(r"[ \t]*[A-Za-z_][\w.-]*[ \t]*\("),
+    re.compile(r"[ \t]*(?:[A-Za-z_][\w.-]*[ \t]*)?"),
+)
 
 
 CALLING_TOOL_MARKER = "[Calling tool:"
@@ -331,6 +341,9 @@ class PythonicProtocol(TextProtocol):
         anchor: Anchor = "output" if resolver.accepts_any else "line"
         return {m: anchor for m, f in self.formats.items() if f.anchored}
 
+    def body_starts(self, resolver: ToolResolver) -> Mapping[str, BodyStart]:
+        return {m: CALL_START for m, f in self.formats.items() if f.anchored}  # `_confirm`'s
+
     def closing_markers(self) -> Sequence[str]:
         ends = {(f.closer or ("]" if f.depth else ")")): None for f in self.formats.values()}
         return tuple(ends)
@@ -408,11 +421,11 @@ class PythonicReader(BlockReader):
     def _confirm(self, buf: str, pos: int, end: int, final: bool) -> int:
         """An anchored list (at a line start: `anchors`) opens only as `[name(`: else it is
         text."""
-        head = buf[pos : min(end, pos + MAX_TAG_LENGTH)]
-        if _CALL_START.match(head):
+        opens = CALL_START.verdict(buf, pos, end, final)
+        if opens:
             self.confirmed = True
             return self._read(buf, pos, end, final)
-        if final or len(head) >= MAX_TAG_LENGTH or not _CALL_START_PREFIX.fullmatch(head):
+        if opens is False:
             self.ctx.revert("", rescan=False)
         return pos
 

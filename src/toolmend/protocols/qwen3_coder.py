@@ -9,12 +9,15 @@ Parsing, in short:
 * `<tool_call>` and a bare `<function=` both open a block (models often drop the wrapper). One
   block holds one function; a `</tool_call>` right after `</function>` belongs to it.
 * A parameter value is raw text: one leading and one trailing newline are the template's and are
-  trimmed; nothing else is trimmed or decoded. A model whose text went through one JSON encoding
-  too many writes the template's line breaks as the two characters `\n` (LocalAI's "literal \n
-  between tags"): such escaped blanks between the tags are layout too, and then so is one `\n`
-  at each edge of a value (never one inside it). Only `</parameter>` ends a value, or (the closer
-  forgotten) the next `<parameter=`, `</function>`, or the wrapper's `</tool_call>`, which then
-  ends the call and the block (`core/closers.py`); any other `<`, `>` or tag is content.
+  trimmed, the trailing one only after a leading one (Seed-OSS's template writes a value right
+  after its tag, so a final line break there is the value's, as llama.cpp reads it: an edit
+  tool's `oldString` keeps it); nothing else is trimmed or decoded. A model whose text went
+  through one JSON encoding too many writes the template's line breaks as the two characters
+  `\n` (LocalAI's "literal \n between tags"): such escaped blanks between the tags are layout
+  too, and then so is one `\n` at each edge of a value (never one inside it). Only
+  `</parameter>` ends a value, or (the closer forgotten) the next `<parameter=`, `</function>`,
+  or the wrapper's `</tool_call>`, which then ends the call and the block (`core/closers.py`);
+  any other `<`, `>` or tag is content.
 * Values are typed by the tool's schema (`parameter_value`): a string keeps its text; numbers,
   booleans and null are read from the text; objects and arrays from JSON or Python literals.
   Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
@@ -86,6 +89,13 @@ def escaped_value_text(stops: tuple[str, ...]) -> ValueText:
     return ValueText(stops, held="\n" + ESCAPED_NEWLINE)
 
 
+@lru_cache(maxsize=8)
+def unheld_value_text(stops: tuple[str, ...]) -> ValueText:
+    """The fast path's `ValueText` of a value written right after its tag: its final line break
+    is its own, so nothing is held back."""
+    return ValueText(stops)
+
+
 def _layout_end(text: str, pos: int = 0, end: int | None = None) -> int:
     """The end of the layout (blanks, escaped or not) at `pos`."""
     m = _LAYOUT.match(text, pos, len(text) if end is None else end)
@@ -133,11 +143,12 @@ _QUOTES = "\"'"
 
 
 def trim_value(body: str) -> str:
-    """A parameter body without the one leading and one trailing newline the template adds."""
+    """A parameter body without the one leading and one trailing newline the template adds
+    (the trailing one only after a leading one: the template writes both or neither)."""
     if body.startswith("\n"):
         body = body[1:]
-    if body.endswith("\n"):
-        body = body[:-1]
+        if body.endswith("\n"):
+            body = body[:-1]
     return body
 
 
@@ -276,6 +287,8 @@ class Qwen3CoderReader(BlockReader):
         self.key = ""  # the parameter being read
         self.types: frozenset[str] | None = None
         self.started_value = False
+        #: The value began with the template's line break: then a final one is the template's too.
+        self.broke = False
         self.streaming = False
         self.pieces: list[str] = []  # released text of the value being read
         self.json_pieces: list[str] = []  # a JSON arguments body written inside <function=...>
@@ -463,6 +476,7 @@ class Qwen3CoderReader(BlockReader):
         self.types = declared_types(self._property_schema(key))
         self.state = _VALUE
         self.started_value = False
+        self.broke = False
         self.pieces = []
         self.streaming = False
         if key in self.done:
@@ -485,18 +499,26 @@ class Qwen3CoderReader(BlockReader):
             self.started_value = True
             if buf[pos] == "\n":
                 pos += 1
+                self.broke = True
             elif self.escaped and buf.startswith(ESCAPED_NEWLINE, pos, end):
                 pos += 2
+                self.broke = True
             if self.streaming:
-                fast = escaped_value_text(self.value_text.stops) if self.escaped else None
-                self.ctx.stream_value(fast or self.value_text, raw=(self.pieces,))
+                stops = self.value_text.stops
+                if not self.broke:
+                    fast = unheld_value_text(stops)
+                else:
+                    fast = escaped_value_text(stops) if self.escaped else self.value_text
+                self.ctx.stream_value(fast, raw=(self.pieces,))
         k, marker, level = self.value_closers.find(buf, pos, end)
         if not marker:
             if final:
                 self.tail = buf[pos:end]
                 return end
             cut = k
-            if cut > pos and buf[cut - 1] == "\n":
+            if not self.broke:
+                pass  # a final newline is the value's own
+            elif cut > pos and buf[cut - 1] == "\n":
                 cut -= 1  # maybe the template's final newline: decided by what follows
             elif self.escaped and cut - 2 >= pos and buf.startswith(ESCAPED_NEWLINE, cut - 2, cut):
                 cut -= 2  # the same, escaped
@@ -507,7 +529,9 @@ class Qwen3CoderReader(BlockReader):
             return cut
         stop = k + len(marker)
         text = buf[pos:k]
-        if text.endswith("\n"):
+        if not self.broke:
+            pass
+        elif text.endswith("\n"):
             text = text[:-1]
         elif self.escaped and text.endswith(ESCAPED_NEWLINE):
             text = text[:-2]
@@ -649,12 +673,15 @@ class Qwen3CoderReader(BlockReader):
                 if marker != PARAMETER_END:
                     self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
                 text = tail[:cut]
-                self._release(text[:-1] if text.endswith("\n") else text)
+                self._release(text[:-1] if self.broke and text.endswith("\n") else text)
                 self._close_value()
                 return self._verdict(True)
         args = dict(self.done)
         if self.key not in args:
-            args[self.key] = typed_value(trim_value("".join(self.pieces) + tail), self.types)
+            text = "".join(self.pieces) + tail
+            args[self.key] = typed_value(
+                text[:-1] if self.broke and text.endswith("\n") else text, self.types
+            )
         return self._verdict(False, args)
 
     def _verdict(

@@ -166,12 +166,12 @@ def create_app(config: ServerConfig) -> Starlette:
             await client.close()
             log.close()
 
-    routes = [
+    routes = [  # the streaming endpoints first: each request tries the routes in this order
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+        *frontend_routes(),
         Route("/v1/models", models, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
-        *frontend_routes(),
     ]
     app = ProxyApp(routes=routes, lifespan=lifespan)
     app.add_exception_handler(404, _not_found)

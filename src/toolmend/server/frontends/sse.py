@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from toolmend.server import wirejson
 
 #: Frame heads kept, one per event type: the grammars name a few dozen types, so this bound
@@ -60,11 +62,17 @@ class FrameTemplate:
         self._tail = parts[-1]
 
     def fill(self, value: Any) -> bytes:
-        """The frame of a one-slot template."""
-        return self._head + wirejson.dumps(value) + self._tail
+        """The frame of a one-slot template (orjson called here, once a chunk; what it
+        refuses is written by the proxy's codec, as `sse_frame` does)."""
+        try:
+            return self._head + orjson.dumps(value) + self._tail
+        except TypeError:
+            return self._head + wirejson.dumps(value) + self._tail
 
     def fill2(self, first: Any, second: Any) -> bytes:
         """The frame of a two-slot template."""
-        return b"".join(
-            (self._head, wirejson.dumps(first), self._middle, wirejson.dumps(second), self._tail)
-        )
+        try:
+            values = orjson.dumps(first), orjson.dumps(second)
+        except TypeError:
+            values = wirejson.dumps(first), wirejson.dumps(second)
+        return b"".join((self._head, values[0], self._middle, values[1], self._tail))
