@@ -663,51 +663,57 @@ TYPE_PLAIN = words(
     r"\bdoes not match (?:its|the) (?:declared |expected )?(?:[\w-]+ )?(?:type|schema)\b",
 )
 
-PARAM_VALUE = words(
-    "pydantic-ai openai-agents mcp-typescript-sdk vercel-ai roo-code gemini-cli continue cline"
-    " smolagents mcp-servers langgraph claude-code qwen-code",
-    r"Input should be (?:'|\"|less|greater|at (?:least|most)|a valid (?:url|email|date|uuid))",
-    r"Extra inputs are not permitted|\[type=(?:literal_error|extra_forbidden|enum)\b",
-    r"(?:unexpected|unknown|unrecognized|additional) (?:parameter|argument|keyword|property"
-    r"|key|field)s?\b",
-    r"is not in the tool's input schema",
-    # a git revision the tool was given that names nothing (GitPython's BadName, as the git MCP
-    # server returns it): "Ref 'release/2.0' did not resolve to an object"
-    r"\bdid not resolve to an? (?:object|commit|revision|ref)\b",
-    r"Invalid enum value|Invalid option: expected one of|Too (?:big|small): expected",
-    r"(?:is )?not one of the (?:allowed|permitted|valid) (?:values|options)",
-    r"(?:must|should) be (?:one of|either)\b",
-    r"\bis not (?:allowed|permitted|accepted|valid|supported) (?:for|as) (?:the )?(?:value of )?"
-    r"[`'\"]?[\w.\-]+[`'\"]?\.?$",
-    r"\binvalid_(?:enum_value|value|format|string)\b|\btoo_(?:big|small)\b",
-    r"must be (?:an? )?(?:between|greater|less|at (?:least|most)|positive|non-negative"
-    r"|[\w-]+-indexed|\d+ or (?:greater|less)|in the future|an ISO|one of|absolute|relative"
-    r"|unique|different)",
-    r"Cannot specify both|cannot be used (?:with|together)|cannot start with '-'",
-    r"\b(?:unsupported|unknown|invalid) (?:value|unit|option|mode|format|enum|choice)\b",
-    r"^(?:Error: )?Invalid (?!JSON|diff|patch|tool call)[\w ]{1,40}(?::|\")",
-    r"^(?:Error: )?(?:Unknown|Unsupported|Unrecognized|Unrecogni[sz]ed) (?!command\b|error\b)"
-    r"(?:[\w.\-]+ ){0,6}?[`'\"]?[A-Za-z_][\w.\-]*[`'\"]?: \S",
-    r"\binvalid (?:regex|glob|search pattern|pattern)\b",
-    r"\b(?:unsupported|cannot read text for) (?:\w+ )?(?:format|file type|extension)s?\b"
-    r"|\b(?:file type|file format|format|extension) (?:is )?not supported\b",
-    r"\bInvalid (?:mode|offset|insert_line|regular expression|URL|timezone|time format"
-    r"|branch name|path|state code|todos format|value|date|option)\b",
-    r"(?:skill|rule|entity|task|job|mode|agent|branch|schedule|item) (?:with name )?[\"']?[\w .\-]+"
-    r"[\"']? (?:not found|does not exist)",
-    r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
-    r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
-    r"\bLine (?:with index |number )?\d+ does not exist\b",
-    r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range)\b[^\n]{0,30}\bout of "
-    r"(?:range|bounds)\b",
-) + words(
-    # a point or place off the screen or page: "Coordinates 2400, 1800 are out of bounds"
-    "plain",
-    r"\b(?:coordinates?|position|point|column|page|cell)\b[^\n]{0,30}\b(?:is|are) out of "
-    r"(?:range|bounds)\b",
-    # a background process the call named by id that the tool has none of: crush's "background
-    # shell not found: 004" (a bare "shell not found" is a missing program)
-    r"^(?:Error: )?background (?:shell|job|task|process) not found: \S",
+PARAM_VALUE = (
+    words(
+        "pydantic-ai openai-agents mcp-typescript-sdk vercel-ai roo-code gemini-cli continue cline"
+        " smolagents mcp-servers langgraph claude-code qwen-code",
+        r"Input should be (?:'|\"|less|greater|at (?:least|most)|a valid (?:url|email|date|uuid))",
+        r"Extra inputs are not permitted|\[type=(?:literal_error|extra_forbidden|enum)\b",
+        r"(?:unexpected|unknown|unrecognized|additional) (?:parameter|argument|keyword|property"
+        r"|key|field)s?\b",
+        r"is not in the tool's input schema",
+        # a git revision the tool was given that names nothing (GitPython's BadName, as the git MCP
+        # server returns it): "Ref 'release/2.0' did not resolve to an object"
+        r"\bdid not resolve to an? (?:object|commit|revision|ref)\b",
+        r"Invalid enum value|Invalid option: expected one of|Too (?:big|small): expected",
+        r"(?:is )?not one of the (?:allowed|permitted|valid) (?:values|options)",
+        r"(?:must|should) be (?:one of|either)\b",
+        r"\bis not (?:allowed|permitted|accepted|valid|supported) (?:for|as) (?:the )?"
+        r"(?:value of )?[`'\"]?[\w.\-]+[`'\"]?\.?$",
+        r"\binvalid_(?:enum_value|value|format|string)\b|\btoo_(?:big|small)\b",
+        r"must be (?:an? )?(?:between|greater|less|at (?:least|most)|positive|non-negative"
+        r"|[\w-]+-indexed|\d+ or (?:greater|less)|in the future|an ISO|one of|absolute|relative"
+        r"|unique|different)",
+        r"Cannot specify both|cannot be used (?:with|together)|cannot start with '-'",
+        r"\b(?:unsupported|unknown|invalid) (?:value|unit|option|mode|format|enum|choice)\b",
+        r"^(?:Error: )?Invalid (?!JSON|diff|patch|tool call)[\w ]{1,40}(?::|\")",
+        r"^(?:Error: )?(?:Unknown|Unsupported|Unrecognized|Unrecogni[sz]ed) (?!command\b|error\b)"
+        r"(?:[\w.\-]+ ){0,6}?[`'\"]?[A-Za-z_][\w.\-]*[`'\"]?: \S",
+        r"\binvalid (?:regex|glob|search pattern|pattern)\b",
+        r"\b(?:unsupported|cannot read text for) (?:\w+ )?(?:format|file type|extension)s?\b"
+        r"|\b(?:file type|file format|format|extension) (?:is )?not supported\b",
+        r"\bInvalid (?:mode|offset|insert_line|regular expression|URL|timezone|time format"
+        r"|branch name|path|state code|todos format|value|date|option)\b",
+        r"(?:skill|rule|entity|task|job|mode|agent|branch|schedule|item) (?:with name )?"
+        r"[\"']?[\w .\-]+[\"']? (?:not found|does not exist)",
+        r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
+        r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
+        r"\bLine (?:with index |number )?\d+ does not exist\b",
+        r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range)\b[^\n]{0,30}\bout of "
+        r"(?:range|bounds)\b",
+    )
+    + words(
+        # a point or place off the screen or page: "Coordinates 2400, 1800 are out of bounds"
+        "plain",
+        r"\b(?:coordinates?|position|point|column|page|cell)\b[^\n]{0,30}\b(?:is|are) out of "
+        r"(?:range|bounds)\b",
+    )
+    + words(
+        # a background process the call named by id that the tool has none of: crush's "background
+        # shell not found: 004" (a bare "shell not found" is a missing program)
+        "crush",
+        r"^(?:Error: )?background (?:shell|job|task|process) not found: \S",
+    )
 )
 
 #: JSON Schema validators' own messages when the keyword that failed is not shown: jsonschema
