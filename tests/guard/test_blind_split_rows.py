@@ -99,9 +99,9 @@ BATCHES = (
         "snapshot",
         (*EARLIER, "blind2_errors.json", "blind3_errors.json"),
         0.8,
-        min_errors=90,
-        min_error_sources=4,
-        min_successes=15,
+        min_errors=160,
+        min_error_sources=7,
+        min_successes=30,
     ),
 )
 
