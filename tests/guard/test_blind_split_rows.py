@@ -99,9 +99,9 @@ BATCHES = (
         "snapshot",
         (*EARLIER, "blind2_errors.json", "blind3_errors.json"),
         0.8,
-        min_errors=160,
-        min_error_sources=7,
-        min_successes=30,
+        min_errors=170,
+        min_error_sources=8,
+        min_successes=35,
     ),
 )
 
