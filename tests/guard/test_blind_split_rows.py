@@ -99,9 +99,8 @@ BATCHES = (
         "snapshot",
         (*EARLIER, "blind2_errors.json", "blind3_errors.json"),
         0.8,
-        min_errors=170,
-        min_error_sources=8,
-        min_successes=35,
+        min_error_sources=12,
+        min_successes=50,
     ),
 )
 
