@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -61,12 +60,18 @@ def test_200_concurrent_streams_arrive_whole_and_in_order(
 
 
 def wait_for(url: str, seconds: float) -> None:
+    """Poll until the server answers; a refused connection and a slow answer both mean "not yet".
+
+    The slow answer matters on a loaded machine: a worker still importing can accept the
+    connection and not answer within the poll's own timeout, which raises `TimeoutError` (an
+    `OSError`, not a `URLError`).
+    """
     deadline = time.monotonic() + seconds
     while True:
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return
-        except (urllib.error.URLError, ConnectionError):
+        except OSError:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
