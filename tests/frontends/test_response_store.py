@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import socket
+import sqlite3
 import subprocess
 import time
 from collections.abc import Iterator
@@ -83,6 +84,28 @@ def test_redis_is_shared_by_two_replicas(redis_url: str) -> None:
     assert two.get("resp_1") == ITEMS
     one.close()
     two.close()
+
+
+def test_a_redis_store_that_cannot_be_reached_fails_with_a_store_error() -> None:
+    pytest.importorskip("redis", reason="the redis package is not installed (pip install redis)")
+    store = open_store(f"redis://127.0.0.1:{_free_port()}/0")  # nothing listens there
+    with pytest.raises(ResponseStoreError, match="Redis response store"):
+        store.get("resp_1")
+    with pytest.raises(ResponseStoreError, match="Redis response store"):
+        store.put("resp_1", ITEMS)
+    store.close()
+
+
+def test_expired_responses_are_removed_when_the_next_one_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite3"
+    old = SQLiteResponseStore(path, ttl_seconds=-1)
+    old.put("resp_old", ITEMS)
+    old.close()
+    store = SQLiteResponseStore(path)
+    store.put("resp_new", ITEMS)
+    store.close()
+    with sqlite3.connect(path) as db:
+        assert [row[0] for row in db.execute("SELECT id FROM responses")] == ["resp_new"]
 
 
 def test_an_unknown_store_url_is_refused_by_name() -> None:

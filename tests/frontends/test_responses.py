@@ -310,6 +310,24 @@ def test_the_non_streaming_response_matches_the_streamed_one() -> None:
     assert response["tools"] == [SHELL]
 
 
+def test_the_input_is_counted_only_when_the_upstream_reports_no_prompt_tokens() -> None:
+    counted: list[int] = []
+
+    def count() -> int:
+        counted.append(1)
+        return 77
+
+    body = _body("x")
+    reported = ResponsesStream(translate_request(body), body, model="m", input_tokens=count)
+    reported.feed(text("a"))
+    reported.feed(chunk(finish="stop"))
+    reported.feed(usage(12, 3))
+    assert reported.finish()[-1]["response"]["usage"]["input_tokens"] == 12 and not counted
+    silent = ResponsesStream(translate_request(body), body, model="m", input_tokens=count)
+    silent.feed(text("a"))
+    assert silent.finish()[-1]["response"]["usage"]["input_tokens"] == 77 and counted == [1]
+
+
 @given(st.lists(st.sampled_from(PLAN_STEPS), max_size=12))
 def test_any_mix_of_pieces_keeps_the_grammar(plan: list[str]) -> None:
     chunks = plan_chunks(plan, "shell")

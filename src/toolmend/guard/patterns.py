@@ -604,6 +604,7 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.UNSUPPORTED_REQUEST
         + w.BAD_CHARACTERS
         + w.NOT_VALID_PARAM
+        + w.NOTHING_WITH_ID
         + w.SELF_REFERENCE,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
@@ -622,6 +623,7 @@ PATTERNS: tuple[Pattern, ...] = (
         text=w.MISSING_DEPENDENCY
         + w.MISSING_PROGRAM
         + w.MISSING_PROGRAM_EXEC
+        + w.RECIPE_PROGRAM_MISSING
         + w.INSTALL_HINT
         + w.MUST_INSTALL,
         what="The command of this {tool} call failed: a program, module or package it needs is "
@@ -677,6 +679,7 @@ PATTERNS: tuple[Pattern, ...] = (
         priority=42,
         text=w.COMMAND
         + w.RUNTIME_FAILURE
+        + w.RUNTIME_REPORTS
         + w.TOOLCHAIN_FAILURE
         + w.PROGRAM_USAGE
         + w.PROGRAM_BAD_OPTION

@@ -308,13 +308,14 @@ QUOTA_USED = words(
     "plain",
     r"\bquota\b[^\n]{0,30}\b(?:exceeded|exhausted|reached|used up)\b",
     r"\b(?:exceeded|exhausted|reached) (?:your |the |its )?(?:\w+ )?quota\b",
+    r"\b(?:cost|spend(?:ing)?|budget|billing|credit)(?:/\w+)? limit (?:exceeded|reached|hit)\b",
 )
 
 # --- tools and protocol ---------------------------------------------------------------------
 
 MCP_MISSING = words(
     "mcp-typescript-sdk roo-code kilocode gemini-cli claude-code",
-    r"MCP error -32602: (?:Unknown tool|Tool \S+ (?:not found|disabled))",
+    r"MCP error -32602: (?:Unknown tool|(?:Tool|Prompt) \S+ (?:not found|disabled))",
     r"Tool " + name("tool") + r" (?:does not exist|is disabled) on server",
     r"on server [`'\"]?[\w.\-]+[`'\"]? is disabled",
     r"(?:MCP )?server [`'\"]?[\w.\-]+[`'\"]? (?:is )?not (?:found|connected|configured)",
@@ -403,8 +404,8 @@ UNKNOWN_TOOL = words(
     " gemini-cli continue mini-swe-agent ollama smolagents sglang vllm lmstudio goose codex",
     name("tool") + r" is not a valid tool",
     r"\b(?:unknown|unavailable|undefined|undeclared|unsupported|nonexistent) (?:tool|function)"
-    r"(?: name)?[:\s]+" + name("tool"),
-    r"\b(?:unknown|unavailable|undefined) (?:tool|function)\b",
+    r"(?:[ _]call)?(?: name)?[:=\s]+" + name("tool"),
+    r"\b(?:unknown|unavailable|undefined) (?:tool|function)(?:[ _]call)?\b",
     r"No such tool(?: available)?:? " + name("tool"),
     r"\b(?:tool|function) " + name("tool") + r" (?:was |is |has )?(?:not found|does not exist"
     r"|is not declared|not declared|is not defined|not registered|has not been passed"
@@ -530,10 +531,13 @@ PARAM_MISSING = words(
     r"(?:must have|missing) required (?:property|properties|field|argument)s? " + _PARAM,
     r"'" + _PARAM + r"' is a required property",
     r"\bmissing field `" + _PARAM + r"`",
-    r"Missing " + _PARAM + r" argument",
+    r"Missing [`'\"]?" + _PARAM + r"[`'\"]? (?:argument|parameter|field|property)\b",
+    r"\bmust (?:include|contain|have|specify) (?:an? |the )?(?:non-?empty |valid )?[`'\"]"
+    + _PARAM
+    + r"[`'\"] (?:field|parameter|argument|property|key)\b",
     r"missing (?:\d+ )?required (?:positional |keyword-only )?arguments?: '" + _PARAM + r"'",
     r"(?:^|\W)(?:the )?(?:parameter|argument|field|property) " + _PARAM + r" is required",
-    r"(?:^|[\s:])"
+    r"(?:^|[\s:])(?!variable\b|var\b)"
     + _PARAM
     + r"(?: \(\w+\))? (?:is|are) required\b(?!\. Install| to (?:use|run)\b)",
     r"(?:^|[\s:])" + _PARAM + r" array is required",
@@ -574,7 +578,12 @@ NOTHING_GIVEN = words(
     r"should|has to|needs to) be (?:provided|given|specified|supplied|set|passed)\b",
     r"^(?:Error: )?(?:either |one of )[`'\"]?[\w.\-]+[`'\"]?,? or [`'\"]?[\w.\-]+[`'\"]? "
     r"(?:is|are) required\b",
-    r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)\.?$",
+    r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)"
+    r"(?:\.|$)",
+    r"^(?:Error: )?(?:The )?[\w-]+(?: [\w-]+)? (?:must|should|has to|needs to) be (?:provided"
+    r"|given|specified|supplied)\.?$",
+    r"^(?:Error: )?(?:Provide|Specify|Pass|Give|Supply|Set) (?:at least )?(?:one of|either) "
+    r"[`'\"][\w.\-]+[`'\"](?![^\n]*\bnot both\b)",
     r"^(?:Error: )?At least one (?:of )?[^\n]{1,80}? (?:must|should|has to) be (?:provided|given"
     r"|specified|supplied)\b",
 )
@@ -704,6 +713,14 @@ NOTHING_NAMED = words(
     "mcp-python-sdk",
     r"\bno (?:file|note|resource|document|page|template)s? (?:named|called)\b",
 )
+#: Nothing found under the id or name the call gave ("No capability found with id 'web'",
+#: "No output log found for process ID 4242", "no job found with name x"): the value names
+#: nothing there, like "Job bg-3 not found".
+NOTHING_WITH_ID = words(
+    "plain",
+    r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was )?found (?:for|with) (?:the )?(?:[\w-]+ )?(?:id|ID"
+    r"|name|key|number|identifier)\b",
+)
 
 #: Bounds on a list: how many items it may have ("must have at least one", "Maximum of 25
 #: tools allowed in batch", "Provide at least one tool call").
@@ -724,6 +741,9 @@ VALUE_BOUNDS = words(
     r"|limit) (?:is|of|allowed is) \d+",
     r"\b(?:array|list) (?:with|of|containing) \d+ ?(?:-|–|to) ?\d+ (?:items|entries|elements"
     r"|values)\b",
+    r"\b(?:line|offset|index|position|page|row) (?:number )?-?\d+ (?:exceeds|is (?:beyond|past"
+    r"|greater than|after)) (?:the )?(?:number of (?:lines|rows|pages)|(?:file|document) length"
+    r"|end of (?:the )?(?:file|document)|total (?:number of )?lines)\b",
 )
 
 #: A value the tool finds unusable as a whole, named by its parameter ("The todos parameter is
@@ -734,6 +754,12 @@ NOT_VALID_PARAM = words(
     r"(?:a )?valid\b",
     r"\b(?:parameter|argument|field|option) [`'\"][\w.\-]+[`'\"] (?:is not|isn't) (?:a )?valid\b",
     r"\bmust (?:have|be|use|contain) (?:a )?valid [\w-]+ \(",
+    r"\b[`'\"]?[\w.\-]+[`'\"]? (?:parameter|argument|field|input) validation failed\b"
+    r"|\bvalidation failed for (?:the )?(?:parameter|argument|field) ",
+    r"\b(?:URI|URL|path|id|ID|name|value|key|format|timezone) [`'\"]?\S{1,200}?[`'\"]? is "
+    r"(?:invalid|not valid)\b",
+    r"\bmust (?:have|use|end (?:with|in)) (?:an? |the )?[`'\"]?\.\w{1,8}[`'\"]? (?:extension"
+    r"|suffix)\b",
 )
 
 #: A graph of tasks or dependencies the call would make invalid: a cycle, a thing that depends on
@@ -759,6 +785,8 @@ VALUE_COMBINATION = words(
     r"\bmutually exclusive\b|,? not both\b|\bonly one of\b[^\n]{1,80}?\b(?:may|can|should|must)"
     r" be (?:given|specified|provided|set|used|passed)\b",
     r"\bcannot be combined with\b",
+    r"[`'\"][\w.\-]+[`'\"] (?:is|are) not (?:allowed|permitted|valid|supported) (?:when|if|with"
+    r"|together with)\b",
 )
 #: A length or count a value may not pass: "rationale must be 280 characters or less", "must be
 #: at most 100 characters", "must not exceed 50 items", "title is longer than 256 characters".
@@ -808,6 +836,7 @@ UNKNOWN_MODEL = words(
     "litellm ollama lmstudio",
     r"\bmodel [`'\"][^`'\"\n]{1,80}[`'\"] (?:does not exist|doesn't exist|not found|is not "
     r"(?:available|found|served|loaded))\b",
+    r"\bmodel not found:? [`'\"]?[\w./:\-]+",
     r"\bprovider (?:was |is )?not (?:provided|specified|given|recogni[sz]ed|supported)\b"
     r"|\bunknown (?:LLM |model )?provider\b|\bmodel_not_found\b",
 )
@@ -924,7 +953,9 @@ FILE_MISSING = words(
 #: "Cannot find file: a.py", "a.py: no such file", "No file exists at path a.py").
 FILE_NOT_LOCATED = words(
     "plain",
-    r"\b" + LOCATE + r" (?:the |an? )?(?:[\w-]+ )?(?:file|directory|folder|dir|path)\b",
+    r"\b" + LOCATE + r" (?:the |an? )?(?:[\w-]+ ){0,3}(?:file|directory|folder|dir|path)\b",
+    # the JVM launcher's "Unable to access jarfile build/app.jar", and "unable to access file X"
+    r"\bunable to access (?:jar)?file \S",
     # a bare relative path with a slash said not to exist ("docs/setup.md does not exist; ...")
     r"(?:^|[\s\"':])(?:\.{0,2}/)?[\w.\-]+(?:/[\w.\-]+)+ (?:does not exist|doesn't exist"
     r"|was not found)\b",
@@ -959,6 +990,8 @@ FILE_EXISTS = words(
     r"\bEEXIST\b|FileExistsError|\[Errno 17\]|\bFile exists\b",
     r"(?:file|directory|path)\b[^\n]{0,120}?already exists",
     r"(?:create|creating) a file that already exists",
+    r"(?:^|\b(?:a|an|the) )[\w-]+ (?:named|called|with (?:the )?(?:id|name)) [`'\"]?[\w./\-]+"
+    r"[`'\"]? already exists\b",
     r"\b(?:destination|target|dest|output)(?: path| file| directory| folder)?\b[^\n]{0,40}?"
     r"\balready exists\b",
 )
@@ -1147,7 +1180,8 @@ POLICY_DENIED = words(
     " aider codex",
     r"outside (?:of )?(?:the )?(?:allowed|workspace|project|cwd|base directory|root directory"
     r"|working directory|repository|repo\b|sandbox)",
-    r"\bpath traversal\b|\bwould escape (?:the )?(?:base|root|workspace|project) directory",
+    r"\bpath traversal\b|\b(?:would|must not|may not|cannot|can't) escape (?:the )?(?:base|root"
+    r"|workspace|project|target|working|allowed|output) directory",
     r"(?:must|may only) (?:stay|be|change directories to)[^\n]{0,40}(?:within|inside|child"
     r" directories)",
     r"\bblocked by\b|Access blocked|\bwas blocked\b|\bis ignored by\b|\bin gitignore\b",
@@ -1158,7 +1192,7 @@ POLICY_DENIED = words(
     r"|refused)\b"
     r"|^(?:Error: )?Refused to (?:fetch|access|connect to|open|load|read|request) \S",
     r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
-    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b(?! (?:for|as) )",
+    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b(?! (?:for|as|when|if|with|together) )",
     r"\baccess to [^\n]{1,80}? (?:is )?(?:not permitted|not allowed|denied|forbidden|refused)\b",
     r"\b(?:file|path|directory|folder|network|write|read) access (?:is )?(?:not permitted|not "
     r"allowed|denied|forbidden|refused)\b",
@@ -1166,7 +1200,8 @@ POLICY_DENIED = words(
     r"\baccess_denied\b|Access denied\b",
     r"sandbox denied|\bsandbox (?:cannot be enforced|blocked|refused|violation)\b",
     r"\b(?:contains|is) (?:a )?protected (?:file|path|directory|folder)\b",
-    r"\b(?:command|request|call|operation|action)s? (?:was |were )?(?:rejected|refused|blocked)\b",
+    r"\b(?:command|request|call|operation|action|data|input|payload|upload)s? (?:was |were )?"
+    r"(?:rejected|refused|blocked)\b",
     r"not in the (?:list of )?allowed|not (?:in|inside|within) (?:the |one of the )?(?:allowed |"
     r"current )?(?:workspace|project|sandbox|allowed directories)",
 )
@@ -1223,6 +1258,8 @@ MISSING_CREDENTIALS = words(
     r"|credentials)\b",
     r"\b(?:API[ _-]?key|access token|credentials) (?:is |are )?(?:required|missing|not set"
     r"|not found)\b",
+    r"\b[A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:env(?:ironment)? var(?:iable)? )?"
+    r"(?:is |are )?(?:required|missing|not set|not found|must be set)\b",
     r"\brequires? (?:re-?)?authentication\b|\bauthentication (?:is )?required\b",
     r"\bnot (?:currently |yet )?(?:signed|logged) in\b|\b(?:sign|log)-?in (?:is )?required\b"
     r"|\bplease (?:sign|log) in\b|\bmust (?:be )?(?:signed|logged) in\b",
@@ -1258,7 +1295,10 @@ TIME_BUDGET = words(
     r"(?:\w+ )?time ?limit\b",
     r"\bdeadline\b[^\n]{0,30}\b(?:exceeded|passed|expired)\b",
     r"\babort(?:ed)? (?:after \d|due to (?:a )?time ?out\b)",
-    r"\bdid not (?:finish|complete|respond|return)\b[^\n]{0,20}\bwithin\b",
+    r"\bdid not (?:finish|complete|respond|return)\b[^\n]{0,20}\bwithin\b"
+    r"|\b(?:did not|didn't|failed to) (?:finish|complete|respond|return) in time\b",
+    r"\b(?:stream|connection|session|process|socket) (?:was )?idle for \d+(?:\.\d+)? ?(?:ms"
+    r"|milliseconds|s|secs?|seconds?|minutes?)\b",
 )
 
 #: GNU timeout telling the signal it sent when the time ran out (`timeout --verbose`).
@@ -1330,6 +1370,7 @@ NETWORK_DAEMONS = words(
     r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) connect to (?:the )?(?:[\w-]+ )?"
     r"(?:daemon|server|database|service|socket)\b",
     r"\bIs the (?:[\w-]+ )?(?:daemon|server|service) running\b",
+    r"\b(?:daemon|server|service) (?:is not|isn't) running (?:at|on) (?:https?://|[\w.\-]+:\d)",
 )
 
 #: A client that names the service it could not reach ("Failed to connect to LM Studio.").
@@ -1396,10 +1437,24 @@ _NATIVE_PANIC = (
     r"^thread '[^'\n]{1,80}'(?: \(\d+\))? panicked at \S|^panic: \S|^goroutine \d+ \[running\]:"
     r"|^fatal error: all goroutines are asleep"
 )
+#: Perl's location suffix on a `die` or a runtime error ("Illegal division by zero at -e line
+#: 1.", "Died at bin/run.pl line 12, <STDIN> line 3.").
+_PERL_DIED = r"(?-i: at (?:-e|-|\S+\.p[lm]|\S+/\w+) line \d+(?:, <\w*> (?:line|chunk) \d+)?\.$)"
+#: Maven's closing pointer to its help page on a failed build ("... -> [Help 1]").
+_MAVEN_HELP = r"(?-i:-> \[Help \d+\]$)|^\[ERROR\] Re-run Maven using the -X switch\b"
+#: A C library's failed `assert()` ("app: main.c:12: main: Assertion `n > 0' failed.").
+_C_ASSERT = r"\bAssertion [`'][^\n]{1,200}' failed\.$"
+#: A native crash's stack, one frame a line with its address and module (V8's fatal-error dump:
+#: " 5: 0x1113088 v8::internal::Heap::CollectGarbage(...) [node]").
+_NATIVE_FRAMES = r"(?:^ ?\d+: 0x[0-9a-f]{4,16} [^\n]+ \[[\w.\-]+\]\n){2}"
 _PROGRAM_FATAL = (
     r"(?-i:^fatal: )|(?-i:^ERROR: (?:Could not|No matching|Invalid requirement|Cannot|Failed"
     r"|unknown command))"
 )
+
+#: Crash reports of runtimes outside the families below: Perl's `die` location, Maven's build
+#: failure pointer, a C `assert()`, a native stack of frames with addresses.
+RUNTIME_REPORTS = words("os perl mvn node gcc", _PERL_DIED, _MAVEN_HELP, _C_ASSERT, _NATIVE_FRAMES)
 
 #: How runtimes and developer tools report a failed run when no exit code is shown: an uncaught
 #: exception (a Python traceback, a JavaScript stack), a `fatal:`/`error:` line (git, cargo,
@@ -1456,9 +1511,13 @@ PROGRAM_CRASH_FRAMING = regexes(
         _OPTION_WITH_DASHES,
         r"^(?:ERROR: )?usage: ",
         _CODE_FAILED,
+        _PERL_DIED,
+        _MAVEN_HELP,
+        # a compiler's or a CLI's own lower-case `error:` refusing an option (rustc, cargo)
+        r"(?-i:^error: )(?:unrecognized|unknown|invalid|unexpected) (?:option|argument|flag)\b",
         # a program's own prefix, lower case (`bwrap: Unknown option`), not an agent's "Error:"
         r"^(?!(?:error|warning|fatal):)(?-i:[a-z][\w.+\-]{0,30}): (?:invalid|unrecognized|unknown"
-        r"|illegal) option\b",
+        r"|illegal|bad) option\b",
     )
 )
 
@@ -1501,7 +1560,7 @@ PROGRAM_USAGE = words(
 #: `ls: unrecognized option`, git's `fatal: unrecognized argument`).
 PROGRAM_BAD_OPTION = words(
     "coreutils git docker tsc eslint",
-    r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing|illegal) (?:option|number"
+    r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing|illegal|bad) (?:option|number"
     r"|argument|operand|mode|predicate|expression|flag|switch|primary|action)\b",
     _OPTION_WITH_DASHES,
 )
@@ -1524,6 +1583,9 @@ MISSING_DEPENDENCY = words(
     r"^npm (?:ERR!|error) 404 |is not in (?:this|the npm) registry|could not determine executable "
     r"to run",
     r"\bno matching package named\b|\bcan't find crate\b",
+    r"\b(?:packages?|modules?|dependenc(?:y|ies)|librar(?:y|ies)) (?:unavailable|not installed|not "
+    r"available|missing) in (?:the )?(?:environment|venv|container|sandbox|image)\b",
+    r"\bcannot find -l[\w.+\-]+",  # the linker's missing library
 )
 
 #: A program named as missing on a line of its own ("npx not found.", dash's "sh: 1: tsc: not
@@ -1546,6 +1608,9 @@ MISSING_PROGRAM_EXEC = words(
     r"\bspawn (?:/[\w.+\-]+)*/?[\w.+\-]+ ENOENT\b",
     r"\b_execute_child\b[\s\S]{0,400}?\[Errno 2\] No such file or directory: '[\w.+\-]+'",
 )
+#: A recipe line whose program the shell did not find: make reports the shell's status 127
+#: ("command not found" in POSIX), whatever the line above it says.
+RECIPE_PROGRAM_MISSING = words("os", r"^make(?:\[\d+\])?: \*\*\* \[[^\]\n]+\] Error 127$")
 #: A missing dependency named with how to install it.
 INSTALL_HINT = words(
     "mcp-python-sdk",
@@ -1582,6 +1647,11 @@ PLAIN_FAILURE = words(
     r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
     r"(?: (?:has )?(?:occurred|occured|happened)|:)",
     r"\bsomething went wrong\b",
+    r"^(?:Error|Failure) (?:while|during|when) \w+",
+    r"\bmust (?:first )?be (?:started|initiali[sz]ed|opened|connected|created|loaded) (?:first"
+    r"|before)\b",
+    r"\b(?:is|are) (?:disabled|turned off|switched off) in (?:the )?(?:settings|configuration"
+    r"|config|preferences)\b",
     r"^Error (?:executing|running|calling|invoking) (?:the )?(?:tool )?[`'\"]?[\w.\-]+[`'\"]?\.?$",
     # an exception's `Type: message` line: the code behind the tool raised it
     r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?: \[\w+\])?: \S",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,6 +30,7 @@ from starlette.routing import Route
 from toolmend.model import ToolmendError
 from toolmend.server.access import authenticate, forwards_client_authorization
 from toolmend.server.chat import (
+    INTERNAL_ERROR,
     ChatPipeline,
     Problem,
     ServerState,
@@ -58,7 +59,11 @@ from toolmend.server.frontends.messages_stream import (
     message_from_chunks,
     ping,
 )
-from toolmend.server.frontends.response_store import ResponseStore, open_store
+from toolmend.server.frontends.response_store import (
+    ResponseStore,
+    ResponseStoreError,
+    open_store,
+)
 from toolmend.server.frontends.responses import (
     ResponsesChatRequest,
     ResponsesRequestError,
@@ -94,7 +99,7 @@ _ANTHROPIC_ERROR_TYPES = {
 }
 _KEEPALIVE_COMMENT = b": keep-alive\n\n"
 
-Translate = Callable[[dict[str, Any], str], ChatRequest]
+Translate = Callable[[dict[str, Any], str], Awaitable[ChatRequest]]
 
 
 def _without_result_flags(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -143,7 +148,7 @@ async def _open(
     body, size = await read_body(request, config.limits.max_request_bytes)
     model = body.get("model")
     try:
-        translated = endpoint.translate(
+        translated = await endpoint.translate(
             body, config.resolve_alias(model if isinstance(model, str) else "")
         )
     except (MessagesRequestError, ResponsesRequestError) as exc:
@@ -213,12 +218,15 @@ async def _events(
     source: AsyncIterator[dict[str, Any]],
     writer: MessagesStream | ResponsesStream,
     on_error: Callable[[str, str], list[dict[str, Any]]],
-    on_done: Callable[[], None] = lambda: None,
+    before_end: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[bytes]:
     """The SSE body of one front-end stream; the request is logged once, at its end.
 
     The events one upstream chunk becomes go out in one write, and the events that end the
     stream (the closing chunks' and the writer's last) together with the end of the body.
+    `before_end` runs after the answer is complete and before its last events go out (a
+    Responses answer is stored there, so a client that reads `response.completed` finds its
+    `previous_response_id` on any replica).
     """
     ended = False
     try:
@@ -233,9 +241,10 @@ async def _events(
         last = [event for chunk in pipeline.closing() for event in writer.feed(chunk)]
         record.mark_first_chunk()
         last += writer.finish()
+        if before_end is not None:
+            await before_end()
         ended = True
         yield LastFrames(_frames(last))
-        on_done()
     except UpstreamError as exc:
         record.error = {"type": f"upstream_{exc.kind}", "message": exc.message}
         yield LastFrames(_frames(on_error(exc.message, f"upstream_{exc.kind}")))
@@ -269,6 +278,9 @@ async def _respond(
     except Problem as problem:
         record.fail(problem.status, problem.kind, problem.message)
         response = error(problem)
+    except Exception as exc:  # a bug of ours: an error in the API's own shape, and logged
+        record.fail(500, "internal_error", type(exc).__name__)
+        response = error(Problem(500, "internal_error", INTERNAL_ERROR))
     if not isinstance(response, StreamingResponse):
         state.log.write(record)
     response.headers["x-request-id"] = record.request_id
@@ -299,7 +311,7 @@ def _openai_problem(problem: Problem) -> Response:
 # -- /v1/messages ------------------------------------------------------------------------------
 
 
-def _translate_messages(body: dict[str, Any], upstream_model: str) -> ChatRequest:
+async def _translate_messages(body: dict[str, Any], upstream_model: str) -> ChatRequest:
     return translate_request(body, upstream_model=upstream_model or None)
 
 
@@ -443,11 +455,14 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
     config = state.config
     store = response_store(request.app.state, config)
 
-    def translate(body: dict[str, Any], upstream_model: str) -> ChatRequest:
+    async def translate(body: dict[str, Any], upstream_model: str) -> ChatRequest:
         previous: list[dict[str, Any]] = []
         previous_id = body.get("previous_response_id")
         if previous_id is not None:
-            found = store.get(str(previous_id))
+            try:
+                found = await asyncio.to_thread(store.get, str(previous_id))
+            except ResponseStoreError as exc:
+                raise Problem(500, "server_error", str(exc)) from None
             if found is None:
                 raise ResponsesRequestError(f"previous response {previous_id!r} was not found")
             previous = found
@@ -462,12 +477,22 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
     pipeline, source, translated, body = await _open(request, state, record, endpoint)
     assert isinstance(translated, ResponsesChatRequest)
     model = str(body["model"])
-    input_tokens = _input_tokens(request, translated.body)
     keep = body.get("store") is not False
 
-    def save(response_id: str, output: list[dict[str, Any]]) -> None:
-        if keep:
-            store.put(response_id, translated.items + output)
+    def input_tokens() -> int:
+        """Counted only when the upstream reports no usage (a Codex request's instructions
+        and tools are tens of kilobytes of text, counted before the first event otherwise)."""
+        return _input_tokens(request, translated.body)
+
+    async def save(response_id: str, output: list[dict[str, Any]]) -> None:
+        """Stores the conversation in a worker thread, off the event loop; a store that
+        fails leaves the answer whole and says so in the request log."""
+        if not keep:
+            return
+        try:
+            await asyncio.to_thread(store.put, response_id, translated.items + output)
+        except ResponseStoreError:
+            record.diagnostics.update(["response_store_failed"])
 
     if pipeline.stream:
         writer = ResponsesStream(translated, body, model=model, input_tokens=input_tokens)
@@ -488,7 +513,7 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
     response, output = response_from_chunks(
         chunks, translated, body, model=model, input_tokens=input_tokens
     )
-    save(response["id"], output)
+    await save(response["id"], output)
     return JSONResponse(response)
 
 

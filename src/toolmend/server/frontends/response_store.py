@@ -5,18 +5,26 @@ earlier conversation, this request's input, this answer's output), so a later re
 names it continues from exactly there. `SQLiteResponseStore` is the default (one file, embedded,
 safe across the workers of one machine); `RedisResponseStore` is for several replicas behind a
 load balancer, which must all see every response. Both expire entries after `ttl_seconds`.
-`open_store(url)` picks one from a URL (`sqlite:///path`, `redis://host:port/db`). This module
-owns storage only; it never translates items.
+`open_store(url)` picks one from a URL (`sqlite:///path`, `redis://host:port/db`).
+
+The stores are blocking (a disk write, a network round trip): the proxy calls them from a
+worker thread (`asyncio.to_thread`), never on its event loop, where one commit would stall
+every stream. The SQLite file is written in WAL mode with `synchronous=NORMAL` (a commit
+does not wait for the disk; a power cut may lose the last responses, never the file), and its
+expired rows are found through an index, so a write costs the same with a month of responses
+kept. Every failure is a `ResponseStoreError` naming the store. This module owns storage only;
+it never translates items.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
 from pathlib import Path
 from typing import Any, Protocol
+
+from toolmend.server import wirejson
 
 #: How long a response stays retrievable; OpenAI keeps stored responses for 30 days.
 DEFAULT_TTL_SECONDS = 30 * 24 * 3600
@@ -46,31 +54,43 @@ class SQLiteResponseStore:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=10)
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS responses "
                 "(id TEXT PRIMARY KEY, items TEXT NOT NULL, expires REAL NOT NULL)"
             )
+            self._db.execute(
+                "CREATE INDEX IF NOT EXISTS responses_by_expiry ON responses (expires)"
+            )
             self._db.commit()
         except (OSError, sqlite3.Error) as exc:
             raise ResponseStoreError(f"cannot open the response store {path}: {exc}") from None
+        self._path = path
 
     def get(self, response_id: str) -> list[dict[str, Any]] | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT items FROM responses WHERE id = ? AND expires > ?",
-                (response_id, time.time()),
-            ).fetchone()
-        return None if row is None else list(json.loads(row[0]))
+        try:
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT items FROM responses WHERE id = ? AND expires > ?",
+                    (response_id, time.time()),
+                ).fetchone()
+        except sqlite3.Error as exc:
+            raise ResponseStoreError(f"the response store {self._path}: {exc}") from None
+        return None if row is None else list(wirejson.loads(row[0]))
 
     def put(self, response_id: str, items: list[dict[str, Any]]) -> None:
+        body = wirejson.dumps(items).decode()
         now = time.time()
-        with self._lock:
-            self._db.execute("DELETE FROM responses WHERE expires <= ?", (now,))
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (id, items, expires) VALUES (?, ?, ?)",
-                (response_id, json.dumps(items, ensure_ascii=False), now + self._ttl),
-            )
-            self._db.commit()
+        try:
+            with self._lock:
+                self._db.execute("DELETE FROM responses WHERE expires <= ?", (now,))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses (id, items, expires) VALUES (?, ?, ?)",
+                    (response_id, body, now + self._ttl),
+                )
+                self._db.commit()
+        except sqlite3.Error as exc:
+            raise ResponseStoreError(f"the response store {self._path}: {exc}") from None
 
     def close(self) -> None:
         with self._lock:
@@ -89,14 +109,21 @@ class RedisResponseStore:
             ) from None
         self._ttl = ttl_seconds
         self._client = redis.Redis.from_url(url)
+        self._errors: tuple[type[Exception], ...] = (redis.RedisError, OSError)
 
     def get(self, response_id: str) -> list[dict[str, Any]] | None:
-        raw = self._client.get(REDIS_KEY_PREFIX + response_id)
-        return None if raw is None else list(json.loads(raw))
+        try:
+            raw = self._client.get(REDIS_KEY_PREFIX + response_id)
+        except self._errors as exc:
+            raise ResponseStoreError(f"the Redis response store: {exc}") from None
+        return None if raw is None else list(wirejson.loads(raw))
 
     def put(self, response_id: str, items: list[dict[str, Any]]) -> None:
-        body = json.dumps(items, ensure_ascii=False)
-        self._client.set(REDIS_KEY_PREFIX + response_id, body, ex=self._ttl)
+        body = wirejson.dumps(items)
+        try:
+            self._client.set(REDIS_KEY_PREFIX + response_id, body, ex=self._ttl)
+        except self._errors as exc:
+            raise ResponseStoreError(f"the Redis response store: {exc}") from None
 
     def close(self) -> None:
         self._client.close()

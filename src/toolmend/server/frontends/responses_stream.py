@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolmend.events import Diagnostic
@@ -76,9 +76,11 @@ class ResponsesStream:
         body: Mapping[str, Any],
         *,
         model: str,
-        input_tokens: int,
+        input_tokens: int | Callable[[], int],
         response_id: str | None = None,
     ) -> None:
+        """`input_tokens`: the request's count, or how to count it, asked only when the
+        upstream's usage has no `prompt_tokens` (the usage is the upstream's when it has)."""
         self._request = request
         self._reader = ChatStreamReader(request.names, request.history_ids, CALL_ID_PREFIX)
         self.response_id = response_id or new_id("resp_")
@@ -176,7 +178,12 @@ class ResponsesStream:
         completion = usage.get("completion_tokens")
         details = usage.get("completion_tokens_details")
         reasoning = details.get("reasoning_tokens") if isinstance(details, Mapping) else None
-        input_tokens = prompt if isinstance(prompt, int) else self._input_tokens
+        if isinstance(prompt, int):
+            input_tokens = prompt
+        elif callable(self._input_tokens):
+            input_tokens = self._input_tokens()
+        else:
+            input_tokens = self._input_tokens
         output_tokens = completion if isinstance(completion, int) else 0
         return {
             "input_tokens": input_tokens,
@@ -458,7 +465,7 @@ def response_from_chunks(
     body: Mapping[str, Any],
     *,
     model: str,
-    input_tokens: int,
+    input_tokens: int | Callable[[], int],
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The non-streaming `response` for the chunks of one chat answer, and its output items."""
     stream = ResponsesStream(request, body, model=model, input_tokens=input_tokens)
@@ -474,7 +481,7 @@ def response_from_completion(
     body: Mapping[str, Any],
     *,
     model: str,
-    input_tokens: int,
+    input_tokens: int | Callable[[], int],
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The non-streaming `response` for a `chat.completion` (the stream fed once), and its items."""
     return response_from_chunks(
