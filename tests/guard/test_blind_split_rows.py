@@ -1,5 +1,5 @@
-"""The blind batches (`data/blind2_errors.json`, batch 22; `data/blind3_errors.json`, batch 23):
-their rows are well formed.
+"""The blind batches (`data/blind2_errors.json`, batch 22; `data/blind3_errors.json`, batch 23;
+`data/blind4_errors.json`, batch 26): their rows are well formed.
 
 Each batch was harvested by an engineer who never read the classifier, in parallel with the
 session's wording changes, and is scored exactly once at its session's end
@@ -92,6 +92,16 @@ EARLIER = ("real_errors.json", "blind_errors.json")
 BATCHES = (
     Batch("blind2_errors.json", 22, "blind2", "source", EARLIER),
     Batch("blind3_errors.json", 23, "blind3", "snapshot", (*EARLIER, "blind2_errors.json"), 0.8),
+    Batch(
+        "blind4_errors.json",
+        26,
+        "blind4",
+        "snapshot",
+        (*EARLIER, "blind2_errors.json", "blind3_errors.json"),
+        0.8,
+        min_error_sources=12,
+        min_successes=50,
+    ),
 )
 
 

@@ -527,6 +527,23 @@ BATCH25_SIBLINGS = [
     ("Tool web_search is currently disabled for agent researcher", "TOOL_NOT_FOUND"),
 ]
 
+#: Blind4's redis misses (batch 26, guard11): a redis server's error reply is read by its code
+#: (the reply's first word), not by its wording; siblings are other replies the server sends.
+BLIND4_SIBLINGS = [
+    ("ERR unknown subcommand 'FOO'. Try CONFIG HELP.", "COMMAND_FAILED"),
+    ("NOSCRIPT No matching script. Please use EVAL.", "COMMAND_FAILED"),
+    ("EXECABORT Transaction discarded because of previous errors.", "COMMAND_FAILED"),
+    ("CROSSSLOT Keys in request don't hash to the same slot", "COMMAND_FAILED"),
+    ("BUSYKEY Target key name already exists.", "COMMAND_FAILED"),
+    # a refused value is the redis command's failure, not a tool-call parameter's
+    ("(error) ERR value is out of range, must be positive", "COMMAND_FAILED"),
+    ("NOAUTH Authentication required.", "PERMISSION_DENIED"),
+    (
+        "(error) NOPERM User alice has no permissions to run the 'flushall' command",
+        "PERMISSION_DENIED",
+    ),
+]
+
 
 #: Batch 27 (guard10): other wordings of the failures its misses showed (crush, SWE-agent, Open
 #: Interpreter, agno), in other tools' words: a search text counted in places, an edit's two
@@ -561,7 +578,12 @@ BATCH27_SIBLINGS = [
 
 @pytest.mark.parametrize(
     ("text", "category"),
-    BLIND2_SIBLINGS + BATCH24_SIBLINGS + BLIND3_SIBLINGS + BATCH25_SIBLINGS + BATCH27_SIBLINGS,
+    BLIND2_SIBLINGS
+    + BATCH24_SIBLINGS
+    + BLIND3_SIBLINGS
+    + BATCH25_SIBLINGS
+    + BATCH27_SIBLINGS
+    + BLIND4_SIBLINGS,
     ids=[
         t[:40]
         for t, _ in BLIND2_SIBLINGS
@@ -569,6 +591,7 @@ BATCH27_SIBLINGS = [
         + BLIND3_SIBLINGS
         + BATCH25_SIBLINGS
         + BATCH27_SIBLINGS
+        + BLIND4_SIBLINGS
     ],
 )
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
@@ -644,6 +667,13 @@ BATCH25_NEIGHBOURS = [
     ("old_string not found in src/app.py", "DIFF_MATCH_FAILED"),
 ]
 
+#: Neighbours of the redis reply codes: a refused connection is still the network's, and an SQL
+#: error saying "permission denied" keeps its category.
+BLIND4_NEIGHBOURS = [
+    ("Could not connect to Redis at 127.0.0.1:6379: Connection refused", "NETWORK_ERROR"),
+    ("Output: ERROR: permission denied for table users", "PERMISSION_DENIED"),
+]
+
 
 #: Batch 27's neighbours: "Tool input is invalid" blames the arguments, not a tool's name; a
 #: search text not found is still an edit that did not match; a program's "index out of bounds"
@@ -667,9 +697,14 @@ BATCH27_NEIGHBOURS = [
 
 @pytest.mark.parametrize(
     ("text", "category"),
-    NEIGHBOURS + BLIND3_NEIGHBOURS + BATCH25_NEIGHBOURS + BATCH27_NEIGHBOURS,
+    NEIGHBOURS + BLIND3_NEIGHBOURS + BATCH25_NEIGHBOURS + BATCH27_NEIGHBOURS + BLIND4_NEIGHBOURS,
     ids=[
-        t[:60] for t, _ in NEIGHBOURS + BLIND3_NEIGHBOURS + BATCH25_NEIGHBOURS + BATCH27_NEIGHBOURS
+        t[:60]
+        for t, _ in NEIGHBOURS
+        + BLIND3_NEIGHBOURS
+        + BATCH25_NEIGHBOURS
+        + BATCH27_NEIGHBOURS
+        + BLIND4_NEIGHBOURS
     ],
 )
 def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(

@@ -178,6 +178,20 @@ _CODE_PATTERNS = {
     "exceed_context_size_error": "EI/CONTEXT_OVERFLOW/001",
     "request_too_large": "EI/CONTEXT_OVERFLOW/002",
     "timeout": "EI/TIMEOUT/001",
+    # a redis server's error reply (envelope's `_REDIS_REPLY`): its arguments are the redis
+    # command's, not the tool call's, so a refused value is the command's failure, as psql's are
+    "redis:noauth": "EI/PERMISSION_DENIED/001",
+    "redis:noperm": "EI/PERMISSION_DENIED/001",
+    "redis:wrongpass": "EI/PERMISSION_DENIED/001",
+    "redis:err": "EI/COMMAND_FAILED/001",
+    "redis:wrongtype": "EI/COMMAND_FAILED/001",
+    "redis:busygroup": "EI/COMMAND_FAILED/001",
+    "redis:nogroup": "EI/COMMAND_FAILED/001",
+    "redis:noscript": "EI/COMMAND_FAILED/001",
+    "redis:oom": "EI/COMMAND_FAILED/001",
+    "redis:execabort": "EI/COMMAND_FAILED/001",
+    "redis:crossslot": "EI/COMMAND_FAILED/001",
+    "redis:busykey": "EI/COMMAND_FAILED/001",
 }
 
 

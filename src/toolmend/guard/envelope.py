@@ -295,6 +295,15 @@ def _jsonschema_issues(text: str) -> list[Issue]:
 
 #: A status given as a name rather than a number (gRPC, Google APIs): upper case with underscores.
 _STATUS_NAME = re.compile(r"[A-Z][A-Z_]{2,40}")
+#: A redis error reply as redis-cli prints it (and exits 0 after): its first word is the server's
+#: error code, at the start of a line ("ERR wrong number of arguments", "(error) WRONGTYPE ...",
+#: "AUTH failed: WRONGPASS ..."). Only the codes the server sends: a log line saying "ERR" alone
+#: is not one.
+_REDIS_REPLY = re.compile(
+    r"^(?:Output: |\(error\) |AUTH failed: )?(?P<code>ERR|WRONGTYPE|NOAUTH|NOPERM|WRONGPASS"
+    r"|BUSYGROUP|NOGROUP|NOSCRIPT|OOM|EXECABORT|CROSSSLOT|BUSYKEY) (?=[A-Za-z'])",
+    re.MULTILINE,
+)
 _MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")
 _ERROR_CODE_KEYS = ("type", "code", "error_type", "errortype", "kind")
 
@@ -370,6 +379,9 @@ class _Reader:
                 env.server = server.group("server")
         if not env.issues:
             env.issues = _text_issues(head)
+        reply = _REDIS_REPLY.search(head)
+        if reply and len(env.codes) < MAX_ITEMS:
+            env.codes.append("redis:" + reply.group("code"))
 
     def _embedded(self, text: str, depth: int) -> None:
         """JSON values inside prose ("Error message: [...]", "API Error: 400 {...}")."""
