@@ -11,6 +11,9 @@ construction.
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 
 import toolmend
@@ -33,3 +36,29 @@ def test_a_blank_run_one_past_the_bound_anywhere_in_a_rendered_call_reads_the_sa
         whole = comparable(run_chunks(parse_as, [text], TOOLS))
         by_char = comparable(run_chunks(parse_as, list(text), TOOLS))
         assert by_char == whole, f"the run at {i} ({rendered[max(0, i - 20) : i]!r}|...)"
+
+
+@pytest.mark.parametrize("chunk", [None, 512])
+@pytest.mark.parametrize("protocol", toolmend.protocols())
+def test_a_call_over_the_fragment_cap_that_never_closes_ends_incomplete_and_never_hangs(
+    protocol: str, chunk: int | None
+) -> None:
+    # The engine skips an oversized call to its closer; a stream that ends before the closer
+    # once made `finish()` loop forever (the skip said "go on" with nothing left to read).
+    call = toolmend.ToolCall(
+        id="call_1", name="write_file", arguments={"file_path": "a.py", "content": "x" * 8000}
+    )
+    rendered = toolmend.get_protocol(protocol).render_call(call)
+    text = rendered[: rendered.index("x" * 8000) + 6000]  # cut inside the long value
+    chunks = [text] if chunk is None else [text[i : i + chunk] for i in range(0, len(text), chunk)]
+    events: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: events.extend(run_chunks(protocol, chunks, TOOLS, max_fragment=2048)),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "finish() did not return"
+    calls = [e.call for e in events if isinstance(e, toolmend.ToolCallEnd)]
+    assert all(c.incomplete for c in calls)
+    assert "fragment_overflow" in [e.code for e in events if isinstance(e, toolmend.Diagnostic)]

@@ -710,7 +710,9 @@ class StreamParser:
         assert self._skipper is not None
         end, marker_at = self._skipper.scan(buf, pos, final)
         if marker_at is None:
-            return end, final
+            # No closer in what is here: wait for more, or at the end let `finish` end the skip.
+            # (Saying "go on" here at the end ran the loop forever.)
+            return end, False
         stop = marker_at + len(self._skipper.matched)
         self._end_skip(stop)
         return stop, True
