@@ -111,6 +111,14 @@ def call_name(obj: dict[str, Any], name_keys: Sequence[str]) -> Any:
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
+def call_object(obj: dict[str, Any], name_keys: Sequence[str]) -> dict[str, Any]:
+    """The object holding a call's name and arguments: `obj`, or, for the OpenAI wire shape
+    `{"type": "function", "function": {...}}` (no string name of its own), its `function`."""
+    named = any(isinstance(obj.get(k), str) for k in name_keys)
+    inner = obj.get("function")
+    return inner if not named and isinstance(inner, dict) else obj
+
+
 def _decode_plain(raw: str) -> str:
     """The text of a chunk `_PLAIN_TEXT` matched (its escapes are complete and valid).
 
@@ -488,9 +496,7 @@ class JsonCallsReader(JsonScan, BlockReader):
         if envelope is not None:
             self._finish_envelope(envelope, repairs, at=at)
             return
-        named = any(isinstance(obj.get(k), str) for k in self.format.name_keys)
-        if not named and isinstance(obj.get("function"), dict):
-            obj = obj["function"]  # the OpenAI wire shape {"type": "function", "function": {...}}
+        obj = call_object(obj, self.format.name_keys)
         name = call_name(obj, self.format.name_keys)
         if not self.begun:
             if self.unknown or not isinstance(name, str):

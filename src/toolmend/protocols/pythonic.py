@@ -58,7 +58,7 @@ from toolmend.protocols.base import (
     carried_raw,
     declare_tools,
 )
-from toolmend.protocols.json_calls import ARGUMENT_KEYS, NAME_KEYS, call_name
+from toolmend.protocols.json_calls import ARGUMENT_KEYS, NAME_KEYS, call_name, call_object
 
 #: Names that stand for a JSON constant in a call (models trained on JSON write them).
 _CONSTANTS = {"True": True, "False": False, "None": None, "true": True, "false": False}
@@ -201,10 +201,12 @@ def json_calls(source: str) -> list[PythonicCall] | None:
         return None
     calls = []
     for obj in value if isinstance(value, list) else [value]:
-        name = call_name(obj, NAME_KEYS) if isinstance(obj, dict) else None
+        if not isinstance(obj, dict):
+            return None
+        inner = call_object(obj, NAME_KEYS)
+        name = call_name(inner, NAME_KEYS)
         if not isinstance(name, str):
             return None
-        inner = obj["function"] if isinstance(obj.get("function"), dict) else obj
         arguments: Any = next((inner[k] for k in ARGUMENT_KEYS if k in inner), {})
         if isinstance(arguments, str):
             try:
