@@ -576,6 +576,46 @@ BATCH27_SIBLINGS = [
 ]
 
 
+#: Batch 28 (guard13): other wordings of the failures its misses showed (VS Code Copilot Chat, Kilo
+#: Code, Qwen Code, the Vercel AI SDK, DSPy), in other tools' words: a search text found nowhere or
+#: several times, edits of one call that overlap, an empty search text for an existing file, a
+#: terminal that is gone, a path configured to be ignored, a read-only setting, a required value
+#: named with a parenthesis, an id that names nothing, an id of a call the history does not have,
+#: a signature that did not verify, a reply whose fields could not be read, an input of a kind the
+#: tool does not take, and VS Code's and "X failed:" envelopes.
+BATCH28_SIBLINGS = [
+    ("Could not find the matching text to replace in src/a.ts", "DIFF_MATCH_FAILED"),
+    ("Several occurrences were found for old_string; add more context", "DIFF_MATCH_FAILED"),
+    ("Edits 2 and 3 overlap in src/app.py", "DIFF_MATCH_FAILED"),
+    ("replacement 1 conflicts with an earlier replacement", "DIFF_MATCH_FAILED"),
+    ("The file exists: pass a non-empty old_text to edit it", "DIFF_MATCH_FAILED"),
+    ("old_str and new_str must be different", "DIFF_MATCH_FAILED"),
+    ("The terminal has been disposed", "SHELL_INTEGRATION"),
+    ("xterm is not ready yet", "SHELL_INTEGRATION"),
+    ("The file secrets/.env is configured to be excluded from the agent", "PERMISSION_DENIED"),
+    ("Option 'sandbox' is read-only.", "PERMISSION_DENIED"),
+    ("Error: Missing required command parameter for exec.", "PARAM_MISSING"),
+    ('"path" (the file to read, relative to the workspace) must be provided.', "PARAM_MISSING"),
+    ("No running background job found with ID job-7", "PARAM_INVALID_VALUE"),
+    ("The process did not exit before the deadline", "TIMEOUT"),
+    ("No tool result found for tool call ID call_1", "INVALID_TOOL_PROTOCOL"),
+    ("JWT signature verification failed", "PERMISSION_DENIED"),
+    ("Could not parse the model's response into the expected fields", "INVALID_TOOL_PROTOCOL"),
+    ("Cannot open PDF files with read_file. Use read_pdf instead.", "PARAM_INVALID_VALUE"),
+    ("Use this tool only for Jupyter notebooks", "PARAM_INVALID_VALUE"),
+    ("Please use an absolute path", "PARAM_INVALID_VALUE"),
+    ("Only JSON and YAML files are supported", "PARAM_INVALID_VALUE"),
+    ("branch must start with 'feature/'", "PARAM_INVALID_VALUE"),
+    ("Invalid arguments.", "PARAM_INVALID_VALUE"),
+    ("Invalid session ID", "PARAM_INVALID_VALUE"),
+    (
+        "ERROR while calling tool: File does not exist: /x/y.ts\nPlease check your input and try again.",
+        "FILE_NOT_FOUND",
+    ),
+    ("Patch application failed: Missing File: src/a.ts", "FILE_NOT_FOUND"),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "category"),
     BLIND2_SIBLINGS
@@ -583,7 +623,8 @@ BATCH27_SIBLINGS = [
     + BLIND3_SIBLINGS
     + BATCH25_SIBLINGS
     + BATCH27_SIBLINGS
-    + BLIND4_SIBLINGS,
+    + BLIND4_SIBLINGS
+    + BATCH28_SIBLINGS,
     ids=[
         t[:40]
         for t, _ in BLIND2_SIBLINGS
@@ -592,6 +633,7 @@ BATCH27_SIBLINGS = [
         + BATCH25_SIBLINGS
         + BATCH27_SIBLINGS
         + BLIND4_SIBLINGS
+        + BATCH28_SIBLINGS
     ],
 )
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
@@ -695,9 +737,32 @@ BATCH27_NEIGHBOURS = [
 ]
 
 
+#: Batch 28's neighbours: an invalid API key stays a refusal, a program's missing script and a
+#: merge conflict stay the program's failures, "Only one tool call" stays a protocol rule, a
+#: timeout inside VS Code's envelope stays a timeout, a JSON argument error stays one.
+BATCH28_NEIGHBOURS = [
+    ("Only admins are allowed to run this", "PERMISSION_DENIED"),
+    ("Invalid API key", "PERMISSION_DENIED"),
+    ('Command failed: npm test\nnpm ERR! Missing script: "test"', "COMMAND_FAILED"),
+    ("CONFLICT (content): Merge conflict in src/a.ts", "COMMAND_FAILED"),
+    ("Only one tool call is allowed per message", "INVALID_TOOL_PROTOCOL"),
+    (
+        "ERROR while calling tool: Request timed out\nPlease check your input and try again.",
+        "TIMEOUT",
+    ),
+    ("Tool call arguments could not be parsed as JSON", "INVALID_JSON_ARGUMENTS"),
+    ("Setting up the terminal failed", "COMMAND_FAILED"),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "category"),
-    NEIGHBOURS + BLIND3_NEIGHBOURS + BATCH25_NEIGHBOURS + BATCH27_NEIGHBOURS + BLIND4_NEIGHBOURS,
+    NEIGHBOURS
+    + BLIND3_NEIGHBOURS
+    + BATCH25_NEIGHBOURS
+    + BATCH27_NEIGHBOURS
+    + BLIND4_NEIGHBOURS
+    + BATCH28_NEIGHBOURS,
     ids=[
         t[:60]
         for t, _ in NEIGHBOURS
@@ -705,6 +770,7 @@ BATCH27_NEIGHBOURS = [
         + BATCH25_NEIGHBOURS
         + BATCH27_NEIGHBOURS
         + BLIND4_NEIGHBOURS
+        + BATCH28_NEIGHBOURS
     ],
 )
 def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(

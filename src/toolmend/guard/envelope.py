@@ -108,6 +108,12 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*An error occurred while (?:running the tool|parsing tool arguments)\.?"
         r"(?: Please try again(?: with valid JSON)?\.)?\s*(?:Error:\s*)?",
         r"^\s*The tool execution failed(?: with the following error)?:?\s*",
+        # VS Code Copilot Chat's `toolCallErrorToResult`: a thrown tool error as the model sees it
+        r"^\s*ERROR while calling tool:\s*",
+        # an operation named before its failure's cause: "String replacement failed: Could not
+        # find matching text to replace" (the cause is the message; the operation says only that
+        # it failed)
+        r"^\s*[A-Z][a-z]+(?: [a-z]+){0,2} failed:\s*(?=\S)",
         r"^\s*(?:Error: )?(?:Invalid parameters provided|Tool call execution failed)\. Reason:\s*",
         r"^\s*Tool call error:\s*",
         r"^\s*Code execution failed at line .*? due to: (?:\w+Error: )?",
@@ -133,7 +139,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
 _SUFFIXES = re.compile(
     r"\s*(?:\n\s*Please fix (?:your mistakes|the error and try again)\.?"
     r"|\n\s*Please try again or (?:use another tool|request to another team member)"
-    r"|\n\nFix the errors and try again\.|Retrying\.\.\.)\s*$",
+    r"|\n\nFix the errors and try again\.|Retrying\.\.\."
+    r"|\n\s*Please check your input and try again\.)\s*$",
     re.IGNORECASE,
 )
 
@@ -241,7 +248,11 @@ def _loc(value: object) -> str | None:
 def _issue_from_mapping(item: Mapping[str, object]) -> Issue | None:
     """A zod issue (`code` + `path`) or a pydantic error (`type` + `loc`), else None."""
     if "path" in item and "code" in item:
-        return Issue(_loc(item.get("path")), _zod_kind(item), str(item.get("message", "")))
+        # an unknown key is named in `keys`, not in `path` (the object that holds it)
+        loc = _loc(item.get("path")) or (
+            _loc(item.get("keys")) if item.get("code") == "unrecognized_keys" else None
+        )
+        return Issue(loc, _zod_kind(item), str(item.get("message", "")))
     if "loc" in item and "type" in item:
         message = str(item.get("msg", ""))
         return Issue(_loc(item.get("loc")), _pydantic_kind(str(item["type"]), message), message)
