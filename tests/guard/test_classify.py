@@ -616,6 +616,29 @@ BATCH28_SIBLINGS = [
 ]
 
 
+#: Batch 29 (guard13): the same failures as Mastra, Semantic Kernel and Copilot Chat's other tools
+#: word them, in other words: a tool's own output refused by its schema (the tool failed, not
+#: the call), arguments said to be malformed or not JSON, a name not among the provided tools, too
+#: few arguments, "no X field", an invalid path or id followed by the value, a value "not provided
+#: or empty", a quoted "Only ... is supported".
+BATCH29_SIBLINGS = [
+    (
+        "Tool output validation failed for fetch-page. The tool returned invalid output:\n"
+        "- title: Invalid input: expected string, received number",
+        "COMMAND_FAILED",
+    ),
+    ("The function arguments are malformed", "INVALID_JSON_ARGUMENTS"),
+    ("Arguments must be valid JSON", "INVALID_JSON_ARGUMENTS"),
+    ("The function `lookup` is not one of the available functions", "TOOL_NOT_FOUND"),
+    ("3 arguments are required and only 1 was received", "PARAM_MISSING"),
+    ("Invalid request: no 'query' field", "PARAM_MISSING"),
+    ("Invalid project path /srv/app/x", "PARAM_INVALID_VALUE"),
+    ("Row id: 'r-9' is invalid", "PARAM_INVALID_VALUE"),
+    ("The url was not provided or is empty", "PARAM_MISSING"),
+    ('Only "json" output is supported', "PARAM_INVALID_VALUE"),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "category"),
     BLIND2_SIBLINGS
@@ -624,7 +647,8 @@ BATCH28_SIBLINGS = [
     + BATCH25_SIBLINGS
     + BATCH27_SIBLINGS
     + BLIND4_SIBLINGS
-    + BATCH28_SIBLINGS,
+    + BATCH28_SIBLINGS
+    + BATCH29_SIBLINGS,
     ids=[
         t[:40]
         for t, _ in BLIND2_SIBLINGS
@@ -634,6 +658,7 @@ BATCH28_SIBLINGS = [
         + BATCH27_SIBLINGS
         + BLIND4_SIBLINGS
         + BATCH28_SIBLINGS
+        + BATCH29_SIBLINGS
     ],
 )
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
@@ -754,6 +779,19 @@ BATCH28_NEIGHBOURS = [
     ("Setting up the terminal failed", "COMMAND_FAILED"),
 ]
 
+#: Batch 29's neighbours: a hook's output validation with no word of a tool's result keeps the
+#: wrong type it names (the corpus labels it so), an invalid API key stays a refusal, a missing
+#: file stays one.
+BATCH29_NEIGHBOURS = [
+    (
+        'Output validation failed: {"formErrors":[],"fieldErrors":{"score":["Expected number, '
+        'received string"]}}',
+        "PARAM_TYPE_MISMATCH",
+    ),
+    ("Invalid API key provided: sk-abc", "PERMISSION_DENIED"),
+    ("Error: No such file or directory: 'notes.md'", "FILE_NOT_FOUND"),
+]
+
 
 @pytest.mark.parametrize(
     ("text", "category"),
@@ -762,7 +800,8 @@ BATCH28_NEIGHBOURS = [
     + BATCH25_NEIGHBOURS
     + BATCH27_NEIGHBOURS
     + BLIND4_NEIGHBOURS
-    + BATCH28_NEIGHBOURS,
+    + BATCH28_NEIGHBOURS
+    + BATCH29_NEIGHBOURS,
     ids=[
         t[:60]
         for t, _ in NEIGHBOURS
@@ -771,6 +810,7 @@ BATCH28_NEIGHBOURS = [
         + BATCH27_NEIGHBOURS
         + BLIND4_NEIGHBOURS
         + BATCH28_NEIGHBOURS
+        + BATCH29_NEIGHBOURS
     ],
 )
 def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(

@@ -75,6 +75,9 @@ class Envelope:
     mcp_protocol_error: bool = False
     #: A status field said the call failed ("status": "error"), whatever its message says.
     failed: bool = False
+    #: The text says the tool's own output failed its schema: any validation list in it is about
+    #: what the tool returned, not the call's arguments.
+    output_rejected: bool = False
 
     def texts(self) -> list[str]:
         """The messages, innermost (most specific) first, without repeats."""
@@ -315,6 +318,15 @@ _REDIS_REPLY = re.compile(
     r"|BUSYGROUP|NOGROUP|NOSCRIPT|OOM|EXECABORT|CROSSSLOT|BUSYKEY) (?=[A-Za-z'])",
     re.MULTILINE,
 )
+#: A tool's own result refused by its output schema ("Tool output validation failed for x. The
+#: tool returned invalid output:" (Mastra), "returned structuredContent that does not match the
+#: expected outputSchema" (the Vercel AI SDK), "has an output schema but no structured content").
+_OUTPUT_REJECTED = re.compile(
+    r"\b(?:the )?tool returned (?:an? )?invalid (?:output|result|response)\b"
+    r"|\breturned (?:structuredContent|structured content|output|content) that does not match\b"
+    r"|\bhas an output schema but no structured content\b|^Returned output: ",
+    re.IGNORECASE | re.MULTILINE,
+)
 _MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")
 _ERROR_CODE_KEYS = ("type", "code", "error_type", "errortype", "kind")
 
@@ -390,6 +402,8 @@ class _Reader:
                 env.server = server.group("server")
         if not env.issues:
             env.issues = _text_issues(head)
+        if not env.output_rejected and _OUTPUT_REJECTED.search(head):
+            env.output_rejected = True
         reply = _REDIS_REPLY.search(head)
         if reply and len(env.codes) < MAX_ITEMS:
             env.codes.append("redis:" + reply.group("code"))

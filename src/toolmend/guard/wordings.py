@@ -144,6 +144,11 @@ JSON_ARGUMENT_CONTEXT = words(
     r"Error (?:while parsing tool call|in extracting tool call|in detect_and_parse)",
     r"while parsing tool call from model output",
     r"\bJSONDecodeError\b|\bJSON\.parse\b|\b(?:invalid|malformed) JSON\b",
+) + words(
+    # "The tool call arguments are malformed. Arguments must be in JSON format." (Semantic Kernel)
+    "plain",
+    r"\b(?:tool call |function call |call )?arguments (?:are|were|is) malformed\b"
+    r"|\barguments must be (?:in |valid )?JSON(?: format)?\b",
 )
 
 ALL_JSON_ERRORS: tuple[re.Pattern[str], ...] = regexes(
@@ -443,6 +448,10 @@ UNKNOWN_TOOL = words(
 #: tool called grep").
 NOT_A_TOOL = words(
     "plain",
+    # "The tool call with name `X` is not part of the provided tools" (Semantic Kernel)
+    r"\bwith name " + name("tool") + r" is not (?:part of|one of|among|in) the ",
+    r"\bis not (?:part of|one of|among|in) the (?:provided|available|given|supplied|declared"
+    r"|registered) (?:tools|functions)\b",
     r"\bis not an? (?:registered|known|valid|available|declared|recogni[sz]ed|defined) "
     r"(?:tool|function)\b",
     r"\bthere is no (?:tool|function) (?:named|called)\b",
@@ -592,7 +601,14 @@ PARAM_MISSING = words(
     r"(?!exactly\b|one\b|only\b|at least\b)[\w-]+",
     r"expected \w+, received undefined",
     # "Missing or empty \"file_path\"" (gemini-cli), "file_path is empty or missing"
-    r"\b(?:missing or empty|empty or missing|missing or blank|not provided or empty)\b",
+    r"\b(?:missing or empty|empty or missing|missing or blank"
+    r"|not provided or (?:was |is )?empty)\b",
+    # "Invalid input, no replacements array" (VS Code), "no 'path' field in the request"
+    r"\bno [`'\"]?" + _PARAM + r"[`'\"]? (?:array|list|field|parameter|argument|property|key)\b",
+    # "There are `2` tool call arguments required and only `1` received. The required arguments
+    # are: [...]" (Semantic Kernel)
+    r"\barguments? (?:are |is )?required and only [`'\"]?\d+[`'\"]? (?:was |were )?"
+    r"(?:received|given|provided)\b|\bThe required (?:arguments|parameters) are:",
     # every item of a list lacks one key: "each file must have a path" (not "a valid status")
     r"\b(?:each|every|all) [\w-]+ (?:must|should|needs? to) (?:have|include|contain|specify) "
     r"(?:an? |the |its )?(?!valid\b|unique\b|different\b|at\b)[`'\"]?[\w.\-]+[`'\"]?\.?$",
@@ -744,14 +760,14 @@ PARAM_VALUE = (
         r"\bUse this tool only (?:with|for|on)\b|\bis not an? (?:notebook|image|text file)\b",
         r"\b(?:use|give|pass|provide) (?:the full|an absolute|a relative|the absolute|a full) "
         r"(?:file ?)?path\b",
-        r"^(?:Error: )?Only [\w ,./-]{1,40} (?:are|is) (?:supported|accepted)\b",
+        r"^(?:Error: )?Only [\w ,./\"'`-]{1,40} (?:are|is) (?:supported|accepted)\b",
         r"\b(?:path|name|id|key|value|uri|prefix|file ?path|directory|branch)s? must (?:start|begin"
         r"|end) with\b",
         # the input as a whole: "Invalid input.", "Invalid input, no replacements array", and a
         # bare "Invalid terminal ID" / "Invalid file path" naming what was given
         r"^(?:Error: )?Invalid (?:input|arguments?|parameters?)(?:[.,!;]|\s*$)",
         r"^(?:Error: )?Invalid (?:[\w-]+ ){0,2}(?:ID|id|identifier|path|name|URI|handle|reference"
-        r"|index|offset|range)\.?$",
+        r"|index|offset|range)(?:\.?$|:? [`'\"/~.\w])",
     )
 )
 
@@ -824,7 +840,7 @@ NOT_VALID_PARAM = words(
     r"(?:parameter|argument)(?: value)?: ",
     r"\b[`'\"]?[\w.\-]+[`'\"]? (?:parameter|argument|field|input) validation failed\b"
     r"|\bvalidation failed for (?:the )?(?:parameter|argument|field) ",
-    r"\b(?:URI|URL|path|id|ID|name|value|key|format|timezone) [`'\"]?\S{1,200}?[`'\"]? is "
+    r"\b(?:URI|URL|path|id|ID|name|value|key|format|timezone):? [`'\"]?\S{1,200}?[`'\"]? is "
     r"(?:invalid|not valid)\b",
     r"\bmust (?:have|use|end (?:with|in)) (?:an? |the )?[`'\"]?\.\w{1,8}[`'\"]? (?:extension"
     r"|suffix)\b",
