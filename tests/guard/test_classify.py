@@ -639,6 +639,31 @@ BATCH29_SIBLINGS = [
 ]
 
 
+#: The fourth blind split's agent misses (Kilo Code, Qwen Code, the Vercel AI SDK) after reading,
+#: in other tools' words (guard13): an operation named as a gerund before its cause ("Error
+#: creating cron job: ..."), a failure with advice before its cause ("Failed to apply edit ...
+#: Please ... Request timed out."), a refactoring that has nothing for the selection or cannot find
+#: the named symbol, an address resolved to a private range, no token available, a URL without a
+#: host, an exact count of parts, a path outside the current project.
+BLIND4_AGENT_SIBLINGS = [
+    ('Error saving settings: Value "42" out of bounds [1-10]', "PARAM_INVALID_VALUE"),
+    ('Error deleting branch: Invalid branch name: "feat x"', "PARAM_INVALID_VALUE"),
+    (
+        "Failed to apply the patch with the fast model. Please retry with a smaller edit. "
+        "Connection error.",
+        "NETWORK_ERROR",
+    ),
+    ("Could not format the file. Try saving it first. Request timed out after 10s", "TIMEOUT"),
+    ("No rename refactor available for the selected symbol", "PARAM_INVALID_VALUE"),
+    ("Unable to find symbol 'UserService' in src/app.ts", "PARAM_INVALID_VALUE"),
+    ("Host example.internal resolved to a private IP address", "PERMISSION_DENIED"),
+    ("No access token available for GitHub", "PERMISSION_DENIED"),
+    ("URL must include a scheme", "PARAM_INVALID_VALUE"),
+    ("Schedule must have exactly 3 parts", "PARAM_INVALID_VALUE"),
+    ("Path is outside the current project: /etc", "PERMISSION_DENIED"),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "category"),
     BLIND2_SIBLINGS
@@ -648,7 +673,8 @@ BATCH29_SIBLINGS = [
     + BATCH27_SIBLINGS
     + BLIND4_SIBLINGS
     + BATCH28_SIBLINGS
-    + BATCH29_SIBLINGS,
+    + BATCH29_SIBLINGS
+    + BLIND4_AGENT_SIBLINGS,
     ids=[
         t[:40]
         for t, _ in BLIND2_SIBLINGS
@@ -659,6 +685,7 @@ BATCH29_SIBLINGS = [
         + BLIND4_SIBLINGS
         + BATCH28_SIBLINGS
         + BATCH29_SIBLINGS
+        + BLIND4_AGENT_SIBLINGS
     ],
 )
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
@@ -779,6 +806,22 @@ BATCH28_NEIGHBOURS = [
     ("Setting up the terminal failed", "COMMAND_FAILED"),
 ]
 
+#: Neighbours of those: a compiler's bare "cannot find symbol" stays the program's error, an OS
+#: error after "Error reading X:" stays a missing file, and a search text not found stays an edit
+#: that did not match when advice follows it.
+BLIND4_AGENT_NEIGHBOURS = [
+    (
+        "App.java:1: error: cannot find symbol\n  symbol:   variable cnt\n  location: class App\n"
+        "1 error",
+        "COMMAND_FAILED",
+    ),
+    ("Error reading config: [Errno 2] No such file or directory: 'c.toml'", "FILE_NOT_FOUND"),
+    (
+        "Could not find the text to replace. Please re-read the file. Then retry.",
+        "DIFF_MATCH_FAILED",
+    ),
+]
+
 #: Batch 29's neighbours: a hook's output validation with no word of a tool's result keeps the
 #: wrong type it names (the corpus labels it so), an invalid API key stays a refusal, a missing
 #: file stays one.
@@ -801,7 +844,8 @@ BATCH29_NEIGHBOURS = [
     + BATCH27_NEIGHBOURS
     + BLIND4_NEIGHBOURS
     + BATCH28_NEIGHBOURS
-    + BATCH29_NEIGHBOURS,
+    + BATCH29_NEIGHBOURS
+    + BLIND4_AGENT_NEIGHBOURS,
     ids=[
         t[:60]
         for t, _ in NEIGHBOURS
@@ -811,6 +855,7 @@ BATCH29_NEIGHBOURS = [
         + BLIND4_NEIGHBOURS
         + BATCH28_NEIGHBOURS
         + BATCH29_NEIGHBOURS
+        + BLIND4_AGENT_NEIGHBOURS
     ],
 )
 def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(

@@ -50,9 +50,9 @@ BLIND3 = load_cases("blind3_errors.json")
 BLIND4_FIRST_SCORING = (155, 251)
 BLIND4 = load_cases("blind4_errors.json")
 #: NOT A BLIND FIGURE: the fourth split after its misses were read and the families they showed
-#: were widened (guard11: 166; guard13's agent families, batches 28 and 29: 177;
-#: `FIRST_SCORINGS.md`). A floor for regressions only.
-BLIND4_AFTER_READING = 177
+#: were widened (guard11: 166; guard13's agent families, batches 28 and 29 and the split's own
+#: agent misses: 190; `FIRST_SCORINGS.md`). A floor for regressions only.
+BLIND4_AFTER_READING = 190
 #: NOT A BLIND FIGURE: the third split after its misses were read and the families they showed
 #: were widened (guard8: 215; guard13's families, batch 29: 216; `FIRST_SCORINGS.md`, batch 23).
 #: A floor for regressions only.

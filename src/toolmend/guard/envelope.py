@@ -117,6 +117,14 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         # find matching text to replace" (the cause is the message; the operation says only that
         # it failed)
         r"^\s*[A-Z][a-z]+(?: [a-z]+){0,2} failed:\s*(?=\S)",
+        # the same with the operation as a gerund: "Error creating cron job: Invalid step: \"0\""
+        # (Qwen Code), "Error updating task: Cannot close task t-7 ..." (gemini-cli)
+        r"^\s*Error (?!executing\b|invoking\b|calling\b|running\b)[a-z]+ing (?:[\w-]+ ){0,3}?"
+        r"[\w-]+:\s*(?=\S)",
+        # a failure, advice, then its cause: "Failed to apply edit using Fast Apply. Please disable
+        # the Fast Apply experimental feature if this error persists. Request timed out." (Kilo)
+        r"^\s*(?:Failed to|Unable to|Could not) [^\n.]{1,80}\.\s+(?:Please|Try|Check|Consider) "
+        r"[^\n]{1,200}?\.\s+(?=[A-Z])",
         r"^\s*(?:Error: )?(?:Invalid parameters provided|Tool call execution failed)\. Reason:\s*",
         r"^\s*Tool call error:\s*",
         r"^\s*Code execution failed at line .*? due to: (?:\w+Error: )?",

@@ -734,8 +734,8 @@ PARAM_VALUE = (
         r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
         r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
         r"\bLine (?:with index |number )?\d+ does not exist\b",
-        r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range)\b[^\n]{0,30}\bout of "
-        r"(?:range|bounds)\b",
+        r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range|value)\b[^\n]{0,30}"
+        r"\bout of (?:range|bounds)\b",
     )
     + words(
         # a point or place off the screen or page: "Coordinates 2400, 1800 are out of bounds"
@@ -766,6 +766,12 @@ PARAM_VALUE = (
         # the input as a whole: "Invalid input.", "Invalid input, no replacements array", and a
         # bare "Invalid terminal ID" / "Invalid file path" naming what was given
         r"^(?:Error: )?Invalid (?:input|arguments?|parameters?)(?:[.,!;]|\s*$)",
+        # the selection or symbol the call named cannot take the operation: "No Extract refactor
+        # available for the selected code" (Kilo Code), "Cannot find renameable symbol 'x'"
+        r"^(?:Error: )?No [\w -]{1,40}? (?:is )?available for the (?:selected|given|provided"
+        r"|specified) (?:code|text|range|selection|lines?|symbol)\b",
+        # (named or placed: a compiler's bare "cannot find symbol" is the program's own error)
+        r"\b" + LOCATE + r" (?:an? |the )?(?:[\w-]+ )?symbol (?:[`'\"]|at\b|named\b|called\b)",
         r"^(?:Error: )?Invalid (?:[\w-]+ ){0,2}(?:ID|id|identifier|path|name|URI|handle|reference"
         r"|index|offset|range)(?:\.?$|:? [`'\"/~.\w])",
     )
@@ -789,7 +795,11 @@ BAD_URL = words(
     r"\bOnly https?(?:,? (?:and )?https?)?(?:,? and data)? (?:URLs )?(?:are|is) (?:supported"
     r"|allowed|permitted|accepted)\b",
     r"\b(?:unsafe|unsupported|invalid|disallowed|forbidden) (?:URL )?(?:protocol|scheme)\b",
-) + words("plain", r"\bURLs? must (?:start|begin) with\b|\bmust (?:start|begin) with https?://")
+) + words(
+    "plain",
+    r"\bURLs? must (?:start|begin) with\b|\bmust (?:start|begin) with https?://",
+    r"\bURLs? must (?:have|include|contain) an? (?:hostname|host|scheme|protocol|domain)\b",
+)
 #: A named item the tool has none of ("no note named todo").
 NOTHING_NAMED = words(
     "mcp-python-sdk",
@@ -808,7 +818,8 @@ NOTHING_WITH_ID = words(
 #: tools allowed in batch", "Provide at least one tool call").
 VALUE_BOUNDS = words(
     "gemini-cli opencode",
-    r"\bmust (?:have|contain|include) (?:at (?:least|most)|no more than|fewer than|between) [\w-]+",
+    r"\bmust (?:have|contain|include) (?:at (?:least|most)|no more than|fewer than|between|exactly)"
+    r" [\w-]+",
     r"\b(?:maximum|max|at most|no more than|up to) (?:of )?\d+ [\w-]+(?: [\w-]+)? (?:are |is )?"
     r"(?:allowed|permitted|accepted)\b",
     r"^\s*(?:- )?[\w.\-]+: (?:Provide|Give|Pass|Supply|Include) at least one\b",
@@ -1219,7 +1230,8 @@ PATCH_STRUCTURE = words(
     r"\b(?:first|last) line of the patch must be\b",
     r"\bhunk (?:does not contain|has no|is missing) (?:any )?lines\b",
     r"\bis not a valid hunk header\b",
-    r"^Invalid (?:EOF )?(?:Context|Anchor|Add File Line|Line)\b(?:[^\n]{0,20}:|[^\n]{0,120}:\n)",
+    r"^Invalid (?:EOF )?(?:Context|Anchor|Add File Line|Line)\b(?! numbers?\b)(?:[^\n]{0,20}:"
+    r"|[^\n]{0,120}:\n)",
 )
 #: Hunks of such a patch that did not match the file ("Patch could not be applied because 2 hunks
 #: did not match", "Failed to find context 'def f():' in src/a.py").
@@ -1253,7 +1265,9 @@ DIFF_NO_MATCH = (
         r"(?:patch|diff|edit)",
         r"\bReversed \(or previously applied\) patch detected\b|\bpatch rejected\b",
         r"(?:unable|failed) to apply (?:all )?(?:the )?(?:diff|patch|edit|change)s?\b",
-        r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
+        # (a code symbol a refactoring tool could not find is the call's value, not a search text)
+        r"(?:could not|couldn't|unable to|failed to|cannot) find (?![^\n]{0,40}?\bsymbol\b)"
+        r"[^\n]{0,40}?"
         r"(?:in (?:the )?(?:current )?file|substring|anchor)",
         r"(?:file|content)[^\n]{0,40} does not match (?:the )?(?:requested|expected)",
     )
@@ -1317,8 +1331,8 @@ USER_DENIED = words(
 POLICY_DENIED = words(
     "mcp-servers gemini-cli qwen-code cline roo-code kilocode claude-code opencode smolagents"
     " aider codex",
-    r"outside (?:of )?(?:the )?(?:allowed|workspace|project|cwd|base directory|root directory"
-    r"|working directory|repository|repo\b|sandbox)",
+    r"outside (?:of )?(?:the )?(?:current )?(?:allowed|workspace|project|cwd|base directory"
+    r"|root directory|working directory|repository|repo\b|sandbox)",
     r"\bpath traversal\b|\b(?:would|must not|may not|cannot|can't) escape (?:the )?(?:base|root"
     r"|workspace|project|target|working|allowed|output) directory",
     r"(?:must|may only) (?:stay|be|change directories to)[^\n]{0,40}(?:within|inside|child"
@@ -1329,6 +1343,8 @@ POLICY_DENIED = words(
     r"read-?only\b",
     r"denied by policy|execution blocked|not in the allow ?list|prevents you from using",
     r"\bwrite-protected\b",
+    r"\bresolved to (?:an? )?(?:disallowed|private|internal|blocked|forbidden|reserved|loopback)"
+    r" (?:IP )?address\b",
     r"\bnot a public (?:ip )?address\b|\b(?:private|loopback|link-local|internal) (?:ip )?"
     r"(?:addresses|address|ips|hosts|networks) (?:are |is )?(?:not allowed|blocked|forbidden"
     r"|refused)\b"
@@ -1400,6 +1416,8 @@ MISSING_CREDENTIALS = words(
     r"|credentials)\b",
     r"\b(?:API[ _-]?key|access token|credentials) (?:is |are )?(?:required|missing|not set"
     r"|not found)\b",
+    r"\bno (?:[\w-]+ )?(?:auth(?:entication)? |access |API |bearer )?token (?:is )?"
+    r"(?:available|provided|found|set|configured)\b",
     r"\b[A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:env(?:ironment)? var(?:iable)? )?"
     r"(?:is |are )?(?:required|missing|not set|not found|must be set)\b",
     r"\brequires? (?:re-?)?authentication\b|\bauthentication (?:is )?required\b",
