@@ -252,3 +252,33 @@ def test_an_unknown_zod_key_is_named_as_the_field() -> None:
         "assignee",
         "createTicket",
     )
+
+
+def test_a_bulleted_validation_list_names_the_field_its_kind_and_the_tool() -> None:
+    # Mastra's validateToolInput: a heading naming the tool, then "- path: message" per issue
+    text = (
+        "Tool input validation failed for search-docs. Please fix the following errors and try "
+        "again:\n- topK: Invalid input: expected number, received string\n\nProvided arguments: "
+        '{\n  "query": "retries",\n  "topK": "five"\n}'
+    )
+    got = classify_error(json.dumps({"error": True, "message": text}))
+    assert (got.category, got.param, got.failed_tool) == (
+        "PARAM_TYPE_MISMATCH",
+        "topK",
+        "search-docs",
+    )
+    missing = text.replace(
+        "expected number, received string", "expected number, received undefined"
+    )
+    assert classify_error(missing).category == "PARAM_MISSING"
+    # the same bullets without a validation heading are prose, not a validation list
+    assert unwrap("Notes:\n- topK: expected number, received string").issues == []
+
+
+def test_a_tools_own_output_refused_by_its_schema_is_the_tools_failure() -> None:
+    text = (
+        "Tool output validation failed for weather-tool. The tool returned invalid output:\n"
+        "- temperature: Invalid input: expected number, received string"
+    )
+    got = classify_error(text)
+    assert (got.category, got.failed_tool) == ("COMMAND_FAILED", "weather-tool")

@@ -206,6 +206,19 @@ _ZOD_AT_LINE = re.compile(
     r" at (?P<loc>[A-Za-z_][\w.\-]{0,63})(?=\s*(?:;|$))",
     re.MULTILINE,
 )
+#: A validation list as bullet lines under a "validation failed" heading (Mastra: "Tool input
+#: validation failed for x. Please fix the following errors and try again:\n- days: Too big:
+#: expected number to be <=14"): the path, then the validator's message.
+_VALIDATION_HEADING = re.compile(r"\bvalidation failed\b", re.IGNORECASE)
+#: The tool such a heading names: "Tool input validation failed for weather-tool."
+_VALIDATION_FOR = re.compile(
+    r"\bvalidation failed for (?:tool )?[`'\"]?(?P<tool>[A-Za-z_][\w\-]{0,63})[`'\"]?(?=[.:\s]|$)",
+    re.IGNORECASE,
+)
+_DASH_LINE = re.compile(
+    r"^- (?P<loc>[A-Za-z_][\w.\-]{0,63})(?:\[\d+\][\w.\-]*)?: (?P<msg>[^\n]{1,200})$", re.MULTILINE
+)
+
 #: jsonschema's ValidationError text: "Failed validating 'minimum' in schema[...]" names the
 #: keyword that failed, "On instance['limit']" the field.
 _JSONSCHEMA_KEYWORD = re.compile(r"^Failed validating '(?P<keyword>\w+)' in (?:meta)?schema", re.M)
@@ -280,7 +293,7 @@ def _text_issues(text: str) -> list[Issue]:
     issues = [
         Issue(m["loc"], _pydantic_kind("", m["msg"]), m["msg"]) for m in _COLON_LINE.finditer(text)
     ]
-    issues += _zod_at_issues(text) + _jsonschema_issues(text)
+    issues += _zod_at_issues(text) + _jsonschema_issues(text) + _dash_issues(text)
     issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
     for m in _AJV_TYPE.finditer(text):
         kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
@@ -298,6 +311,22 @@ def _zod_at_issues(text: str) -> list[Issue]:
         elif message.startswith("Expected ") and re.match(r"Expected " + _JSON_TYPES, message):
             kind = "type"
         issues.append(Issue(m["loc"], kind, message))
+    return issues
+
+
+def _dash_issues(text: str) -> list[Issue]:
+    if not _VALIDATION_HEADING.search(text):
+        return []
+    issues: list[Issue] = []
+    for m in _DASH_LINE.finditer(text):
+        message = m["msg"]
+        kind: IssueKind = "value"
+        if message == "Required" or message.endswith("received undefined"):
+            kind = "missing"
+        elif re.search(r"expected " + _JSON_TYPES + r", received (?!undefined)", message):
+            kind = "type"
+        loc = m["loc"].split(".")[0]
+        issues.append(Issue(None if loc == "root" else loc, kind, message))
     return issues
 
 
@@ -410,6 +439,10 @@ class _Reader:
                 env.server = server.group("server")
         if not env.issues:
             env.issues = _text_issues(head)
+        if env.tool is None:
+            named = _VALIDATION_FOR.search(head)
+            if named:
+                env.tool = named.group("tool")
         if not env.output_rejected and _OUTPUT_REJECTED.search(head):
             env.output_rejected = True
         reply = _REDIS_REPLY.search(head)
