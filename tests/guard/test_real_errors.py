@@ -49,6 +49,12 @@ BLIND3 = load_cases("blind3_errors.json")
 #: d09222a (after batch 25's families) with the plain `Classifier()`: right, total.
 BLIND4_FIRST_SCORING = (155, 251)
 BLIND4 = load_cases("blind4_errors.json")
+#: The fifth blind split (`blind5_errors.json`, batch 28): harvested by harvest8, who never read
+#: the classifier, from the issue's agents, SDKs and MCP servers and from programs run here, while
+#: guard12 and guard13 widened servers' and other agents' wordings; scored once by the integrator
+#: at main d8879be with the plain `Classifier()` (the same at guard13's 7eb4720): right, total.
+BLIND5_FIRST_SCORING = (250, 291)
+BLIND5 = load_cases("blind5_errors.json")
 #: NOT A BLIND FIGURE: the fourth split after its misses were read and the families they showed
 #: were widened (guard11: 166; guard13's agent families, batches 28 and 29 and the split's own
 #: agent misses: 190; `FIRST_SCORINGS.md`). A floor for regressions only.
@@ -162,6 +168,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind2", BLIND2, BLIND2_FIRST_SCORING, BLIND2_AFTER_READING, 60),
         ("blind3", BLIND3, BLIND3_FIRST_SCORING, BLIND3_AFTER_READING, 60),
         ("blind4", BLIND4, BLIND4_FIRST_SCORING, BLIND4_AFTER_READING, 50),
+        ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_FIRST_SCORING[0], 60),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
