@@ -105,7 +105,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*Invalid (?:input|arguments) for (?:tool )?" + _TOOL + r":\s*",
         r"^\s*The (?:" + _TOOL + r" )?tool was called with invalid arguments:\s*",
         r"^\s*The arguments provided to the tool are invalid:\s*",
-        r"^\s*Error (?:executing|invoking|calling|running) (?:tool |request to team member )?"
+        r"^\s*Error (?:executing|invoking|calling|running) "
+        r"(?:tool |function |request to team member )?"
         + _TOOL
         + r"(?: with (?:arguments|kwargs) \{.*?\})?(?: with error)?:\s*",
         r"^\s*An error occurred while (?:running the tool|parsing tool arguments)\.?"
