@@ -684,8 +684,7 @@ BATCH30_SIBLINGS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "category"),
+ALL_SIBLINGS = (
     BLIND2_SIBLINGS
     + BATCH24_SIBLINGS
     + BLIND3_SIBLINGS
@@ -695,21 +694,11 @@ BATCH30_SIBLINGS = [
     + BATCH28_SIBLINGS
     + BATCH29_SIBLINGS
     + BLIND4_AGENT_SIBLINGS
-    + BATCH30_SIBLINGS,
-    ids=[
-        t[:40]
-        for t, _ in BLIND2_SIBLINGS
-        + BATCH24_SIBLINGS
-        + BLIND3_SIBLINGS
-        + BATCH25_SIBLINGS
-        + BATCH27_SIBLINGS
-        + BLIND4_SIBLINGS
-        + BATCH28_SIBLINGS
-        + BATCH29_SIBLINGS
-        + BLIND4_AGENT_SIBLINGS
-        + BATCH30_SIBLINGS
-    ],
+    + BATCH30_SIBLINGS
 )
+
+
+@pytest.mark.parametrize(("text", "category"), ALL_SIBLINGS, ids=[t[:40] for t, _ in ALL_SIBLINGS])
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
     text: str, category: str
 ) -> None:
@@ -865,8 +854,7 @@ BATCH29_NEIGHBOURS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "category"),
+ALL_NEIGHBOURS = (
     NEIGHBOURS
     + BLIND3_NEIGHBOURS
     + BATCH25_NEIGHBOURS
@@ -875,19 +863,12 @@ BATCH29_NEIGHBOURS = [
     + BATCH28_NEIGHBOURS
     + BATCH29_NEIGHBOURS
     + BLIND4_AGENT_NEIGHBOURS
-    + BATCH30_NEIGHBOURS,
-    ids=[
-        t[:60]
-        for t, _ in NEIGHBOURS
-        + BLIND3_NEIGHBOURS
-        + BATCH25_NEIGHBOURS
-        + BATCH27_NEIGHBOURS
-        + BLIND4_NEIGHBOURS
-        + BATCH28_NEIGHBOURS
-        + BATCH29_NEIGHBOURS
-        + BLIND4_AGENT_NEIGHBOURS
-        + BATCH30_NEIGHBOURS
-    ],
+    + BATCH30_NEIGHBOURS
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"), ALL_NEIGHBOURS, ids=[t[:60] for t, _ in ALL_NEIGHBOURS]
 )
 def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(
     text: str, category: str

@@ -771,8 +771,8 @@ PARAM_VALUE = (
         r"^(?:Error: )?Only [\w ,./\"'`-]{1,40} (?:are|is) (?:supported|accepted)\b",
         r"\b(?:path|name|id|key|value|uri|prefix|file ?path|directory|branch)s? must (?:start|begin"
         r"|end) with\b",
-        # the input as a whole: "Invalid input.", "Invalid input, no replacements array", and a
-        # bare "Invalid terminal ID" / "Invalid file path" naming what was given
+        # the input as a whole ("Invalid input.", "Invalid arguments"); a bare "Invalid terminal
+        # ID" or "Invalid input path /x" naming what was given is below
         r"^(?:Error: )?Invalid (?:input|arguments?|parameters?)(?:[.,!;]|\s*$)",
         # the selection or symbol the call named cannot take the operation: "No Extract refactor
         # available for the selected code" (Kilo Code), "Cannot find renameable symbol 'x'"
