@@ -664,8 +664,27 @@ BLIND4_AGENT_SIBLINGS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "category"),
+#: Batch 30 (guard13): Zoo Code's and Letta's refusals in other words: the same change back and
+#: forth, a per-task limit of a tool reached, a search text worded "old content", a search text
+#: carrying the line numbers of a numbered view, a patch without usable hunks, "must specify a
+#: non-empty X", and Letta's `{"status": "Failed", "message": "Error executing function x: ..."}`.
+BATCH30_SIBLINGS = [
+    ("Change refused: ping-ponging between 'fast' and 'safe' modes", "MODEL_STUCK_LOOP"),
+    ("Mode switch refused: oscillation detected", "MODEL_STUCK_LOOP"),
+    ("The limit of 5 web searches per task has been reached", "MODEL_STUCK_LOOP"),
+    ("old content 'retries: 3' not found in config block", "DIFF_MATCH_FAILED"),
+    ("old_string contains line numbers from the read view", "DIFF_MATCH_FAILED"),
+    ("No valid hunks in patch", "DIFF_MATCH_FAILED"),
+    ("You must specify a non-empty title", "PARAM_MISSING"),
+    (
+        '{"status": "Failed", "message": "Error executing function send_email: ValueError: '
+        'Missing required argument", "time": "2026-03-02 10:14:07 AM UTC+0000"}',
+        "PARAM_MISSING",
+    ),
+]
+
+
+ALL_SIBLINGS = (
     BLIND2_SIBLINGS
     + BATCH24_SIBLINGS
     + BLIND3_SIBLINGS
@@ -674,20 +693,12 @@ BLIND4_AGENT_SIBLINGS = [
     + BLIND4_SIBLINGS
     + BATCH28_SIBLINGS
     + BATCH29_SIBLINGS
-    + BLIND4_AGENT_SIBLINGS,
-    ids=[
-        t[:40]
-        for t, _ in BLIND2_SIBLINGS
-        + BATCH24_SIBLINGS
-        + BLIND3_SIBLINGS
-        + BATCH25_SIBLINGS
-        + BATCH27_SIBLINGS
-        + BLIND4_SIBLINGS
-        + BATCH28_SIBLINGS
-        + BATCH29_SIBLINGS
-        + BLIND4_AGENT_SIBLINGS
-    ],
+    + BLIND4_AGENT_SIBLINGS
+    + BATCH30_SIBLINGS
 )
+
+
+@pytest.mark.parametrize(("text", "category"), ALL_SIBLINGS, ids=[t[:40] for t, _ in ALL_SIBLINGS])
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
     text: str, category: str
 ) -> None:
@@ -822,6 +833,13 @@ BLIND4_AGENT_NEIGHBOURS = [
     ),
 ]
 
+#: Batch 30's neighbours: a program's own named thing that already exists (a git tag, an SQL
+#: relation) stays the program's failure, not an existing file.
+BATCH30_NEIGHBOURS = [
+    ("fatal: tag 'v9' already exists", "COMMAND_FAILED"),
+    ('Output: ERROR:  relation "users" already exists\nExit Code: 1', "COMMAND_FAILED"),
+]
+
 #: Batch 29's neighbours: a hook's output validation with no word of a tool's result keeps the
 #: wrong type it names (the corpus labels it so), an invalid API key stays a refusal, a missing
 #: file stays one.
@@ -836,8 +854,7 @@ BATCH29_NEIGHBOURS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "category"),
+ALL_NEIGHBOURS = (
     NEIGHBOURS
     + BLIND3_NEIGHBOURS
     + BATCH25_NEIGHBOURS
@@ -845,18 +862,13 @@ BATCH29_NEIGHBOURS = [
     + BLIND4_NEIGHBOURS
     + BATCH28_NEIGHBOURS
     + BATCH29_NEIGHBOURS
-    + BLIND4_AGENT_NEIGHBOURS,
-    ids=[
-        t[:60]
-        for t, _ in NEIGHBOURS
-        + BLIND3_NEIGHBOURS
-        + BATCH25_NEIGHBOURS
-        + BATCH27_NEIGHBOURS
-        + BLIND4_NEIGHBOURS
-        + BATCH28_NEIGHBOURS
-        + BATCH29_NEIGHBOURS
-        + BLIND4_AGENT_NEIGHBOURS
-    ],
+    + BLIND4_AGENT_NEIGHBOURS
+    + BATCH30_NEIGHBOURS
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"), ALL_NEIGHBOURS, ids=[t[:60] for t, _ in ALL_NEIGHBOURS]
 )
 def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(
     text: str, category: str

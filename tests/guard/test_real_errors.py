@@ -93,6 +93,10 @@ BATCH28_FIRST_SCORING = (76, 109)
 #: Cursor and Windsurf, harvested after batch 28's families and first scored at bd4de45 with the
 #: plain classifier before any wording was written for them: right, total.
 BATCH29_FIRST_SCORING = (17, 26)
+#: Batch 30 (guard13): 22 errors of Zoo Code's newer tools and Letta's core memory tools,
+#: harvested after batch 29's families and first scored at 777c00b with the plain classifier
+#: before any wording was written for them: right, total.
+BATCH30_FIRST_SCORING = (14, 22)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -197,6 +201,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (27, BATCH27_FIRST_SCORING, 25),
         (28, BATCH28_FIRST_SCORING, 12),
         (29, BATCH29_FIRST_SCORING, 5),
+        (30, BATCH30_FIRST_SCORING, 4),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

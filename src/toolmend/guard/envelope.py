@@ -105,7 +105,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*Invalid (?:input|arguments) for (?:tool )?" + _TOOL + r":\s*",
         r"^\s*The (?:" + _TOOL + r" )?tool was called with invalid arguments:\s*",
         r"^\s*The arguments provided to the tool are invalid:\s*",
-        r"^\s*Error (?:executing|invoking|calling|running) (?:tool |request to team member )?"
+        r"^\s*Error (?:executing|invoking|calling|running) "
+        r"(?:tool |function |request to team member )?"
         + _TOOL
         + r"(?: with (?:arguments|kwargs) \{.*?\})?(?: with error)?:\s*",
         r"^\s*An error occurred while (?:running the tool|parsing tool arguments)\.?"
@@ -301,17 +302,22 @@ def _text_issues(text: str) -> list[Issue]:
     return issues
 
 
+def _zod_message_kind(message: str) -> IssueKind:
+    """What a zod message says was wrong: zod 3 ("Required", "Expected number, received string")
+    and zod 4 ("Invalid input: expected number, received undefined") alike."""
+    if message == "Required" or message.endswith("received undefined"):
+        return "missing"
+    if re.match(r"Expected " + _JSON_TYPES, message) or re.search(
+        r"expected " + _JSON_TYPES + r", received ", message
+    ):
+        return "type"
+    return "value"
+
+
 def _zod_at_issues(text: str) -> list[Issue]:
-    issues: list[Issue] = []
-    for m in _ZOD_AT_LINE.finditer(text):
-        message = m["msg"]
-        kind: IssueKind = "value"
-        if message == "Required" or message.endswith("received undefined"):
-            kind = "missing"
-        elif message.startswith("Expected ") and re.match(r"Expected " + _JSON_TYPES, message):
-            kind = "type"
-        issues.append(Issue(m["loc"], kind, message))
-    return issues
+    return [
+        Issue(m["loc"], _zod_message_kind(m["msg"]), m["msg"]) for m in _ZOD_AT_LINE.finditer(text)
+    ]
 
 
 def _dash_issues(text: str) -> list[Issue]:
@@ -319,14 +325,8 @@ def _dash_issues(text: str) -> list[Issue]:
         return []
     issues: list[Issue] = []
     for m in _DASH_LINE.finditer(text):
-        message = m["msg"]
-        kind: IssueKind = "value"
-        if message == "Required" or message.endswith("received undefined"):
-            kind = "missing"
-        elif re.search(r"expected " + _JSON_TYPES + r", received (?!undefined)", message):
-            kind = "type"
         loc = m["loc"].split(".")[0]
-        issues.append(Issue(None if loc == "root" else loc, kind, message))
+        issues.append(Issue(None if loc == "root" else loc, _zod_message_kind(m["msg"]), m["msg"]))
     return issues
 
 

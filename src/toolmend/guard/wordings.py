@@ -27,8 +27,9 @@ _FLAGS = re.IGNORECASE | re.MULTILINE
 NAME = r"[`'\"]?(?P<{group}>[A-Za-z_][\w.\-]{{0,63}})[`'\"]?"
 #: An edit's search text as agents name it.
 SEARCH_TEXT = (
-    r"(?:old_?string|old_?str|old_?text|oldString|search(?: block| text| string| content)?"
-    r"|string to replace|text to replace|string|text|expected lines|exact match)"
+    r"(?:old_?string|old_?str|old_?text|oldString|old[ _]content"
+    r"|search(?: block| text| string| content)?|string to replace|text to replace|string|text"
+    r"|expected lines|exact match)"
 )
 
 
@@ -197,6 +198,10 @@ STUCK = words(
     r"Reached max(?:imum)? (?:steps|turns|iterations)",
     r"Recursion limit of \d+ reached",
     r"reflections allowed, stopping",
+) + words(
+    # the same change back and forth: "oscillation between 'high' and 'low' detected" (Zoo Code)
+    "plain",
+    r"\boscillat(?:ion|ing) (?:between|detected)\b|\bping-?pong(?:ing)? between\b",
 )
 
 #: An agent that stopped at its step limit.
@@ -223,6 +228,9 @@ USAGE_LIMIT = words(
     r"|invocation)s? (?:limit|budget|count|cap)\b",
     r"\bcannot be (?:used|called|invoked) (?:any ?more|again)\b|\bshould not (?:use|call) the "
     r"[\w.\-]+ tool again\b",
+    # "the escalation limit of 3 upward changes per task has been reached" (Zoo Code)
+    r"\blimit of \d+ [\w -]{1,40}? per (?:task|session|turn|conversation|run|request|thread)"
+    r" (?:has been |was |is )?(?:reached|exceeded|hit|used up)\b",
 )
 #: A framework gave up after its own retry budget (output validation, tool retries).
 RETRIES_EXHAUSTED = words(
@@ -763,8 +771,8 @@ PARAM_VALUE = (
         r"^(?:Error: )?Only [\w ,./\"'`-]{1,40} (?:are|is) (?:supported|accepted)\b",
         r"\b(?:path|name|id|key|value|uri|prefix|file ?path|directory|branch)s? must (?:start|begin"
         r"|end) with\b",
-        # the input as a whole: "Invalid input.", "Invalid input, no replacements array", and a
-        # bare "Invalid terminal ID" / "Invalid file path" naming what was given
+        # the input as a whole ("Invalid input.", "Invalid arguments"); a bare "Invalid terminal
+        # ID" or "Invalid input path /x" naming what was given is below
         r"^(?:Error: )?Invalid (?:input|arguments?|parameters?)(?:[.,!;]|\s*$)",
         # the selection or symbol the call named cannot take the operation: "No Extract refactor
         # available for the selected code" (Kilo Code), "Cannot find renameable symbol 'x'"
@@ -1014,6 +1022,7 @@ BAD_CHARACTERS = words(
 #: A value the tool needs that the call did not give, said as what "you must specify".
 MUST_SPECIFY = words(
     "langgraph gemini-cli",
+    r"\bmust (?:specify|provide|include|give) an? non-?empty (?!old|search)[\w-]+\b",
     r"\bmust (?:specify|provide|pass|supply) (?:the |an? )?[\w-]+(?: [\w-]+)? (?:when|if|for"
     r"|argument|parameter|field|value)\b",
 )
@@ -1188,6 +1197,9 @@ DIFF_MALFORMED = words(
     r"Empty search content is not allowed|old_string cannot be empty",
     # "File already exists. Please provide a non-empty old_string for replacement." (VS Code)
     r"\b(?:provide|use|give|pass|supply) an? non-?empty " + SEARCH_TEXT,
+    # a search text carrying the line numbers of a numbered view: "old_str contains a line number
+    # prefix, which is not allowed" (Letta)
+    SEARCH_TEXT + r"[`'\"]? contains (?:a |the )?line[- ]number",
     # two edits of one call on the same text: "Edit at index 2 conflicts with another
     # replacement in a.ts", "edits 1 and 3 overlap"
     r"\b(?:edit|replacement|change|hunk)s?\b[^\n]{0,40}?\b(?:conflicts?|overlaps?) with (?:another"
@@ -1208,7 +1220,8 @@ DIFF_MALFORMED = words(
 #: "UPDATE change for a.ts has no new content" (Cline), "ADD change ... has no content" (Aider).
 PATCH_EMPTY = words(
     "opencode cline aider",
-    r"\bempty (?:patch|hunk)\b|\bno hunks (?:found|in (?:the )?patch)\b",
+    r"\bempty (?:patch|hunk)\b"
+    r"|\bno (?:applicable |valid |usable )?hunks (?:found|in (?:the )?patch)\b",
     r"\b(?:change|hunk|patch|diff|edit) for [^\n]{1,200}? has no (?:new )?(?:content|lines"
     r"|changes)\b",
 )
