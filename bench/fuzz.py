@@ -3,7 +3,8 @@
 Each input (`tests/fuzzing.py`: pieces of every protocol's markup, escapes, fences, reasoning
 tags, value text, slices of rendered calls and long runs of one character) is parsed whole and
 in random chunks (a share of the short ones also one character at a time, `--by-char`) by every
-protocol and `auto`. A failure
+protocol and `auto`, a share of inputs under a small fragment cap (`fuzzing.SMALL_CAPS`, named
+in the failure as `max_fragment`). A failure
 is an exception, a result that depends on the split, a character not conserved, argument
 deltas that are not a prefix of the final arguments, an executable call that does not validate,
 an input that takes more than `MAX_CPU_SECONDS_PER_INPUT` (time bounded per input), or a parser

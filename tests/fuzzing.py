@@ -7,7 +7,8 @@ sequence of those pieces, sometimes with a slice of a rendered call spliced in (
 come near valid calls and then break them), sometimes with one character dropped.
 
 `check(text, rng)` runs the input through every protocol and `auto` and returns the first
-failure: an exception, a result that changes when the input is fed in random chunks (or one
+failure (a share of inputs under a small fragment cap, `draw_max_fragment`, so that calls and
+refused values outgrow it and the overflow paths run): an exception, a result that changes when the input is fed in random chunks (or one
 character at a time), a character not conserved, argument deltas that are not a prefix of the
 final arguments, or a complete call whose arguments do not validate against the tool's schema,
 or a parser that never returns (`hang`: each protocol's checks of one input get
@@ -26,7 +27,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -123,6 +124,12 @@ BOUND_RUNS = tuple(n + d for n in (MAX_TAG_LENGTH, MAX_DETECTION_LOOKAHEAD) for 
 
 #: A token of an input, for the word-dropping mutation: a name, a number, or one other character.
 TOKEN = re.compile(r"\w+|[^\w\s]")
+#: Fragment caps a share of inputs run under (`draw_max_fragment`): the least there is, and a
+#: few up to the size of an input, so that calls and refused values outgrow them (the default
+#: cap, 1 MiB, is never reached by a fuzz input, and a hang past it went unfound).
+SMALL_CAPS = (MAX_TAG_LENGTH, MAX_TAG_LENGTH + 1, 200, 256, 512, 1024, 4096)
+#: The share of inputs run under one of `SMALL_CAPS`.
+SMALL_CAP_SHARE = 0.3
 #: CPU seconds one protocol's checks of one input may take before they count as a hang: linear
 #: parsing of a few thousand characters takes milliseconds, so only a loop comes near it.
 HANG_CPU_SECONDS = 5.0
@@ -183,6 +190,12 @@ def drop_token(text: str, rng: random.Random) -> str:
     return text[: token.start()] + text[token.end() :]
 
 
+def draw_max_fragment(rng: random.Random) -> int | None:
+    """The fragment cap of one input's checks: one of `SMALL_CAPS` for a `SMALL_CAP_SHARE` of
+    inputs, else None (the parser's default)."""
+    return rng.choice(SMALL_CAPS) if rng.random() < SMALL_CAP_SHARE else None
+
+
 class Hang(BaseException):
     """A protocol's checks of one input ran out of `HANG_CPU_SECONDS` (a BaseException, so that
     no `except Exception` inside a parser can swallow it)."""
@@ -210,11 +223,13 @@ def cpu_bound(seconds: float) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Failure:
-    """What broke, for which protocol; `detail` is a short message (never more than 2 KB)."""
+    """What broke, for which protocol, under which fragment cap (None: the default); `detail`
+    is a short message (never more than 2 KB)."""
 
     protocol: str
     kind: str
     detail: str
+    max_fragment: int | None = None
 
 
 def _conservation(text: str, events: list[Event]) -> str | None:
@@ -282,21 +297,27 @@ def _chunkings(text: str, rng: random.Random, by_char_share: float) -> list[list
 
 
 def check_protocol(
-    text: str, protocol: str, rng: random.Random, by_char_share: float = 1.0
+    text: str,
+    protocol: str,
+    rng: random.Random,
+    by_char_share: float = 1.0,
+    max_fragment: int | None = None,
 ) -> Failure | None:
-    """The first invariant `text` breaks under `protocol`, or None."""
+    """The first invariant `text` breaks under `protocol` (and `max_fragment`), or None."""
     try:
         with cpu_bound(HANG_CPU_SECONDS):
-            return _check_protocol(text, protocol, rng, by_char_share)
+            failure = _check_protocol(text, protocol, rng, by_char_share, max_fragment)
     except Hang:
-        return Failure(protocol, "hang", f"no result after {HANG_CPU_SECONDS:.0f} s of CPU")
+        failure = Failure(protocol, "hang", f"no result after {HANG_CPU_SECONDS:.0f} s of CPU")
+    return None if failure is None else replace(failure, max_fragment=max_fragment)
 
 
 def _check_protocol(
-    text: str, protocol: str, rng: random.Random, by_char_share: float
+    text: str, protocol: str, rng: random.Random, by_char_share: float, max_fragment: int | None
 ) -> Failure | None:
+    options = {} if max_fragment is None else {"max_fragment": max_fragment}
     try:
-        whole = run_chunks(protocol, [text], TOOLS)
+        whole = run_chunks(protocol, [text], TOOLS, **options)
     except Exception:
         return Failure(protocol, "exception", traceback.format_exc(limit=6)[-2000:])
     for kind, why in (
@@ -309,7 +330,7 @@ def _check_protocol(
     reference = comparable(whole)
     for chunks in _chunkings(text, rng, by_char_share):
         try:
-            events = run_chunks(protocol, chunks, TOOLS)
+            events = run_chunks(protocol, chunks, TOOLS, **options)
         except Exception:
             return Failure(protocol, "exception", traceback.format_exc(limit=6)[-2000:])
         if comparable(events) != reference:
@@ -324,9 +345,13 @@ def _check_protocol(
 def check(
     text: str, rng: random.Random, protocols: list[str] = PROTOCOLS, by_char_share: float = 1.0
 ) -> Failure | None:
-    """The first invariant `text` breaks under any protocol or `auto`, or None."""
+    """The first invariant `text` breaks under any protocol or `auto`, or None; all of them
+    under one fragment cap drawn for the input (`draw_max_fragment`)."""
+    max_fragment = draw_max_fragment(rng)
     for protocol in protocols:
-        failure = check_protocol(text, protocol, random.Random(rng.random()), by_char_share)
+        failure = check_protocol(
+            text, protocol, random.Random(rng.random()), by_char_share, max_fragment
+        )
         if failure is not None:
             return failure
     return None
@@ -355,7 +380,9 @@ def same_failure(failure: Failure, seed: int) -> Callable[[str], bool]:
     """A predicate for `shrink`: the same protocol fails in the same way."""
 
     def fails(candidate: str) -> bool:
-        found = check_protocol(candidate, failure.protocol, random.Random(seed))
+        found = check_protocol(
+            candidate, failure.protocol, random.Random(seed), max_fragment=failure.max_fragment
+        )
         return found is not None and found.kind == failure.kind
 
     return fails

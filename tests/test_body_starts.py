@@ -193,3 +193,32 @@ def test_prose_with_refused_braces_is_one_text_delta_per_chunk() -> None:
     parser = toolmend.stream_parser("hermes", WEATHER)
     parser.feed("Start. ")
     assert parser.feed("Set {a: 1} and [1, 2].") == [TextDelta("Set {a: 1} and [1, 2].")]
+
+
+def test_the_scan_passes_a_guarded_marker_where_its_guard_fails() -> None:
+    scanner = TextScanner(["{", "<tool_call>"], guards={"{": r'[ \t]*"'})
+    text = 'a {x}\nand {y}\n {"x": 1}'
+    assert scanner.scan(text, 0, final=False) == (text.index('{"'), text.index('{"'))
+    assert scanner.matched == "{"
+
+
+@pytest.mark.parametrize("protocol", ["hermes", "json", "llama3-json", "auto"])
+def test_brace_prose_of_many_lines_in_one_piece_is_one_text_delta(protocol: str) -> None:
+    text = "Set the map to {a: 1} and the list to [1, 2], then print {x}.\n" * 50
+    parser = toolmend.stream_parser(protocol, WEATHER)
+    assert parser.feed(text) + parser.finish() == [TextDelta(text)]
+
+
+def test_the_scan_still_waits_for_a_longer_marker_a_guarded_one_begins() -> None:
+    scanner = TextScanner(["[", "[TOOL_CALLS]"], guards={"[": r"[ \t]*\{"})
+    assert scanner.scan("a [x] [TOO", 0, final=False) == (len("a [x] "), None)
+    text = "a [x] [TOOL_CALLS]"
+    assert scanner.scan(text, 0, final=False) == (6, 6)
+    assert scanner.matched == "[TOOL_CALLS]"
+
+
+def test_the_scan_reports_a_guarded_marker_another_marker_begins_inside() -> None:
+    # Refused, the parser passes `ab` whole; a search that skipped it would find `b` inside.
+    scanner = TextScanner(["ab", "b"], guards={"ab": "X"})
+    assert scanner.scan("x ab", 0, final=True) == (2, 2)
+    assert scanner.matched == "ab"

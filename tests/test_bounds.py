@@ -62,3 +62,38 @@ def test_a_call_over_the_fragment_cap_that_never_closes_ends_incomplete_and_neve
     calls = [e.call for e in events if isinstance(e, toolmend.ToolCallEnd)]
     assert all(c.incomplete for c in calls)
     assert "fragment_overflow" in [e.code for e in events if isinstance(e, toolmend.Diagnostic)]
+
+
+#: A Phi-4-mini call whose first key lost its opening quote (the fuzzer's case: json-repair
+#: reads it), then markup of another format: its reader returns part-way through the body.
+BROKEN_KEY_CALL = (
+    'functools[{name": "write_file", "arguments": {"file_path": "a.py", "content": '
+    '"if a < b:\\n    print(\\"x & y\\")\\n"}}]<' + "antml" + ":invoke"
+)
+
+
+def test_a_reader_that_returns_short_of_the_fragment_cap_is_read_on_not_cut_off() -> None:
+    # The engine once took any step given input past the cap for an overflow, even one that
+    # stopped short of the cap and would have read on: the whole text then lost a call that
+    # the same text in pieces kept.
+    assert len(BROKEN_KEY_CALL) > MAX_TAG_LENGTH
+    reference = comparable(run_chunks("phi4-mini", [BROKEN_KEY_CALL], TOOLS))
+    assert [e[3]["name"] for e in reference if isinstance(e, tuple)] == ["write_file"]
+    text = BROKEN_KEY_CALL
+    for chunks in [[text], list(text), *([text[:i], text[i:]] for i in range(1, len(text)))]:
+        got = comparable(run_chunks("phi4-mini", chunks, TOOLS, max_fragment=MAX_TAG_LENGTH))
+        assert got == reference, f"split {[len(c) for c in chunks][:3]}"
+
+
+@pytest.mark.parametrize("protocol", [*toolmend.protocols(), "auto"])
+def test_a_call_under_the_fragment_cap_followed_by_more_text_reads_as_without_a_cap(
+    protocol: str,
+) -> None:
+    rendered = toolmend.get_protocol(protocol if protocol != "auto" else "hermes").render_call(
+        SAMPLE_CALLS[0]
+    )
+    text = rendered + "\nThat is the call; the rest of this reply is prose. " * 8
+    cap = max(MAX_TAG_LENGTH, len(rendered) + 1)
+    reference = comparable(run_chunks(protocol, [text], TOOLS))
+    for chunks in ([text], list(text)):
+        assert comparable(run_chunks(protocol, chunks, TOOLS, max_fragment=cap)) == reference

@@ -34,7 +34,8 @@ def test_generated_inputs_keep_every_invariant_in_every_protocol(block: int) -> 
         if failure is not None:
             small = shrink(text, same_failure(failure, seed))
             pytest.fail(
-                f"seed {seed}: {failure.protocol} {failure.kind}: {small!r}\n{failure.detail}"
+                f"seed {seed}: {failure.protocol} {failure.kind} (max_fragment"
+                f" {failure.max_fragment}): {small!r}\n{failure.detail}"
             )
 
 
@@ -69,3 +70,33 @@ def test_the_token_drop_can_remove_a_whole_key_from_a_call() -> None:
     assert '{:<|"|>Oslo<|"|>,days:2}' in outcomes  # the key gone, its colon left
     assert '{city:<|"|>Oslo<|"|>,days:}' in outcomes  # a value gone
     assert all(len(o) < len(call) for o in outcomes)
+
+
+def test_a_share_of_inputs_runs_under_a_small_fragment_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    caps: list[int | None] = []
+
+    def record(protocol: str, chunks: object, tools: object, **options: int) -> list[object]:
+        caps.append(options.get("max_fragment"))
+        return []
+
+    monkeypatch.setattr(fuzzing, "run_chunks", record)
+    for seed in range(100):
+        assert check("", random.Random(seed), protocols=["hermes"]) is None
+    assert None in caps
+    assert len(set(caps) - {None}) >= 3
+    assert set(caps) - {None} <= set(fuzzing.SMALL_CAPS)
+
+
+def test_a_failure_under_a_small_cap_names_it_and_shrinks_under_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fails_under_a_cap(protocol: str, chunks: object, tools: object, **options: int) -> None:
+        if "max_fragment" in options:
+            raise RuntimeError("overflow path")
+
+    monkeypatch.setattr(fuzzing, "run_chunks", fails_under_a_cap)
+    seed = next(s for s in range(100) if fuzzing.draw_max_fragment(random.Random(s)) is not None)
+    failure = check("<tool_call>", random.Random(seed), protocols=["hermes"])
+    assert failure is not None and failure.kind == "exception"
+    assert failure.max_fragment == fuzzing.draw_max_fragment(random.Random(seed))
+    assert same_failure(failure, seed)("<")

@@ -75,6 +75,8 @@ class Block(BlockContext):
         self.attributed = 0
         self.outcome = OPEN
         self._failure: tuple[str, str, dict[str, Any]] | None = None
+        #: The reader said it only passes text on from here (`pass_text`): no fragment cap.
+        self.passing_text = False
         #: What a `revert` gives back: the consumed text, and whether it is scanned again.
         self.reverted: tuple[str, bool] = ("", False)
         self.char_before_marker = ""
@@ -216,6 +218,9 @@ class Block(BlockContext):
         self._out.append(TextDelta(text))
         self.attributed += len(text)
 
+    def pass_text(self) -> None:
+        self.passing_text = True
+
     def diagnostic(self, code: str, message: str, **metadata: Any) -> None:
         self._out.append(Diagnostic(code, message, self.protocol_id, metadata))
 
@@ -241,6 +246,7 @@ class Block(BlockContext):
     def open(self, start: int) -> None:
         """A block's marker begins at absolute offset `start`."""
         self.attributed = start
+        self.passing_text = False
         self.outcome = OPEN
         self._failure = None
 

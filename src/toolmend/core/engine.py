@@ -480,7 +480,13 @@ class StreamParser:
                         buf, pos = self._apply_revert(buf, new_pos)
                     continue
                 if end < n:
-                    self._overflow(new_pos)
+                    if pos < new_pos < end:
+                        pos = new_pos  # read on: only a reader stuck at the cap overflows
+                        continue
+                    if block.passing_text:
+                        self._fragment_end = self._base + n  # holds nothing: no cap to keep
+                    else:
+                        self._overflow(new_pos)
                     pos = new_pos
                     continue
                 if new_pos == pos or new_pos >= n:

@@ -240,6 +240,13 @@ class BlockContext(ABC):
         block's input (conservation), the rest of the block being its calls'."""
 
     @abstractmethod
+    def pass_text(self) -> None:
+        """From here to its end the block only passes its input on as `text`, as it reads it,
+        holding nothing (a refused JSON value): the fragment cap, which bounds what a block
+        holds, no longer cuts it off, so text that is no call is never dropped. The reader
+        bounds such a run itself."""
+
+    @abstractmethod
     def diagnostic(self, code: str, message: str, **metadata: Any) -> None:
         """Record something worth telling the caller (metadata only, never raw markup)."""
 

@@ -204,6 +204,31 @@ def _short_markers(markers: tuple[str, ...], mask_code: bool) -> frozenset[str]:
     )
 
 
+def _overlapped(marker: str, markers: tuple[str, ...]) -> bool:
+    """Whether another marker may begin inside `marker`. The parser passes a refused marker
+    whole, where a search that misses it resumes at its second character: only a marker
+    nothing begins inside is guarded in `scan`'s search."""
+    return any(
+        other.startswith(marker[k:]) or marker[k:].startswith(other)
+        for k in range(1, len(marker))
+        for other in markers
+    )
+
+
+def _guarded_search(marker: str, guard: str, longer: tuple[str, ...]) -> str:
+    """`scan`'s search for a guarded `marker`: where its guard matches what follows, or where
+    the text ends inside one of the `longer` markers it begins."""
+    rests: _Trie = {}
+    for other in longer:
+        rest = other[len(marker) :]
+        for k in range(len(rest)):
+            _trie_add(rests, rest[:k], _AT_END)
+    inside = "|".join(_trie_branches(rests))
+    return (
+        f"{re.escape(marker)}(?={guard}|{inside})" if inside else f"{re.escape(marker)}(?={guard})"
+    )
+
+
 #: A trie of literal prefixes: a character leads to a subtrie; `_ANYTHING` marks a prefix found
 #: whatever follows it, `_AT_END` one found only where the text ends.
 _Trie = dict[str, "_Trie | bool"]
@@ -269,7 +294,17 @@ def _scan_plan(
     longer = {m: tuple(o for o in ordered if len(o) > len(m) and o.startswith(m)) for m in ordered}
     firsts = "".join(sorted({m[0] for m in ordered}))
     _any_of(firsts)  # what `partial_marker_start` searches with, compiled with the rest
-    alternatives = [re.escape(m) for m in ordered]
+    # A guarded marker is searched for only where its guard matches (as in `_eventful`), or
+    # where the text ends inside a longer marker it begins (`[TOOL` of `[TOOL_CALLS]`, which
+    # `scan` waits for): prose full of refused `{x}` is then one search, not a stop at every
+    # brace.
+    guarded = dict(guards)
+    alternatives = [
+        _guarded_search(m, guarded[m], longer[m])
+        if m in guarded and not (mask_code and m[0] in "`\n") and not _overlapped(m, ordered)
+        else re.escape(m)
+        for m in ordered
+    ]
     if mask_code:
         # "``*", not "`+": when every alternative begins with a literal character, `re`
         # skips ahead by that character set, 3-4x faster over prose than trying each
@@ -328,10 +363,12 @@ class TextScanner:
     starts at that held text as the contract says, resumes there. 20,000 backticks fed one at a
     time cost 20,000 steps and hold nothing.
 
-    `guards` maps a short marker (a bare `{`) to a lookahead its following text must match for
-    `plain_extent` and `plain_to_marker` to see it: the caller takes that marker as text
-    elsewhere (the parser's `BodyStart`), so prose full of `{x}` stays on the one-search path.
-    A guard may match more than where the marker opens, never less; `scan` reports every marker.
+    `guards` maps a marker (a bare `{`) to a lookahead its following text must match for the
+    scanner to see it: the caller takes that marker as text elsewhere (the parser's
+    `BodyStart`), so prose full of `{x}` stays one search, in `plain_extent` and
+    `plain_to_marker` (short markers) and in `scan` (any marker nothing begins inside). A guard
+    may match more than where the marker opens, never less: where it matches, the marker is
+    reported and the caller decides.
     """
 
     __slots__ = (

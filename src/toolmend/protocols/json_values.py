@@ -332,6 +332,7 @@ class CallValuesReader(JsonCallsReader):
         if not self.skips_refused or (depth == 0 and not self.in_string):
             return self._revert(at)
         self.refused = RefusedJson(depth, in_string=self.in_string)
+        self.ctx.pass_text()
         self.ctx.text(self.consumed[0] + "".join(self.consumed[self.skip :]))
         return self._skip_refused(buf, at, end, final)
 
@@ -374,7 +375,7 @@ _JSON_BETWEEN = re.compile(r"[\sA-Za-z0-9.+\-:,]*")
 _STRING_SPECIAL = re.compile(r'["\\]')
 #: How much of a refused JSON value is passed over unscanned: a value that never closes (a
 #: string left open) must not hide the markup after it for the rest of the output, and the
-#: block stays far under the fragment cap. Past it, scanning resumes.
+#: block never holds it (`BlockContext.pass_text`). Past it, scanning resumes.
 MAX_REFUSED_JSON = 64 * 1024
 
 
@@ -383,8 +384,9 @@ class RefusedJson:
 
     Follows strings and nesting only. It ends where the value closes, at the first character
     that cannot be JSON outside a string (`<`, `*`, …: the text is prose, and scanning resumes
-    there), or after `MAX_REFUSED_JSON` characters; each at the same place however the input
-    is split.
+    there), or after `MAX_REFUSED_JSON` characters, whatever the fragment cap (its reader
+    passes it on as it goes: `BlockContext.pass_text`); each at the same place however the
+    input is split.
     """
 
     __slots__ = ("depth", "escape", "in_string", "seen")
