@@ -50,6 +50,11 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "open-xml-value": lambda n: '<invoke name="write_file"><parameter name="c">' + "a" * n,
     "newlines": lambda n: "\n" * n,
     "pipes": lambda n: "<|" * (n // 2),
+    # A bare list that holds no call (its first item is none) but call objects after it: read
+    # once as the list it is, never a reader per item.
+    "call-objects-in-a-data-list": lambda n: (
+        "[1, " + '{"name": "get_weather", "arguments": {}}, ' * (n // 40)
+    ),
 }
 
 

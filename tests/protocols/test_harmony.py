@@ -210,6 +210,18 @@ def test_a_call_whose_special_tokens_were_decoded_away_is_read_from_its_recipien
     check_all_invariants(protocol, text, WEATHER)
 
 
+@pytest.mark.parametrize("protocol", ["harmony", "auto"])
+def test_a_call_whose_role_was_decoded_away_too_is_read_from_its_channel_word(
+    protocol: str,
+) -> None:
+    # Rapid-MLX #480 (gpt-oss-20b): the server dropped the tokens and the role, so the channel
+    # word stands alone before the recipient; it is the call's markup, not visible text.
+    text = 'commentary to=functions.get_weather json{"city":"Paris"}'
+    assert calls(text, protocol) == [("get_weather", {"city": "Paris"})]
+    assert toolmend.parse(text, protocol, WEATHER).text == ""
+    check_all_invariants(protocol, text, WEATHER)
+
+
 def test_prose_that_names_a_recipient_stays_text() -> None:
     text = "Address a tool with to=functions.NAME and then its JSON arguments."
     for chunk_size in (None, 1, 6):

@@ -322,3 +322,24 @@ def test_hermes_never_reads_bare_json_without_its_closer_or_tool(text: str) -> N
     result = parse(text)
     assert (result.tool_calls, result.text) == ([], text)
     check_all_invariants("hermes", text, WEATHER)
+
+
+@pytest.mark.parametrize("protocol", ["hermes", "auto"])
+def test_a_tag_that_names_its_tool_in_an_attribute_holds_that_calls_arguments(
+    protocol: str,
+) -> None:
+    # DeepSeek V4 behind deepseek-chat (felinics/Memoh #435) writes the tool in the tag.
+    text = '<tool_call id="call_00_xxx" name="get_weather">\n{"city": "Oslo"}\n</tool_call>'
+    result = toolmend.parse(text, protocol, WEATHER)
+    assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Oslo"}, True)
+    ]
+    assert result.text == ""
+    check_all_invariants(protocol, text, WEATHER)
+
+
+def test_prose_about_a_tool_call_tag_with_attributes_stays_text() -> None:
+    for text in ('Write <tool_call name="x"> tags for it.', "a <tool_call tag, then more"):
+        for chunk_size in (None, 1, 4):
+            result = parse(text, chunk_size=chunk_size)
+            assert (result.text, result.tool_calls) == (text, [])

@@ -119,10 +119,10 @@ def test_claude_slop_is_repaired_through_the_schema_gate():
         "us.anthropic.claude-3-7-sonnet-20250219-v1:0",
     ],
 )
-def test_claude_family_ids_default_to_antml(model):
+def test_claude_family_ids_default_to_antml_then_tool_name_tags(model):
     from toolmend.recovery import family_protocols
 
-    assert family_protocols(model) == ("antml",)
+    assert family_protocols(model) == ("antml", "morph-xml")
 
 
 def test_a_name_that_merely_contains_claude_is_not_the_family():

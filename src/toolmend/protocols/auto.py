@@ -94,7 +94,13 @@ class AutoProtocol(TextProtocol):
     id = "auto"
     summary = "detect the format of each call block among all registered protocols"
 
+    def __init__(self, members: tuple[str, ...] | None = None) -> None:
+        #: The formats watched (None: every registered one).
+        self._only = members
+
     def _known(self) -> tuple[str, ...]:
+        if self._only is not None:
+            return self._only
         from toolmend.protocols import protocols
 
         return tuple(protocols())  # the registered ids, `auto` not among them
@@ -274,3 +280,17 @@ class DispatchReader(BlockReader):
 
 
 PROTOCOL = AutoProtocol()
+
+#: The detectors over chosen formats, by their ids (a process asks for few such sets).
+_DETECTORS: dict[tuple[str, ...], AutoProtocol] = {}
+
+
+def detector(ids: Sequence[str]) -> TextProtocol:
+    """`auto` over the formats `ids` only (each registered, checked by the caller): one parser
+    watching all their markers at once, a shared marker decided as `auto` decides it. Reading
+    several formats costs then what reading one costs (one marker search per delta)."""
+    key = tuple(ids)
+    found = _DETECTORS.get(key)
+    if found is None:
+        found = _remember(_DETECTORS, key, AutoProtocol(key), MAX_MEMBER_SETS)
+    return found

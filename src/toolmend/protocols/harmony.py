@@ -150,10 +150,15 @@ SYNTAX = HeaderJsonSyntax(
 
 
 #: A call whose special tokens an engine decoded away (`skip_special_tokens`), as users report
-#: gpt-oss behind vLLM and llama.cpp: `…assistantcommentary to=functions.NAME json{…}`. The
+#: gpt-oss behind vLLM and llama.cpp: `…assistantcommentary to=functions.NAME json{…}`, or
+#: with the role left out as well (`commentary to=functions.NAME json{…}`, Rapid-MLX #480). The
 #: recipient opens it (the glued role and channel with it, when they are there).
 STRIPPED_CALL = "to=functions."
-STRIPPED_CALLS = (f"assistantcommentary {STRIPPED_CALL}", STRIPPED_CALL)
+STRIPPED_CALLS = (
+    f"assistantcommentary {STRIPPED_CALL}",
+    f"commentary {STRIPPED_CALL}",
+    STRIPPED_CALL,
+)
 _STRIPPED_HEADER = re.compile(
     r"([^\s<>{}]+)(?:\s+(?:json|code))?\s*(?:<\|constrain\|>\s*\w*\s*)?(?:<\|message\|>\s*)?\Z"
 )

@@ -6,13 +6,16 @@ one block, are parallel calls. A `</tool_call>` inside a JSON string is not a cl
 decoded. String arguments stream while they are written. A model that leaves out its opening
 `<tool_call>` (or whose engine strips it) writes the JSON and then `</tool_call>`: that is a call
 when its name resolves against the tools, or with `tools=None` when it is the whole output;
-JSON without the closer stays text. The reading is the JSON-in-delimiters family's
-(`json_calls`, `json_values` for the opener-less JSON); this module declares its markers,
-prompt and result envelope.
+JSON without the closer stays text. A tag that names the tool in an attribute, `<tool_call
+name="NAME">{arguments}</tool_call>` (an `id="…"` attribute beside it; DeepSeek V4 writes it so),
+holds that call's arguments. The reading is the JSON-in-delimiters family's (`json_calls`,
+`json_values` for the opener-less JSON, `json_args` for the named tag); this module declares its
+markers, prompt and result envelope.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
@@ -20,6 +23,7 @@ from toolmend.core.reader import Anchor, BlockContext, BlockReader, BodyStart
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char, declare_tools
+from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax, header_name_by
 from toolmend.protocols.json_calls import NAME_KEYS, JsonCallFormat, JsonCallsReader
 from toolmend.protocols.json_values import BARE_BODY_STARTS, CallValuesReader
 
@@ -31,6 +35,22 @@ BLOCK = JsonCallFormat(
 )
 #: The first characters of a block's JSON written without its opener.
 BARE = ("{", "[")
+#: The opener of a tag that names its tool in an attribute (`<tool_call name="NAME" id="…">`).
+NAMED_OPEN = "<tool_call "
+_ATTRIBUTE = r'[\w-]+\s*=\s*"[^"<>{}]*"\s*'
+#: The rest of such a tag: attributes, one of them `name`, then `>` (and blanks before the JSON).
+_NAMED_HEADER = re.compile(
+    rf'\s*(?:{_ATTRIBUTE})*?name\s*=\s*"([^"<>{{}}]+)"\s*(?:{_ATTRIBUTE})*>\s*\Z'
+)
+#: Every beginning of such a tag's rest: words, `=`, quoted values, then `>` and blanks.
+_NAMED_VIABLE = re.compile(r'\s*(?:[\w-]+\s*(?:=\s*(?:"[^"<>{}]*"?)?)?\s*)*(?:>\s*)?')
+NAMED = HeaderJsonSyntax(
+    parse_header=header_name_by(_NAMED_HEADER),
+    call_openers=(NAMED_OPEN,),
+    call_closers=(CLOSE,),
+    single_call=True,
+    header_viable=_NAMED_VIABLE,
+)
 
 
 class HermesProtocol(TextProtocol):
@@ -39,7 +59,7 @@ class HermesProtocol(TextProtocol):
     result_closers = ("</tool_response>",)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (OPEN, *BARE)
+        return (OPEN, NAMED_OPEN, *BARE)
 
     def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
         start: Anchor = "output"  # with tools=None, opener-less JSON is the whole output
@@ -58,6 +78,8 @@ class HermesProtocol(TextProtocol):
         return (CLOSE,)
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        if marker == NAMED_OPEN:
+            return HeaderJsonReader(NAMED, marker, ctx)
         if marker in BARE:
             return CallValuesReader(
                 ctx, BLOCK, marker, bare=True, prime=marker, closer_required=True
@@ -69,6 +91,8 @@ class HermesProtocol(TextProtocol):
             # Bare JSON under `auto` is the bare readers' (`json_values`), which end it at a
             # `</tool_call>` too.
             return Claim.NOT_MINE
+        if marker == NAMED_OPEN:
+            return Claim.MINE
         return claim_by_first_char(body, "{[")
 
     def render_tools(self, tools: Sequence[Tool]) -> str:

@@ -1,9 +1,10 @@
 """Which text protocols a model's leaked calls are read with, by model id.
 
-Owns the model-family defaults of leak recovery: a Claude-family model leaks ANTML invokes, a
-Kimi-family model leaks Kimi XTML channels or Kimi K2 section tokens, any other model is read by
-`auto` (every registered format). The caller's `protocols=` always wins. This module only
-chooses protocol ids; it never parses text and never looks at a response.
+Owns the model-family defaults of leak recovery: a Claude-family model leaks ANTML invokes (and
+the tool-name tags agents' prompts teach it), a Kimi-family model leaks Kimi XTML channels or
+Kimi K2 section tokens, any other model is read by `auto` (every registered format). The
+caller's `protocols=` always wins. This module only chooses protocol ids; it never parses text
+and never looks at a response.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ CLAUDE_FAMILY = re.compile(r"(?<![a-z0-9])claude(?![a-z])", re.IGNORECASE)
 #: `kimi-k3-ultrafast-unlocked`).
 KIMI_FAMILY = re.compile(r"(?<![a-z0-9])kimi(?![a-z])", re.IGNORECASE)
 
-CLAUDE_PROTOCOLS: tuple[str, ...] = ("antml",)
+#: Claude writes ANTML invokes; behind an agent whose prompt taught it the tool-name-tag format
+#: (Cline, Roo Code, Kilo Code: `<read_file><path>…</path></read_file>`), it writes that too when
+#: it was given native tools (Roo-Code #10270): only a declared tool's name opens such a tag.
+CLAUDE_PROTOCOLS: tuple[str, ...] = ("antml", "morph-xml")
 #: Kimi K3 writes XTML channels, Kimi K2 its section tokens; an id not registered (yet) is
 #: skipped, so a format registered later is picked up without a change here.
 KIMI_PROTOCOLS: tuple[str, ...] = ("kimi-xtml", "kimi-k2")

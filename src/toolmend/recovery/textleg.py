@@ -1,15 +1,17 @@
 """The text-scanning leg: one choice's `delta.content` through the selected stream parsers.
 
-Owns the chain of parsers for one choice (each protocol's parser reads the visible text the one
-before it left, so `["kimi-xtml", "kimi-k2"]` reads both formats), and turns their events into
-`Piece`s in source order: visible text, reasoning, finished calls and parser diagnostics.
-Reasoning the model wrote into `delta.content` (`<think>…</think>`, Kimi's think channel, a
-format's own reasoning span: the parsers keep it apart as `ReasoningDelta`s) becomes reasoning,
-as agents expect of a reasoning model (`reasoning_content` on the chunk), never visible text.
-A call written inside it is never executable; it is still reported, as a rejected call, by a
-second parser that reads only the reasoning (so logs show what the model tried). Stray channel
-markers are stripped silently (the parser's own marker grammar decides what a marker is). Code
-spans and fences are masked by the parsers themselves.
+Owns the parsers of one choice: the formats chosen are read by one parser that watches all
+their markers at once (`protocols.auto.detector`: `["kimi-xtml", "kimi-k2"]` reads both formats
+for what one costs, a marker they share decided as `auto` decides it); a list that names `auto`
+is a chain instead (each parser reads the visible text the one before it left). Turns their
+events into `Piece`s in source order: visible text, reasoning, finished calls and parser
+diagnostics. Reasoning the model wrote into `delta.content` (`<think>…</think>`, Kimi's think
+channel, a format's own reasoning span: the parsers keep it apart as `ReasoningDelta`s) becomes
+reasoning, as agents expect of a reasoning model (`reasoning_content` on the chunk), never
+visible text. A call written inside it is never executable; it is still reported, as a rejected
+call, by a second parser that reads only the reasoning (so logs show what the model tried).
+Stray channel markers are stripped silently (the parser's own marker grammar decides what a
+marker is). Code spans and fences are masked by the parsers themselves.
 
 Never: sees `reasoning_content`, native tool calls or the request's history; builds wire
 chunks; decides whether a call is emitted (the stream does, at the choice's end).
@@ -17,8 +19,9 @@ chunks; decides whether a call is emitted (the stream does, at the choice's end)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal, Protocol
 
 from toolmend.api import stream_parser
@@ -32,6 +35,8 @@ from toolmend.events import (
     ToolCallStart,
 )
 from toolmend.model import Tool, ToolCall
+from toolmend.protocols import AUTO
+from toolmend.protocols.auto import detector
 from toolmend.recovery.diagnostics import XTML_MARKER_STRIPPED
 
 #: The parser's code for the markup a stripped marker consumed (follows the marker's record).
@@ -65,30 +70,44 @@ class EventParser(Protocol):
     def finish(self) -> list[Event]: ...
 
 
+ParserFactory = Callable[[], EventParser]
+
+
 class _Stage:
     """One parser of the chain: whether it is inside a call (and which format read it) or a
-    reasoning span, and the parser that reads that span's text only to report its calls."""
+    reasoning span, and the parser that reads that span's text only to report its calls.
+
+    `protocol` names the stage where no event names a format (its first, for a detector)."""
 
     __slots__ = (
         "call_protocol",
         "in_call",
         "in_think",
+        "new_parser",
         "parser",
         "protocol",
         "reasoning_reader",
         "swallow_strip",
-        "tools",
     )
 
-    def __init__(self, protocol: str, parser: EventParser, tools: list[Tool] | None) -> None:
+    def __init__(self, protocol: str, new_parser: ParserFactory) -> None:
         self.protocol = protocol
-        self.parser = parser
-        self.tools = tools
+        self.new_parser = new_parser
+        self.parser = new_parser()
         self.in_call = False  # a call started and has not ended (nor given way to text)
         self.call_protocol = ""  # the format that read that call (under `auto`, the detected)
         self.in_think = False
         self.reasoning_reader: EventParser | None = None
         self.swallow_strip = False
+
+
+def _parsers(protocols: Sequence[str], tools: list[Tool] | None) -> list[tuple[str, ParserFactory]]:
+    """The stages' formats and parser factories: one detector over several formats (one marker
+    search per delta, as for one format), or a chain when `auto` is listed (it reads every
+    format already, so what it is chained with reads only what `auto` leaves)."""
+    if len(protocols) > 1 and AUTO not in protocols:
+        return [(protocols[0], partial(detector(protocols).stream_parser, tools))]
+    return [(p, partial(stream_parser, p, tools)) for p in protocols]
 
 
 #: While a call is being read, its text goes to the parsers in pieces of at least this many
@@ -104,7 +123,7 @@ class TextLeg:
     __slots__ = ("_stages", "batch", "finished", "room")
 
     def __init__(self, protocols: Sequence[str], tools: list[Tool] | None) -> None:
-        self._stages = [_Stage(p, stream_parser(p, tools), tools) for p in protocols]
+        self._stages = [_Stage(p, new_parser) for p, new_parser in _parsers(protocols, tools)]
         #: While some parser of the chain is inside a call, its text waits in `batch` (see
         #: `CALL_BATCH`); `room` is how many more characters may wait before the parsers read
         #: them (0 outside a call: `room` is also the "inside a call" state).
@@ -216,7 +235,7 @@ class TextLeg:
                 self._reasoning_calls(stage, stage.reasoning_reader.feed(event.text), out)
         elif not stage.in_think:
             stage.in_think = True
-            stage.reasoning_reader = stream_parser(stage.protocol, stage.tools)
+            stage.reasoning_reader = stage.new_parser()
             out.append(Piece("thinking", stage.protocol))
         else:
             self._end_reasoning(stage, out)
