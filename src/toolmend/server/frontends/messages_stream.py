@@ -27,6 +27,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from toolmend.events import Diagnostic
 from toolmend.server.answer import completion_as_chunk
 from toolmend.server.frontends.chat_request import ChatRequest
@@ -173,7 +175,10 @@ class MessagesStream:
         if text is None:
             return None
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
-        return template.fill(text)
+        try:  # `template.fill`, written out: this runs once a chunk
+            return template.head + orjson.dumps(text) + template.tail
+        except TypeError:
+            return template.fill(text)
 
     def _text_delta(self, text: str) -> Event:
         """A `text_delta` of the open text block, its text counted in the output estimate (as

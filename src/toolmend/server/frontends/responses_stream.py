@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from toolmend.events import Diagnostic
 from toolmend.server import wirejson
 from toolmend.server.answer import completion_as_chunk
@@ -150,7 +152,16 @@ class ResponsesStream:
         self._open_text.append(text)
         sequence = self._sequence
         self._sequence = sequence + 1
-        return template.fill2(sequence, text)
+        try:  # `template.fill2`, written out: this runs once a chunk
+            return (
+                template.head
+                + orjson.dumps(sequence)
+                + template.middle
+                + orjson.dumps(text)
+                + template.tail
+            )
+        except TypeError:
+            return template.fill2(sequence, text)
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
         text = plain_text(chunk)
