@@ -331,10 +331,8 @@ class ResponsesStream:
         if kind == "message":
             shape = {**self._delta_fields, "sequence_number": SLOT, "delta": SLOT}
             self._text_template = FrameTemplate(shape)
-        events.append(
-            self._event(
-                "response.output_item.added", output_index=item["_index"], item=_public(announced)
-            )
+        events.append(  # `announced` is the event's own (a new dict of strings), not copied
+            self._event("response.output_item.added", output_index=item["_index"], item=announced)
         )
         events.append(
             self._event(
