@@ -18,7 +18,8 @@ tools and their results) are written as they came, with the upstream's own signa
 `assemble_message` folds the events into the non-streaming `message`, so both paths share one
 translation. `text_frame` writes the event nearly every chunk becomes (more text of the open
 text block) straight to its SSE frame, and an answer's first chunk when it opens a text block
-(its opening frames are built by `start`, before the upstream's first chunk arrives). This module does no I/O and never reads the request.
+(its opening frames are built by `start`, before the upstream's first chunk arrives). This
+module does no I/O and never reads the request.
 """
 
 from __future__ import annotations
