@@ -21,6 +21,7 @@ _CHOICE_FIELDS = {
     "finish_reason": st.sampled_from(["stop", "length", None]),
     "stop_reason": st.sampled_from(["END", None]),
     "index": st.sampled_from([0, 1]),
+    "logprobs": st.just(None),
 }
 
 
@@ -29,11 +30,14 @@ def chunks(draw: st.DrawFn) -> dict[str, Any]:
     delta = {k: draw(v) for k, v in _DELTA_FIELDS.items() if draw(st.booleans())}
     choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": None}
     choice.update({k: draw(v) for k, v in _CHOICE_FIELDS.items() if draw(st.booleans())})
+    for left_out in ("index", "finish_reason", "delta"):  # servers leave fields out, too
+        if draw(st.integers(0, 3)) == 0:
+            del choice[left_out]
     out: dict[str, Any] = {"id": "chatcmpl-1", "choices": [choice]}
     if draw(st.booleans()):
         out["choices"].append({**choice, "index": 1})
     if draw(st.booleans()):
-        out["usage"] = usage(3, 4)["usage"]
+        out["usage"] = draw(st.sampled_from([usage(3, 4)["usage"], None]))
     return out
 
 
@@ -61,6 +65,8 @@ def test_a_chunk_plain_text_takes_is_one_text_piece_of_the_reader_and_changes_no
 
 def test_the_pipelines_text_chunks_take_the_hot_path_and_the_others_do_not() -> None:
     assert plain_text(text("Hello")) == "Hello"
+    assert plain_text(chunk({"content": "Hello"}, logprobs=None, stop_reason=None)) == "Hello"
+    assert plain_text({**text("Hello"), "usage": None}) == "Hello"
     assert plain_text(chunk({"content": "Hello"}, finish="stop")) is None
     assert plain_text(chunk({"content": "Hello"}, stop_reason="END")) is None
     assert plain_text(chunk({"content": "Hello", "role": "assistant"})) is None

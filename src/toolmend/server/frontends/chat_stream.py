@@ -19,7 +19,6 @@ This module never writes any front-end's wire format.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -77,7 +76,7 @@ class ChatStreamReader:
         pieces: list[Piece] = []
         usage = chunk.get("usage")
         if usage is not None and type(usage) is dict:
-            self.usage = copy.deepcopy(usage)
+            self.usage = dict(usage)  # its values are only read, at the end: no deep copy
         for choice in chunk.get("choices") or ():
             if type(choice) is not dict or choice.get("index", 0) != 0:
                 continue  # n > 1 is not a front-end feature; the first choice is the answer
@@ -167,23 +166,28 @@ def plain_text(chunk: Mapping[str, Any]) -> str | None:
     delta is only its `content`, with no finish reason, stop string or usage; None for any
     other chunk. Nearly every chunk of an answer is one (the pipeline writes text as
     `{"content": ...}` deltas), and reading one changes nothing in a `ChatStreamReader` but
-    yields that text as one `text` piece, so a writer may take the text without the reader."""
-    choices = chunk.get("choices")
-    if type(choices) is not list or len(choices) != 1 or chunk.get("usage") is not None:
+    yields that text as one `text` piece, so a writer may take the text without the reader.
+    It runs once a chunk: the common chunk is read by subscripts (a `get` is a method call),
+    the rarer fields only when the choice has more than the pipeline's three."""
+    try:
+        (choice,) = chunk["choices"]
+        delta = choice["delta"]
+        text = delta["content"]
+    except (KeyError, TypeError, ValueError):
         return None
-    choice = choices[0]
+    if type(text) is not str or not text or type(delta) is not dict or len(delta) != 1:
+        return None
+    if type(choice) is not dict or ("usage" in chunk and chunk["usage"] is not None):
+        return None
+    if len(choice) == 3 and "finish_reason" in choice and "index" in choice:
+        return text if choice["finish_reason"] is None and choice["index"] == 0 else None
     if (
-        type(choice) is not dict
-        or choice.get("finish_reason") is not None
+        choice.get("finish_reason") is not None
         or choice.get("stop_reason") is not None
         or choice.get("index", 0) != 0
     ):
         return None
-    delta = choice.get("delta")
-    if type(delta) is not dict or len(delta) != 1:
-        return None
-    text = delta.get("content")
-    return text if text and type(text) is str else None
+    return text
 
 
 def late_fragment(index: int, protocol: str) -> Diagnostic:

@@ -1,23 +1,23 @@
-"""The front-ends' streaming response: `SSEResponse` with a keep-alive written while it is silent.
+"""The front-ends' streaming response: `SSEResponse` with a keep-alive every few seconds.
 
 Claude Code and Codex drop a stream that stays quiet for long, and a slow prefill or a long
 tool call the Messages grammar sends whole at its end can be quiet for longer than that.
-`KeepAliveSSEResponse` writes its keep-alive frame (a `ping` event, an SSE comment) whenever
-nothing was written for `seconds`, from one timer per stream that is re-armed only when it
-fires: the body is read in the response's own task, as the chat endpoint's is, so a busy stream
-pays a clock read per write and nothing else (a reading task and a queue between it and the
-writer cost a task switch and about 15 Python calls per chunk). The keep-alive is a write of
-its own, never after the body ended; a body write waits for a keep-alive still in flight. A
-keep-alive may be written while a body write waits for a slow client to read (each is one
-whole write of whole frames, so a comment or a `ping` lands between two batches of frames,
-which both grammars allow). This module frames nothing and never decides what a stream
-contains.
+`KeepAliveSSEResponse` writes its keep-alive frame (a `ping` event, an SSE comment) every
+`seconds` from one repeating timer, whether the body wrote in between or not: both grammars
+take a keep-alive between any two frames, one frame every few seconds is nothing beside a busy
+stream's, and the body's writes then go to the server untouched (timing each write to keep
+alive only the silent streams cost a Python call and a clock read per chunk). A keep-alive is
+one whole write of its own, as each batch of the body is, so it lands between two batches of
+frames; a keep-alive still waiting for a slow client to read holds back the next one. None is
+written after the body's last write: the timer and any keep-alive not yet written are
+cancelled as soon as that write returns. This module frames nothing and never decides what a
+stream contains.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, Awaitable
+from collections.abc import AsyncIterable
 
 from starlette.types import Message, Send
 
@@ -25,7 +25,7 @@ from toolmend.server.sse_response import FrameBatch, SSEResponse
 
 
 class KeepAliveSSEResponse(SSEResponse):
-    """An `SSEResponse` that writes `keepalive` after `seconds` without a write."""
+    """An `SSEResponse` that writes `keepalive` every `seconds` while its body streams."""
 
     def __init__(
         self,
@@ -43,47 +43,30 @@ class KeepAliveSSEResponse(SSEResponse):
     async def stream_response(self, send: Send, body_send: Send | None = None) -> None:
         loop = asyncio.get_running_loop()
         seconds, frame = self._seconds, self._keepalive
-        body = send if body_send is None else body_send
-        wrote = loop.time()  # when the last write began
-        ended = False
-        beat: asyncio.Future[None] | None = None  # the keep-alive write in flight, if any
-        timer: asyncio.TimerHandle | None = None
-
-        def through(target: Send) -> Send:
-            """A write to `target` that waits for a keep-alive in flight and is timed: a plain
-            function handing on `target`'s awaitable (no coroutine of its own: it runs once a
-            chunk)."""
-
-            def write(message: Message) -> Awaitable[None]:
-                nonlocal wrote, ended
-                if beat is not None and not beat.done():
-                    return after_beat(beat, write, message)
-                wrote = loop.time()
-                if not message.get("more_body", False) and message["type"] == "http.response.body":
-                    ended = True
-                return target(message)
-
-            return write
-
-        async def after_beat(pending: asyncio.Future[None], write: Send, message: Message) -> None:
-            await pending
-            await write(message)
+        write = send if body_send is None else body_send
+        beat: asyncio.Future[None] | None = None  # the last keep-alive's write
+        timer: asyncio.TimerHandle
 
         def tick() -> None:
-            nonlocal wrote, beat, timer
-            now = loop.time()
-            if now - wrote >= seconds and not ended:
-                message = {"type": "http.response.body", "body": frame, "more_body": True}
-                beat = asyncio.ensure_future(body(message))
-                wrote = now
-            timer = loop.call_at(wrote + seconds, tick)
+            nonlocal beat, timer
+            if beat is None or beat.done():
+                _retrieve(beat)
+                message: Message = {"type": "http.response.body", "body": frame, "more_body": True}
+                beat = asyncio.ensure_future(write(message))
+            timer = loop.call_later(seconds, tick)
 
-        timer = loop.call_at(wrote + seconds, tick)
+        timer = loop.call_later(seconds, tick)
         try:
-            await super().stream_response(through(send), through(body))
+            await super().stream_response(send, body_send)
         finally:
             timer.cancel()
             if beat is not None:
-                if beat.done() and not beat.cancelled():
-                    beat.exception()  # retrieved: a failed keep-alive is the connection's end
-                beat.cancel()
+                beat.cancel()  # not yet written: it never will be
+                _retrieve(beat)
+
+
+def _retrieve(beat: asyncio.Future[None] | None) -> None:
+    """Marks a finished keep-alive's failure as seen: a failed write is the connection's end,
+    which the body's own writes meet too."""
+    if beat is not None and beat.done() and not beat.cancelled():
+        beat.exception()

@@ -17,7 +17,9 @@ tools and their results) are written as they came, with the upstream's own signa
 
 `assemble_message` folds the events into the non-streaming `message`, so both paths share one
 translation. `text_frame` writes the event nearly every chunk becomes (more text of the open
-text block) straight to its SSE frame. This module does no I/O and never reads the request.
+text block) straight to its SSE frame, and an answer's first chunk when it opens a text block
+(its opening frames are built by `start`, before the upstream's first chunk arrives). This
+module does no I/O and never reads the request.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+import orjson
 
 from toolmend.events import Diagnostic
 from toolmend.server.answer import completion_as_chunk
@@ -40,7 +44,7 @@ from toolmend.server.frontends.chat_stream import (
 )
 from toolmend.server.frontends.ids import new_id
 from toolmend.server.frontends.messages import PROTOCOL, TOOL_USE_ID_PREFIX
-from toolmend.server.frontends.sse import SLOT, FrameTemplate
+from toolmend.server.frontends.sse import SLOT, FrameTemplate, sse_frame
 from toolmend.server.frontends.tokens import estimate_text_tokens
 
 _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
@@ -77,6 +81,10 @@ class MessagesStream:
         self._open_call: int | None = None
         self._open_state: ToolCallState | None = None
         self._text_template: FrameTemplate | None = None  # the open text block's delta frame
+        #: The frames of a first block that is text (its start, its deltas' template), made
+        #: with `start`, which the app sends while the model prefills, so that the first text
+        #: chunk costs what any other does: that is the client's time to first token.
+        self._first_text: tuple[bytes, FrameTemplate] | None = None
         self._output_estimate = 0.0
         self.diagnostics: list[Diagnostic] = []
 
@@ -95,6 +103,10 @@ class MessagesStream:
             "stop_sequence": None,
             "usage": {"input_tokens": self._input_tokens, "output_tokens": 0},
         }
+        self._first_text = (
+            sse_frame(self._block_start(0, {"type": "text", "text": ""})),
+            FrameTemplate(self._text_delta_shape(SLOT, 0)),
+        )
         return [{"type": "message_start", "message": message}, ping()]
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
@@ -167,13 +179,22 @@ class MessagesStream:
         chunk of an answer), the bytes `sse_frame` writes for its `text_delta`; None for any
         other chunk, which `feed` then takes."""
         template = self._text_template
+        opening = b""
         if template is None:
-            return None
+            if self._first_text is None or self._block_index != -1:
+                return None
+            opening, template = self._first_text
         text = plain_text(chunk)
         if text is None:
             return None
+        if opening:  # the answer's first block is this text: opened as `_ensure_open` does
+            self._block_index, self._open_kind, self._open_call = 0, "text", None
+            self._text_template, self._first_text = template, None
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
-        return template.fill(text)
+        try:  # `template.fill`, written out: this runs once a chunk
+            return opening + template.head + orjson.dumps(text) + template.tail
+        except TypeError:
+            return opening + template.fill(text)
 
     def _text_delta(self, text: str) -> Event:
         """A `text_delta` of the open text block, its text counted in the output estimate (as
@@ -181,9 +202,13 @@ class MessagesStream:
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
         return self._text_delta_shape(text)
 
-    def _text_delta_shape(self, text: str) -> Event:
+    def _text_delta_shape(self, text: str, index: int | None = None) -> Event:
         delta = {"type": "text_delta", "text": text}
-        return {"type": "content_block_delta", "index": self._block_index, "delta": delta}
+        block = self._block_index if index is None else index
+        return {"type": "content_block_delta", "index": block, "delta": delta}
+
+    def _block_start(self, index: int, block: dict[str, Any]) -> Event:
+        return {"type": "content_block_start", "index": index, "content_block": block}
 
     def _write(self, piece: Piece, events: list[Event]) -> None:
         if piece.kind == "text":
@@ -225,9 +250,7 @@ class MessagesStream:
             assert piece is not None and piece.call is not None
             self._open_state = piece.call
             block = {"type": "tool_use", "id": piece.call.id, "name": piece.call.name, "input": {}}
-        events.append(
-            {"type": "content_block_start", "index": self._block_index, "content_block": block}
-        )
+        events.append(self._block_start(self._block_index, block))
 
     def _native_block(self, block: dict[str, Any], events: list[Event]) -> None:
         """A native upstream's block, as the API streams it: a thinking block's text and its
@@ -249,7 +272,7 @@ class MessagesStream:
             deltas.append(
                 {"type": "input_json_delta", "partial_json": json.dumps(block.get("input") or {})}
             )
-        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        events.append(self._block_start(index, start))
         for delta in deltas:
             events.append({"type": "content_block_delta", "index": index, "delta": delta})
         events.append({"type": "content_block_stop", "index": index})

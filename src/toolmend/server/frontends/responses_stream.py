@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from toolmend.events import Diagnostic
 from toolmend.server import wirejson
 from toolmend.server.answer import completion_as_chunk
@@ -150,7 +152,16 @@ class ResponsesStream:
         self._open_text.append(text)
         sequence = self._sequence
         self._sequence = sequence + 1
-        return template.fill2(sequence, text)
+        try:  # `template.fill2`, written out: this runs once a chunk
+            return (
+                template.head
+                + orjson.dumps(sequence)
+                + template.middle
+                + orjson.dumps(text)
+                + template.tail
+            )
+        except TypeError:
+            return template.fill2(sequence, text)
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
         text = plain_text(chunk)
@@ -320,10 +331,8 @@ class ResponsesStream:
         if kind == "message":
             shape = {**self._delta_fields, "sequence_number": SLOT, "delta": SLOT}
             self._text_template = FrameTemplate(shape)
-        events.append(
-            self._event(
-                "response.output_item.added", output_index=item["_index"], item=_public(announced)
-            )
+        events.append(  # `announced` is the event's own (a new dict of strings), not copied
+            self._event("response.output_item.added", output_index=item["_index"], item=announced)
         )
         events.append(
             self._event(

@@ -50,29 +50,32 @@ class FrameTemplate:
     wherever it stands, so the frame is the template's fixed bytes around each value's JSON.
     """
 
-    __slots__ = ("_head", "_middle", "_tail")
+    __slots__ = ("head", "middle", "tail")
 
     def __init__(self, event: Mapping[str, Any]) -> None:
         """`event`: one or two `SLOT` values, in the order `fill` and `fill2` take them."""
         parts = sse_frame(event).split(_SLOT_JSON)
         if len(parts) not in (2, 3):
             raise ValueError("a frame template takes one or two slots")
-        self._head = parts[0]
-        self._middle = parts[1] if len(parts) == 3 else b""
-        self._tail = parts[-1]
+        #: The fixed bytes before, between and after the values: a writer's hot path may
+        #: write `head + orjson.dumps(value) + tail` itself (a Python call less per chunk),
+        #: and calls `fill` for what orjson refuses.
+        self.head = parts[0]
+        self.middle = parts[1] if len(parts) == 3 else b""
+        self.tail = parts[-1]
 
     def fill(self, value: Any) -> bytes:
-        """The frame of a one-slot template (orjson called here, once a chunk; what it
-        refuses is written by the proxy's codec, as `sse_frame` does)."""
+        """The frame of a one-slot template (what orjson refuses is written by the proxy's
+        codec, as `sse_frame` does)."""
         try:
-            return self._head + orjson.dumps(value) + self._tail
+            return self.head + orjson.dumps(value) + self.tail
         except TypeError:
-            return self._head + wirejson.dumps(value) + self._tail
+            return self.head + wirejson.dumps(value) + self.tail
 
     def fill2(self, first: Any, second: Any) -> bytes:
         """The frame of a two-slot template."""
         try:
-            values = orjson.dumps(first), orjson.dumps(second)
+            return self.head + orjson.dumps(first) + self.middle + orjson.dumps(second) + self.tail
         except TypeError:
             values = wirejson.dumps(first), wirejson.dumps(second)
-        return b"".join((self._head, values[0], self._middle, values[1], self._tail))
+            return b"".join((self.head, values[0], self.middle, values[1], self.tail))
