@@ -79,6 +79,8 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     # SGLang's detector tests (fmt7)
     "deepseek_v32": "deepseek-v3.2",
     "seed_oss": "seed-oss",
+    # the SGLang gateway's Step-3 tests (fmt8)
+    "step3": "step3",
 }
 
 

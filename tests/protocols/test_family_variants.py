@@ -266,3 +266,34 @@ def test_a_step3_header_decides_the_same_when_its_invoke_crosses_the_bound(brace
     text = STEP3_BEGIN + "function<｜tool_sep｜>" + "{" * braces + "<steptml:invoke"
     check_all_invariants("step3", text, EDIT)
     check_all_invariants("auto", text, EDIT)
+
+
+# sgl-project/sglang@eccff82e26006e3b444607396f3fbea72fa3167a sgl-model-gateway/tests/tool_parser/
+# tool_parser_step3.rs::test_step3_type_conversion (Apache-2.0), in tests/corpus/engines: Step-3's
+# template writes a non-string value as JSON, so an undeclared one reads as that JSON value.
+STEP3_TYPED = (
+    "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke "
+    'name="process">\n<steptml:parameter name="count">100</steptml:parameter>\n'
+    '<steptml:parameter name="rate">2.5</steptml:parameter>\n'
+    '<steptml:parameter name="active">true</steptml:parameter>\n'
+    '<steptml:parameter name="optional">null</steptml:parameter>\n'
+    '<steptml:parameter name="text">hello world</steptml:parameter>\n'
+    "</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>"
+)
+
+
+@pytest.mark.parametrize("protocol", ["step3", "auto"])
+def test_an_undeclared_step3_value_written_as_json_is_that_value(protocol: str) -> None:
+    typed = {"count": 100, "rate": 2.5, "active": True, "optional": None, "text": "hello world"}
+    assert calls(STEP3_TYPED, protocol, None) == [("process", typed)]
+    declared = [
+        {
+            "name": "process",
+            "parameters": {
+                "type": "object",
+                "properties": {"count": {"type": "string"}, "rate": {"type": "string"}},
+            },
+        }
+    ]
+    assert calls(STEP3_TYPED, protocol, declared)[0][1]["count"] == "100"
+    check_all_invariants(protocol, STEP3_TYPED, None)

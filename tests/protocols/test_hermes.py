@@ -157,6 +157,36 @@ def test_code_examples_are_not_parsed() -> None:
     assert result.tool_calls == [] and result.text == text
 
 
+# sgl-project/sglang@eccff82e26006e3b444607396f3fbea72fa3167a sgl-model-gateway/tests/tool_parser/
+# tool_parser_mixed_edge_cases.rs::test_mixed_formats_in_text (Apache-2.0), in tests/corpus/engines:
+# prose that names the tag, then JSON further on.
+MENTIONED = (
+    "Some text with [TOOL_CALLS] marker that shouldn't trigger.\n"
+    "Also has <tool_call> tags and [function()] syntax.\n"
+    'But here\'s the actual JSON: {"name": "get_weather", "arguments": {"city": "x"}}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "tools"),
+    # (json and auto read a bare object naming a declared tool wherever it stands)
+    [("hermes", WEATHER), ("hermes", None), ("json", None), ("auto", None)],
+)
+def test_prose_after_the_opener_means_the_tag_was_mentioned_not_written(
+    protocol: str, tools: Any
+) -> None:
+    result = toolmend.parse(MENTIONED, protocol, tools)
+    assert result.tool_calls == [] and result.text == MENTIONED
+    check_all_invariants(protocol, MENTIONED, tools)
+
+
+def test_a_code_fence_inside_the_block_is_the_one_text_before_its_json() -> None:
+    text = '<tool_call>\n```json\n{"name": "get_weather", "arguments": {"city": "x"}}\n```\n</tool_call>'
+    result = parse(text)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("get_weather", {"city": "x"})]
+    check_all_invariants("hermes", text, WEATHER)
+
+
 def test_a_malformed_block_is_recorded_not_shown() -> None:
     result = parse("before <tool_call>not json at all</tool_call> after")
     assert result.text == "before  after"

@@ -2,7 +2,8 @@
 
 "Whole output" means the visible output: blanks and reasoning before it do not count as text
 (vllm-mlx's `test_after_think`: `<think>…</think>[{"name": "search", …}]` is a call), while
-prose or another block before it does.
+prose or another block before it does. A call block right after it (blanks aside) does not
+make it prose: the output holds nothing but calls.
 """
 
 from __future__ import annotations
@@ -79,3 +80,40 @@ def test_a_surplus_bracket_after_the_call_list_is_the_lists_markup(protocol: str
         check_all_invariants(protocol, text, None)
     prose = TRAILING_BRACKET.replace("]]", "] is the list]")
     assert toolmend.parse(prose, protocol, None).tool_calls == []
+
+
+# mudler/LocalAI@82c191afadf5f005281e798ccfa0ffd0d5805030 pkg/functions/parse_test.go::It(should
+# parse XML tool calls alongside JSON tool calls) (MIT), in tests/corpus/engines.
+BEFORE_BLOCK = (
+    '{"name": "add", "arguments": {"x": 5, "y": 3}}\n<tool_call>\n<function=subtract>\n'
+    "<parameter=x>\n10\n</parameter>\n<parameter=y>\n7\n</parameter>\n</function>\n</tool_call>"
+)
+
+
+def test_a_bare_call_followed_only_by_another_calls_block_is_a_call() -> None:
+    result = toolmend.parse(BEFORE_BLOCK, "auto", None)
+    calls = [(c.name, c.arguments) for c in result.tool_calls]
+    assert calls == [("add", {"x": 5, "y": 3}), ("subtract", {"x": 10, "y": 7})]
+    assert result.text.strip() == ""
+    check_all_invariants("auto", BEFORE_BLOCK, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here is an example:\n" + BEFORE_BLOCK,  # prose before the object
+        BEFORE_BLOCK.replace("}}\n<tool_call>", "}} is the shape; the tag is\n<tool_call>"),
+    ],
+)
+def test_prose_beside_a_bare_call_keeps_it_text_though_a_block_follows(text: str) -> None:
+    result = toolmend.parse(text, "auto", None)
+    assert [c.name for c in result.tool_calls] == ["subtract"]
+    assert '{"name": "add"' in result.text
+    check_all_invariants("auto", text, None)
+
+
+def test_a_bare_call_closed_by_its_dropped_openers_closer_may_be_followed_by_a_block() -> None:
+    text = BEFORE_CLOSER + '\n<|python_tag|>{"name": "sub", "parameters": {"x": 1}}'
+    result = toolmend.parse(text, "auto", None)
+    assert [c.name for c in result.tool_calls] == ["add", "sub"]
+    check_all_invariants("auto", text, None)

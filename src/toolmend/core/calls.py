@@ -82,6 +82,8 @@ class Block(BlockContext):
         self.char_before_marker = ""
         #: Nothing but blanks and reasoning came before the current marker (no text, no block).
         self.blank_so_far = True
+        #: The syntax's unanchored, unguarded opening markers (set by the parser).
+        self.block_openers: Sequence[str] = ()
         #: The fast path's state while a string value streams (`stream_value`), else None.
         self.run: ValueRun | None = None
         self._call: ToolCall | None = None

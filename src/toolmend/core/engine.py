@@ -175,6 +175,11 @@ class StreamParser:
             for marker, start in syntax.body_starts(resolver).items()
             if len(marker) + start.reach <= max_fragment
         }
+        self._block.block_openers = tuple(
+            m
+            for m in dict.fromkeys(syntax.opening_markers(resolver))
+            if m not in self._anchors and m not in syntax.body_starts(resolver)
+        )
         #: Reasoning opener -> its closers.
         self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
         #: The opening markers that are special tokens, watched for inside reasoning.

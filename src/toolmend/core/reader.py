@@ -192,6 +192,10 @@ class BlockContext(ABC):
     #: Nothing but blanks and reasoning came before the opening marker (no visible text and no
     #: other block): a format whose block counts only as the whole output checks this.
     blank_so_far: bool
+    #: The parser's opening markers that open a block wherever they stand (no anchor, no
+    #: body start): what, right after a block, is the next call's markup. A format whose block
+    #: counts only when nothing but calls surround it checks what follows against these.
+    block_openers: Sequence[str]
 
     @abstractmethod
     def begin_call(self, name: str) -> bool:

@@ -8,7 +8,8 @@ Two shapes, one reader (`JsonCallsReader`):
   `argument_keys`; an OpenAI assistant message written as text (`{"role": "assistant",
   "content": …, "tool_calls": [...]}`, or the legacy `function_call`) holds calls, its content
   visible text before them. The first object naming no declared tool makes the whole block
-  text.
+  text, and so does prose before the first object (`Use the <tool_call> tag: {…}` mentions the
+  marker; a code fence around the JSON is the one text allowed there).
 * **named arguments** (Kimi K2, DeepSeek, harmony, Functionary, Mistral's `name[ARGS]{...}`):
   the format reads the tool name from its own header, begins the call, and hands the rest to
   a reader made with `JsonCallsReader.for_arguments`: the JSON object there is the arguments.
@@ -27,6 +28,7 @@ arguments against a schema (the gate does) and never writes raw markup into a di
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +60,9 @@ METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
 #: `function_call` (models trained on chat-completion transcripts write the wire's own fields):
 #: the object holds no call of its own, its calls are the calls it lists.
 ENVELOPE_KEY = "tool_calls"
+#: A code fence around a block's JSON (```` ```json ````, ```` ``` ````): the one text a call
+#: block may hold before its first call object.
+_FENCE_LINE = re.compile(r"`{3,}[\w+-]*")
 LEGACY_CALL_KEY = "function_call"
 #: The other keys such a message may begin with (`role`, or `content` first as SDKs dump it).
 MESSAGE_KEYS = ("role", "content")
@@ -221,6 +226,8 @@ class JsonCallsReader(JsonScan, BlockReader):
         self.values_end = -1
         self.not_a_call = False  # the first object names no declared tool: the block is text
         self.stray_text = False  # a named call's body held text that is no JSON value
+        #: Text that is no code fence came before the block's first call object.
+        self.prose_first = False
         self._new_object()
 
     @classmethod
@@ -284,6 +291,11 @@ class JsonCallsReader(JsonScan, BlockReader):
                 self.ctx.args.halt()
             return
         if depth == 1:
+            if self.prose_first and not self.objects_seen:
+                # Prose between the opener and the first call object (`Use the <tool_call>
+                # tag like this: {…}`): the marker was mentioned, not written as markup.
+                self.not_a_call = self.decided = True
+                return
             self._new_object()
             self.obj_start = len(self.consumed) - 1
             self.objects_seen += 1
@@ -370,6 +382,8 @@ class JsonCallsReader(JsonScan, BlockReader):
     def on_scalar(self, raw: str) -> None:
         if self.depth == 0 and self.named:
             self.stray_text = True  # text where the arguments object belongs
+        elif self.depth == 0 and not self.objects_seen and not _FENCE_LINE.fullmatch(raw):
+            self.prose_first = True
         elif self.depth == self.args_depth and self.args_open and self.begun:
             try:
                 value = json.loads(raw)

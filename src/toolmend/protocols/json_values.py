@@ -18,7 +18,10 @@ False-positive guard for bare JSON (`bare`): the value must look like a call fro
 message's key, `role` or `content`, is read to its end and is text unless it is such a message
 holding calls), its name must resolve
 against the given tools, and with `tools=None` it is a call only when it stands alone as the
-whole output (its calls wait for the end of the stream to say so). A `</tool_call>` after bare
+whole output (its calls wait for the end of the stream to say so) or when, blanks aside, the
+next thing after it is another call block's opener (`BlockContext.block_openers`: a model that
+writes a bare call and then a `<tool_call>` block wrote nothing but calls); prose before or
+after it keeps it text. A `</tool_call>` after bare
 calls (a Hermes block whose opener was left out) and a surplus `]` after a call list are the
 block's own markup, not text.
 Never: scans visible text (the engine does), knows any one format's markers.
@@ -285,7 +288,7 @@ class CallValuesReader(JsonCallsReader):
                 return self._end(i + len(closer), closed=True), True
         if any(buf.startswith(m, i, end) for m in self.format.reopeners):
             return self._end(pos), True
-        markers = (*self.closers, *self.format.reopeners)
+        markers = (*self.closers, *self.format.reopeners, *self._followers())
         undecided = i == end or is_proper_prefix(buf[i:end], markers)
         if undecided and not final and i - pos <= MAX_TAG_LENGTH:
             return pos, False  # what follows may still be a closer (`[` of `[/TOOL_CALLS]`)
@@ -308,14 +311,22 @@ class CallValuesReader(JsonCallsReader):
             return i, False
         if self.objects_seen == 0:
             return self._revert(pos, rescan=True), True  # the marker opens no call: text
+        if self.deferred is not None and self._call_follows(buf, i, end):
+            return self._end(pos), True  # another call follows: nothing but calls so far
         if self.closer_required or (self.deferred is not None and not (final and i == end)):
             return self._revert(pos), True  # text follows: the JSON was not the whole output
         return self._end(pos), True
 
     def _after_close(self, buf: str, pos: int, end: int, final: bool) -> int:
         """After the closer of deferred calls (tools=None): only blanks may follow them."""
-        i = skip_blanks(buf, pos, end)
+        i, end = _bounded_blanks(buf, pos, end)
+        if i < end and is_proper_prefix(buf[i:end], self._followers()) and not final:
+            self.consumed.append(buf[pos:i])
+            return i  # what follows may still be another call's opener
         self.consumed.append(buf[pos:i])
+        if i < end and self._call_follows(buf, i, end):
+            self.after_close = False
+            return CallValuesReader._end(self, i, closed=True)
         if i < end:  # text follows: the calls were not the whole output
             self.after_close = False
             return CallValuesReader._revert(self, i)
@@ -323,6 +334,18 @@ class CallValuesReader(JsonCallsReader):
             self.after_close = False
             return CallValuesReader._end(self, i, closed=True)
         return i
+
+    def _followers(self) -> Sequence[str]:
+        """What may follow deferred calls as another call's opener (tools=None)."""
+        return self.ctx.block_openers if self.deferred is not None else ()
+
+    def _call_follows(self, buf: str, i: int, end: int) -> bool:
+        """Another call block opens at `buf[i]`, right after the deferred calls and blanks:
+        the output holds nothing but calls so far, so they are calls (with tools=None a bare
+        call is one only as the whole output or among other calls, never in prose)."""
+        return not self.closer_required and any(
+            buf.startswith(m, i, end) for m in self._followers()
+        )
 
     def _give_up(self, at: int, buf: str, end: int, final: bool) -> int:
         """Not a call. A bare value refused before its end is text up to its end, never

@@ -9,7 +9,9 @@ The invoke family's wire format (`toolmend.protocols.invoke_xml`) with the one p
 wherever they stand, so an invoke without them reads the same), and so is the `<｜tool_sep｜>`
 written between two calls and the tool's name on its own line between a call's header and its
 invoke (`function<｜tool_sep｜>NAME\n<steptml:invoke …>`, as vLLM's Step-3 tests write it).
-Owns the tokens and rendering.
+A value of an undeclared key written as a JSON number, boolean, null, array or object is that
+value (Step-3's template writes non-strings as JSON, as MiniMax-M2's does; SGLang's gateway
+reads them so); declared keys follow the schema. Owns the tokens and rendering.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ FORMAT = InvokeFormat(
     missing_angle=False,
     prefixes=(PREFIX,),
     wrappers=(),
+    undeclared_json=True,
 )
 
 
