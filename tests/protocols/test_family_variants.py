@@ -257,3 +257,12 @@ def test_after_a_step3_header_prose_stays_text() -> None:
     result = toolmend.parse(text, "step3", EDIT)
     assert (result.tool_calls, result.text) == ([], "I would call edit_file here.")
     check_all_invariants("step3", text, EDIT)
+
+
+# Found by `bench/fuzz.py --seed 250000000` (case 250003382): a run of braces taken for the name
+# line ends right before `<steptml:invoke`, and the invoke's opening crosses the name's bound.
+@pytest.mark.parametrize("braces", [100, 113, 114, 120, 128, 129, 140])
+def test_a_step3_header_decides_the_same_when_its_invoke_crosses_the_bound(braces: int) -> None:
+    text = STEP3_BEGIN + "function<｜tool_sep｜>" + "{" * braces + "<steptml:invoke"
+    check_all_invariants("step3", text, EDIT)
+    check_all_invariants("auto", text, EDIT)
