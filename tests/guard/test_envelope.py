@@ -283,3 +283,20 @@ def test_an_sdk_exception_class_is_kept_as_a_machine_code() -> None:
     assert "ratelimiterror" in unwrap("openai.RateLimitError: Error code: 429").codes
     assert "overloadederror" in unwrap("anthropic.OverloadedError: Overloaded").codes
     assert unwrap("MyRateLimitErrorHandler failed").codes == []
+
+
+def test_a_body_that_states_its_own_http_status_carries_it() -> None:
+    event = {"error": {"message": "Input validation error: bad", "http_status_code": 422}}
+    assert unwrap(event).status == 422
+
+
+def test_the_machine_type_of_a_body_an_agent_printed_unparseably_is_still_read() -> None:
+    mangled = (
+        "Failed to connect to Mistral API: 400 Bad Request\n"
+        '("object":"error","message":"Unexpected role \'user\' after role \'tool\'",'
+        '"type":"invalid_request_message_order","param":null)'
+    )
+    assert "invalid_request_message_order" in unwrap(mangled).codes
+    assert classify_error(mangled).variant == "history_shape"
+    # without the body's "message" a quoted "type" is data, not an error body
+    assert unwrap('grep found "type": "timeout_handler" in 3 files').codes == []

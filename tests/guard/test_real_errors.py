@@ -82,6 +82,10 @@ BATCH27_FIRST_SCORING = (75, 101)
 #: for them: right, total (36 as first labelled; 37 after one label was brought to the corpus's
 #: conventions, `FIRST_SCORINGS.md`, batch 28).
 BATCH28_FIRST_SCORING = (37, 90)
+#: Batch 29 (guard12): 35 more refusals of the same servers and APIs (other messages of the same
+#: code paths, and the clients' exception lines), first scored leave-one-source-out at 8457741,
+#: after batch 28's readers and wordings and before any wording for it: right, total.
+BATCH29_FIRST_SCORING = (30, 35)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -184,6 +188,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (25, BATCH25_FIRST_SCORING, 40),
         (27, BATCH27_FIRST_SCORING, 25),
         (28, BATCH28_FIRST_SCORING, 20),
+        (29, BATCH29_FIRST_SCORING, 10),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

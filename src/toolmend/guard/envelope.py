@@ -195,6 +195,10 @@ _REQUEST_PARAM = re.compile(
     re.MULTILINE,
 )
 _PATH_INDEX = re.compile(r"\[(\d+)\]")
+#: A machine type in an error body an agent printed so that it no longer parses (Zed's
+#: `("object":"error","message":"...","type":"invalid_request_message_order")`, a body quoted
+#: inside a string): read only where the text also has the body's "message".
+_MANGLED_BODY_CODE = re.compile(r'"(?:type|code)"\s*:\s*"(?P<code>[a-z][a-z0-9_]{2,60})"')
 
 
 def _dotted(path: str) -> str:
@@ -430,6 +434,12 @@ class _Reader:
         reply = _REDIS_REPLY.search(head)
         if reply and len(env.codes) < MAX_ITEMS:
             env.codes.append("redis:" + reply.group("code"))
+        if '"message"' in head:
+            for mangled in _MANGLED_BODY_CODE.finditer(head, 0, MAX_TEXT_HEAD):
+                if len(env.codes) >= MAX_ITEMS:
+                    break
+                if mangled["code"] not in env.codes:
+                    env.codes.append(mangled["code"])
         sdk = _SDK_ERROR_CLASS.search(head)
         if sdk and len(env.codes) < MAX_ITEMS and sdk["cls"].lower() not in env.codes:
             env.codes.append(sdk["cls"].lower())
@@ -535,6 +545,10 @@ class _Reader:
             env.codes.append(status)  # a gRPC / Google API status: "DEADLINE_EXCEEDED"
         elif isinstance(status, str) and status.lower() in ("error", "failed", "failure"):
             env.failed = True  # {"status": "error", "message": "..."}: a failure, of some kind
+        # an HTTP status the body states for itself (TGI's stream error event)
+        http_status = folded.get("httpstatuscode", folded.get("statuscode"))
+        if isinstance(http_status, int) and 400 <= http_status < 600 and env.status is None:
+            env.status = http_status
         for key in ("exitcode", "returncode"):
             exit_code = folded.get(key)
             if isinstance(exit_code, int) and not isinstance(exit_code, bool):
