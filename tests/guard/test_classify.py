@@ -906,6 +906,9 @@ def test_a_model_servers_refusal_names_the_request_field_and_says_it_is_not_the_
     guidance = Interceptor().on_error({"name": "bash"}, "Invalid 'tools[0].function.name': bad")
     assert guidance.disposition == "change_strategy"
     assert "`tools.0.function.name`" in guidance.render()
+    # a tool's own nested argument, with no body around it, stays the call's invalid value
+    own = classify_error("Invalid 'options.mode': must be one of 'fast' or 'safe'")
+    assert (own.category, own.variant) == ("PARAM_INVALID_VALUE", "generic")
 
 
 def test_a_history_the_server_refuses_gets_the_history_guidance_not_a_missing_field() -> None:

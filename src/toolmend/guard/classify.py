@@ -7,7 +7,9 @@ or `context_length_exceeded`); then the wording families, innermost message firs
 priority (inside a program's crash report or a command result with an exit status, never the
 call-argument categories); then the envelope's coarse status (HTTP status, exit code), which
 also wins over a wording that says only "it failed" when it names a refusal, a rate limit or a
-timeout. A message that only states a
+timeout; and a model server's refusal of the request itself (a refused field among the tool
+definitions, a request field or request-error type such as `invalid_request_error`), which wins
+over a call-argument or generic reading (`_request_reading`). A message that only states a
 failure plainly, in no family's words, is the plain-failure variant of COMMAND_FAILED, decided
 after every layer was tried and only when the envelope carries no status. It never builds
 guidance, never counts and never changes the error; anything else it does not recognise is

@@ -183,13 +183,13 @@ _SDK_ERROR_CLASS = re.compile(
 #: value=0)", TGI's "Input validation error: `temperature` must be ...", OpenAI's "Invalid
 #: 'tools[0].function.name': ..." and "Missing required parameter: 'messages[1].content'",
 #: Anthropic's "tools.0.custom.name: String should match ...", Gemini's "... at
-#: 'tools[0].function_declarations[5].parameters'". A quoted name without an index or a dot is a
-#: tool's own argument ("Invalid 'path'"), not a request path.
+#: 'tools[0].function_declarations[5].parameters'". A quoted name without an index is a tool's own
+#: argument ("Invalid 'path'", "Invalid 'options.mode'"), not a request path.
 _REQUEST_PARAM = re.compile(
     r"\(parameter=(?P<vllm>[A-Za-z_][\w.\[\]]{0,120})"
     r"|^Input validation error: `(?P<tgi>[A-Za-z_]\w{0,63})` "
     r"|\b(?:Invalid(?: value for)?|Missing required parameter:|Unknown parameter:|Unrecognized "
-    r"request arguments? supplied:) '(?P<openai>[A-Za-z_]\w*(?:\[\d+\]|\.\w+)[\w.\[\]]{0,120})'"
+    r"request arguments? supplied:) '(?P<openai>[A-Za-z_]\w*\[\d+\][\w.\[\]]{0,120})'"
     r"|^(?P<dotted>(?:tools|messages|system|tool_choice)\.\d+(?:\.\w+){0,8}):"
     r"|\bat '(?P<gemini>(?:tools|contents|messages)\[\d+\][\w.\[\]]{0,160})'",
     re.MULTILINE,
