@@ -649,6 +649,14 @@ BATCH28_SIBLINGS = [
         "PERMISSION_DENIED",
     ),
     ("openai.APITimeoutError: Request timed out.", "TIMEOUT"),
+    # a setting only a server flag allows, a value a mode fixes, a field that takes one literal
+    (
+        '{"error":{"code":500,"message":"parallel_tool_calls requires --jinja flag",'
+        '"type":"server_error"}}',
+        "PARAM_INVALID_VALUE",
+    ),
+    ("best_of must be 1 when using greedy sampling, got 2.", "PARAM_INVALID_VALUE"),
+    ("400 \"'response_format.type' must be 'json_object'\"", "PARAM_INVALID_VALUE"),
     (
         'API Error: 402 {"error":{"message":"Insufficient credits - top up your balance",'
         '"type":"insufficient_quota","code":"insufficient_credits"}}',
@@ -808,6 +816,12 @@ BATCH28_NEIGHBOURS = [
     ),
     ("Only one tool call is allowed per message", "INVALID_TOOL_PROTOCOL"),
     ("tools is required", "PARAM_MISSING"),
+    # a tool definition's name refused by pattern is the tool list's, not an edit's search text
+    (
+        "Invalid 'tools[2].function.name': string does not match pattern. Expected a string that "
+        "matches the pattern '^[a-zA-Z0-9_-]+$'.",
+        "INVALID_TOOL_PROTOCOL",
+    ),
 ]
 
 

@@ -51,7 +51,7 @@ BLIND4_FIRST_SCORING = (155, 251)
 BLIND4 = load_cases("blind4_errors.json")
 #: NOT A BLIND FIGURE: the fourth split after its misses were read and the families they showed
 #: were widened (guard11; `FIRST_SCORINGS.md`, batch 26). A floor for regressions only.
-BLIND4_AFTER_READING = 189
+BLIND4_AFTER_READING = 195
 #: NOT A BLIND FIGURE: the third split after its misses were read and the families they showed
 #: were widened (guard8; `FIRST_SCORINGS.md`, batch 23). A floor for regressions only.
 BLIND3_AFTER_READING = 215

@@ -348,6 +348,21 @@ _REQUEST_ERROR_CODES = frozenset(
 _TOOL_DEFINITION_FIELDS = frozenset(
     {"tools", "tool_choice", "functions", "function_call", "function_declarations", "tool_config"}
 )
+#: Readings a refused tool definition leaves in place: what they say about the server, the tool
+#: list or the request's size is more than "a tool definition was refused" ("does not match"
+#: in "Invalid 'tools[0].function.name': string does not match pattern" is no edit's search).
+_SERVER_READINGS = frozenset(
+    {
+        Category.TOOL_NOT_FOUND,
+        Category.MCP_TOOL_MISSING,
+        Category.INVALID_TOOL_PROTOCOL,
+        Category.CONTEXT_OVERFLOW,
+        Category.RATE_LIMITED,
+        Category.PERMISSION_DENIED,
+        Category.TIMEOUT,
+        Category.NETWORK_ERROR,
+    }
+)
 #: A model server that refused the request's own fields (a sampling parameter, a limit, a format).
 REQUEST_REFUSED_PATTERN_ID = "EI/PARAM_INVALID_VALUE/002"
 #: A model server that refused the tool definitions sent with the request.
@@ -381,7 +396,7 @@ def _request_reading(
         if (
             found is None
             or found[0].id in _GENERIC_PATTERNS
-            or (found[0].category in _CALL_ARGUMENT_CATEGORIES)
+            or found[0].category not in _SERVER_READINGS
         ):
             return _BY_ID[TOOL_DEFINITION_PATTERN_ID], param, ENVELOPE_CONFIDENCE
         if found[0].id == TOOL_DEFINITION_PATTERN_ID:  # worded so too: keep the field it names

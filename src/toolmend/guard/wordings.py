@@ -257,6 +257,14 @@ PROMPT_OVER_LIMIT = words(
 )
 #: TGI's router: "`inputs` tokens + `max_new_tokens` must be <= 8192", "`inputs` must have less
 #: than 4096 tokens".
+#: LM Studio's and llama.cpp's context kept from the start of the prompt: "Trying to keep the
+#: first 111490 tokens when context overflows. However, the model is loaded with context length
+#: of only 32768 tokens", "Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)".
+KEEP_OVER_CONTEXT = words(
+    "lmstudio",
+    r"\bloaded with (?:a )?context length of only \d+",
+    r"\bn_keep \(\d+\) >= n_ctx\b",
+)
 TGI_TOKEN_LIMITS = words(
     "tgi",
     r"\btokens? \+ `?max_new_tokens`? must be <= \d+",
@@ -885,6 +893,11 @@ SETTINGS_COMBINED = words(
     r"\brequires? [`'\"]?[\w.]+[`'\"]? to be (?:set|enabled|true)\b",
     r"\bwhen using [`'\"]?[\w.]+[`'\"]?, [`'\"]?[\w.]+[`'\"]? must be (?:set|true|enabled)\b",
     r"\bcan only use one (?:kind|type|sort) of\b",
+    # a setting only a server flag allows ("tools param requires --jinja flag", "\"auto\" tool
+    # choice requires --enable-auto-tool-choice and --tool-call-parser to be set"), and a value a
+    # mode fixes ("n must be 1 when using greedy sampling")
+    r"\brequires? (?:the )?`?--[\w-]+`?(?: (?:flag|option)\b| and `?--[\w-]+`? to be set\b)",
+    r"\bmust be [\w.\-]+ when using\b",
 )
 #: A list or string that may not be empty: "`logprob_token_ids` must not be an empty list",
 #: "bad_words cannot contain an empty string".
@@ -1047,6 +1060,8 @@ VALUE_CHOICES = words(
     r"(?:not found|invalid|unknown|unsupported)\b[^\n]{0,80}?[.;] (?:Supported|Allowed|Valid) "
     r"[\w-]+: \S",
     r"\bmust be [`'\"][^`'\"\n]{1,40}[`'\"] or [`'\"][^`'\"\n]{1,40}[`'\"]",
+    # a field that takes one literal: "'response_format.type' must be 'json_schema'"
+    r"[`'\"][\w.\-]+[`'\"] must be [`'\"][^`'\"\n]{1,40}[`'\"]",
     r"\bmust (?:have|use) (?:the )?(?:protocol|scheme|prefix|type) [`'\"][^`'\"\n]{1,40}[`'\"] or "
     r"[`'\"]",
 )
