@@ -575,6 +575,100 @@ BATCH27_SIBLINGS = [
     ("Error: File src/strings.py not found", "FILE_NOT_FOUND"),
 ]
 
+#: Batch 31 (guard12, harvested as its batch 28): the other messages of the code paths its misses came from (vLLM's request
+#: validators, TGI's `ValidationError`s, Ollama's Anthropic layer), and the same refusals in other
+#: servers' and clients' words: the body's machine type, the request field it names, the SDK's
+#: exception class and the Python repr of the body it prints are read before the wording.
+BATCH31_SIBLINGS = [
+    (
+        '{"error":{"message":"Batch chat completions do not support beam search. Please set '
+        '`use_beam_search` to False. (parameter=use_beam_search)","type":"BadRequestError",'
+        '"param":"use_beam_search","code":400}}',
+        "PARAM_INVALID_VALUE",
+    ),
+    (
+        "Error code: 400 - {'error': {'message': 'min_tokens must be greater than or equal to 0, "
+        "got -1.', 'type': 'BadRequestError', 'param': None, 'code': 400}}",
+        "PARAM_INVALID_VALUE",
+    ),
+    (
+        '{"error":"Input validation error: `typical_p` must be > 0.0 and < 1.0",'
+        '"error_type":"validation"}',
+        "PARAM_INVALID_VALUE",
+    ),
+    (
+        '{"error":"Input validation error: `top_n_tokens` must be >= 0 and <= 5. Given: 10",'
+        '"error_type":"validation"}',
+        "PARAM_INVALID_VALUE",
+    ),
+    (
+        '{"error":{"code":400,"message":"Cannot use tools with stream","type":"invalid_request_error"}}',
+        "PARAM_INVALID_VALUE",
+    ),
+    # the tool definitions of the request, named by the body's `param` or a request path
+    (
+        '{"error":{"message":"Invalid value for `function`: `None` in `tool_choice`! (parameter='
+        'tool_choice.function)","type":"BadRequestError","param":"tool_choice.function","code":400}}',
+        "INVALID_TOOL_PROTOCOL",
+    ),
+    (
+        "Invalid 'tools[3].function.description': string too long. Expected a string with maximum "
+        "length 1024, but got a string with length 4200 instead.",
+        "INVALID_TOOL_PROTOCOL",
+    ),
+    (
+        '{"error": {"code": 400, "message": "Invalid JSON payload received. Unknown name '
+        "\\\"additionalProperties\\\" at 'tools[0].function_declarations[2].parameters': Cannot "
+        'find field.", "status": "INVALID_ARGUMENT"}}',
+        "INVALID_TOOL_PROTOCOL",
+    ),
+    (
+        "400 Tool 3 function has invalid 'parameters' schema: 'object' is not valid under any of "
+        "the given schemas\n\nFailed validating 'anyOf' in metaschema['allOf'][3]['properties']",
+        "INVALID_TOOL_PROTOCOL",
+    ),
+    # the shape of the history
+    (
+        '{"type":"error","error":{"type":"invalid_request_error","message":"tool_use block missing '
+        "required 'name' field\"}}",
+        "INVALID_TOOL_PROTOCOL",
+    ),
+    (
+        "Conversation roles must alternate user/assistant/user/assistant/...",
+        "INVALID_TOOL_PROTOCOL",
+    ),
+    # the clients' exception classes and a spent balance
+    (
+        "openai.RateLimitError: Error code: 429 - {'error': {'message': 'Rate limit reached for "
+        "requests', 'type': 'requests', 'param': None, 'code': 'rate_limit_exceeded'}}",
+        "RATE_LIMITED",
+    ),
+    (
+        "anthropic.AuthenticationError: Error code: 401 - {'type': 'error', 'error': {'type': "
+        "'authentication_error', 'message': 'invalid x-api-key'}}",
+        "PERMISSION_DENIED",
+    ),
+    ("openai.APITimeoutError: Request timed out.", "TIMEOUT"),
+    # a setting only a server flag allows, a value a mode fixes, a field that takes one literal
+    (
+        '{"error":{"code":500,"message":"parallel_tool_calls requires --jinja flag",'
+        '"type":"server_error"}}',
+        "PARAM_INVALID_VALUE",
+    ),
+    ("best_of must be 1 when using greedy sampling, got 2.", "PARAM_INVALID_VALUE"),
+    ("400 \"'response_format.type' must be 'json_object'\"", "PARAM_INVALID_VALUE"),
+    (
+        'API Error: 402 {"error":{"message":"Insufficient credits - top up your balance",'
+        '"type":"insufficient_quota","code":"insufficient_credits"}}',
+        "RATE_LIMITED",
+    ),
+    (
+        '{"error":{"message":"Provider returned error","code":429,"metadata":{"raw":"{\\"error'
+        '\\":{\\"message\\":\\"Rate limit exceeded\\"}}","provider_name":"Groq"}}}',
+        "RATE_LIMITED",
+    ),
+]
+
 
 #: Batch 28 (guard13): other wordings of the failures its misses showed (VS Code Copilot Chat, Kilo
 #: Code, Qwen Code, the Vercel AI SDK, DSPy), in other tools' words: a search text found nowhere or
@@ -695,6 +789,7 @@ ALL_SIBLINGS = (
     + BATCH29_SIBLINGS
     + BLIND4_AGENT_SIBLINGS
     + BATCH30_SIBLINGS
+    + BATCH31_SIBLINGS
 )
 
 
@@ -799,6 +894,40 @@ BATCH27_NEIGHBOURS = [
     ),
 ]
 
+#: Batch 31's neighbours: a tool's own "Invalid 'path'" is its argument, not a request path; a
+#: machine code or wording that names the failure wins over the body's "invalid_request_error";
+#: an HTTP client's redirect limit, a module system's "Cannot use import", a server's 500 and a
+#: tool that takes one call per message keep their categories; an argument named "tools" that is
+#: missing is a missing argument.
+BATCH31_NEIGHBOURS = [
+    ("Invalid 'path': must be an absolute path", "PARAM_INVALID_VALUE"),
+    (
+        '{"error": {"message": "Rate limit reached for gpt-4o", "type": "invalid_request_error", '
+        '"code": "rate_limit_exceeded"}}',
+        "RATE_LIMITED",
+    ),
+    (
+        '{"error":{"message":"This model\'s maximum context length is 4096 tokens.",'
+        '"type":"invalid_request_error","param":"messages","code":null}}',
+        "CONTEXT_OVERFLOW",
+    ),
+    ("Too many redirects (max 5)", "NETWORK_ERROR"),
+    ("SyntaxError: Cannot use import statement outside a module", "COMMAND_FAILED"),
+    (
+        "Error code: 500 - {'error': {'message': 'Internal server error', 'type': "
+        "'InternalServerError', 'param': None, 'code': 500}}",
+        "NETWORK_ERROR",
+    ),
+    ("Only one tool call is allowed per message", "INVALID_TOOL_PROTOCOL"),
+    ("tools is required", "PARAM_MISSING"),
+    # a tool definition's name refused by pattern is the tool list's, not an edit's search text
+    (
+        "Invalid 'tools[2].function.name': string does not match pattern. Expected a string that "
+        "matches the pattern '^[a-zA-Z0-9_-]+$'.",
+        "INVALID_TOOL_PROTOCOL",
+    ),
+]
+
 
 #: Batch 28's neighbours: an invalid API key stays a refusal, a program's missing script and a
 #: merge conflict stay the program's failures, "Only one tool call" stays a protocol rule, a
@@ -864,6 +993,7 @@ ALL_NEIGHBOURS = (
     + BATCH29_NEIGHBOURS
     + BLIND4_AGENT_NEIGHBOURS
     + BATCH30_NEIGHBOURS
+    + BATCH31_NEIGHBOURS
 )
 
 
@@ -921,3 +1051,43 @@ def test_a_message_that_names_the_failure_wins_over_its_machine_code() -> None:
     assert classify_error("<returncode>127</returncode>\n<output>\n</output>").variant == (
         "missing_dependency"
     )
+
+
+def test_a_model_servers_refusal_names_the_request_field_and_says_it_is_not_the_calls() -> None:
+    refused = classify_error(
+        '{"error":{"message":"temperature must be in [0, 2], got 2.5. (parameter=temperature, '
+        'value=2.5)","type":"BadRequestError","param":"temperature","code":400}}'
+    )
+    assert (refused.category, refused.variant, refused.param) == (
+        "PARAM_INVALID_VALUE",
+        "request_refused",
+        "temperature",
+    )
+    definition = classify_error(
+        "openai.BadRequestError: Error code: 400 - {'error': {'message': \"Invalid schema for "
+        "function 'get_me': In context=(), object schema missing properties.\", 'type': "
+        "'invalid_request_error', 'param': 'tools[13].function.parameters', 'code': "
+        "'invalid_function_parameters'}}"
+    )
+    assert (definition.category, definition.variant, definition.param) == (
+        "INVALID_TOOL_PROTOCOL",
+        "tool_definition",
+        "tools.13.function.parameters",
+    )
+    guidance = Interceptor().on_error({"name": "bash"}, "Invalid 'tools[0].function.name': bad")
+    assert guidance.disposition == "change_strategy"
+    assert "`tools.0.function.name`" in guidance.render()
+    # a tool's own nested argument, with no body around it, stays the call's invalid value
+    own = classify_error("Invalid 'options.mode': must be one of 'fast' or 'safe'")
+    assert (own.category, own.variant) == ("PARAM_INVALID_VALUE", "generic")
+
+
+def test_a_history_the_server_refuses_gets_the_history_guidance_not_a_missing_field() -> None:
+    for text in (
+        'litellm.BadRequestError: MistralException - {"object":"error","message":"Unexpected '
+        'role \'user\' after role \'tool\'","type":"invalid_request_message_order"}',
+        '{"type":"error","error":{"type":"invalid_request_error","message":"tool_use block '
+        "missing required 'id' field\"}}",
+    ):
+        got = classify_error(text)
+        assert (got.category, got.variant) == ("INVALID_TOOL_PROTOCOL", "history_shape"), text

@@ -282,3 +282,91 @@ def test_a_tools_own_output_refused_by_its_schema_is_the_tools_failure() -> None
     )
     got = classify_error(text)
     assert (got.category, got.failed_tool) == ("COMMAND_FAILED", "weather-tool")
+
+
+def test_the_python_repr_of_a_body_in_an_sdk_exception_is_read_like_its_json() -> None:
+    env = unwrap(
+        "openai.BadRequestError: Error code: 400 - {'error': {'message': 'top_p must be in (0, 1]"
+        ", got 0.0.', 'type': 'BadRequestError', 'param': 'top_p', 'code': 400}}"
+    )
+    assert env.status == 400
+    assert "badrequesterror" in env.codes and "BadRequestError" in env.codes
+    assert env.request_param == "top_p"
+    assert env.texts()[0] == "top_p must be in (0, 1], got 0.0."
+
+
+def test_a_python_literal_that_is_not_plain_data_is_not_evaluated() -> None:
+    # literal_eval builds literals only: a call, a name or an attribute is not decoded
+    env = unwrap("Error code: 400 - {'error': __import__('os').getcwd()}")
+    assert env.codes == [] and env.request_param is None
+    deep = "Error code: 400 - " + "{'a': " * 5_000 + "1" + "}" * 5_000
+    assert classify_error(deep).category is not None  # hostile nesting: no crash
+
+
+def test_the_request_field_a_server_refused_is_read_from_its_body_and_its_message() -> None:
+    assert unwrap('{"error": {"message": "x", "param": "tools[2].parameters"}}').request_param == (
+        "tools.2.parameters"
+    )
+    assert unwrap("n must be 1 (parameter=n, value=4)").request_param == "n"
+    assert unwrap("tools.0.custom.name: String should match pattern").request_param == (
+        "tools.0.custom.name"
+    )
+    # a tool's own quoted argument is not a request path, and a body without a message is data
+    assert unwrap("Invalid 'path': must be absolute").request_param is None
+    assert unwrap('{"param": "temperature", "value": 0.7}').request_param is None
+
+
+def test_a_providers_body_nested_as_a_string_in_a_gateways_error_is_read() -> None:
+    env = unwrap(
+        json.dumps(
+            {
+                "error": {
+                    "message": "Provider returned error",
+                    "code": 400,
+                    "metadata": {
+                        "raw": json.dumps(
+                            {
+                                "object": "error",
+                                "message": "Unexpected role 'user' after role 'tool'",
+                                "type": "invalid_request_message_order",
+                            }
+                        ),
+                        "provider_name": "Mistral",
+                    },
+                }
+            }
+        )
+    )
+    assert "invalid_request_message_order" in env.codes
+    assert env.texts()[0] == "Unexpected role 'user' after role 'tool'"
+
+
+def test_a_schema_that_failed_the_metaschema_is_the_schemas_fault_not_a_value() -> None:
+    env = unwrap(
+        "Tool 1 function has invalid 'parameters' schema: None is not of type 'array'\n\n"
+        "Failed validating 'type' in metaschema['allOf'][3]['properties']['required']:\n"
+    )
+    assert env.issues == [] and "jsonschema:metaschema" in env.codes
+
+
+def test_an_sdk_exception_class_is_kept_as_a_machine_code() -> None:
+    assert "ratelimiterror" in unwrap("openai.RateLimitError: Error code: 429").codes
+    assert "overloadederror" in unwrap("anthropic.OverloadedError: Overloaded").codes
+    assert unwrap("MyRateLimitErrorHandler failed").codes == []
+
+
+def test_a_body_that_states_its_own_http_status_carries_it() -> None:
+    event = {"error": {"message": "Input validation error: bad", "http_status_code": 422}}
+    assert unwrap(event).status == 422
+
+
+def test_the_machine_type_of_a_body_an_agent_printed_unparseably_is_still_read() -> None:
+    mangled = (
+        "Failed to connect to Mistral API: 400 Bad Request\n"
+        '("object":"error","message":"Unexpected role \'user\' after role \'tool\'",'
+        '"type":"invalid_request_message_order","param":null)'
+    )
+    assert "invalid_request_message_order" in unwrap(mangled).codes
+    assert classify_error(mangled).variant == "history_shape"
+    # without the body's "message" a quoted "type" is data, not an error body
+    assert unwrap('grep found "type": "timeout_handler" in 3 files').codes == []

@@ -57,8 +57,9 @@ BLIND5_FIRST_SCORING = (250, 291)
 BLIND5 = load_cases("blind5_errors.json")
 #: NOT A BLIND FIGURE: the fourth split after its misses were read and the families they showed
 #: were widened (guard11: 166; guard13's agent families, batches 28 and 29 and the split's own
-#: agent misses: 190; `FIRST_SCORINGS.md`). A floor for regressions only.
-BLIND4_AFTER_READING = 190
+#: agent misses: 190; guard12's server and API readers, batches 31 and 32: 195; both: 218;
+#: `FIRST_SCORINGS.md`). A floor for regressions only.
+BLIND4_AFTER_READING = 218
 #: NOT A BLIND FIGURE: the third split after its misses were read and the families they showed
 #: were widened (guard8: 215; guard13's families, batch 29: 216; `FIRST_SCORINGS.md`, batch 23).
 #: A floor for regressions only.
@@ -97,6 +98,16 @@ BATCH29_FIRST_SCORING = (17, 26)
 #: harvested after batch 29's families and first scored at 777c00b with the plain classifier
 #: before any wording was written for them: right, total.
 BATCH30_FIRST_SCORING = (14, 22)
+#: Batch 31 (guard12, harvested as its batch 28): 90 error bodies of model servers and APIs (vLLM, SGLang, llama.cpp, TGI,
+#: Ollama, LM Studio, LiteLLM, OpenRouter and the OpenAI, Anthropic, Gemini, Mistral, Groq and
+#: Fireworks APIs), first scored leave-one-source-out at 9c167ab before any wording was written
+#: for them: right, total (36 as first labelled; 37 after one label was brought to the corpus's
+#: conventions, `FIRST_SCORINGS.md`, batch 31).
+BATCH31_FIRST_SCORING = (37, 90)
+#: Batch 32 (guard12, harvested as its batch 29): 35 more refusals of the same servers and APIs (other messages of the same
+#: code paths, and the clients' exception lines), first scored leave-one-source-out at 8457741,
+#: after batch 31's readers and wordings and before any wording for it: right, total.
+BATCH32_FIRST_SCORING = (30, 35)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -202,6 +213,8 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (28, BATCH28_FIRST_SCORING, 12),
         (29, BATCH29_FIRST_SCORING, 5),
         (30, BATCH30_FIRST_SCORING, 4),
+        (31, BATCH31_FIRST_SCORING, 20),
+        (32, BATCH32_FIRST_SCORING, 10),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

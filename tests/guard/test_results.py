@@ -162,3 +162,63 @@ def test_a_cancel_tool_reporting_what_it_cancelled_is_not_a_cancelled_call(
     text: str, failed: bool
 ) -> None:
     assert classify_result(text, tool="cron_delete").failed is failed
+
+
+#: Successful outputs of model servers and APIs that carry error words or empty error fields, in
+#: the shapes the servers and SDKs emit (values made up): a health body with `"errors": 0`, a
+#: completion and a Responses object with `"error": null`, a batch with `"errors": null` and 0
+#: failed, a model list with "error" in a model id, a server log, an answer that quotes an error.
+SERVER_SUCCESSES = [
+    ("curl", {"status": "ok", "errors": 0, "warnings": 2, "uptime_s": 86400}),
+    (
+        "chat",
+        {
+            "id": "gen-1",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"content": "Done."}}],
+            "error": None,
+        },
+    ),
+    (
+        "responses_get",
+        {"id": "resp_1", "object": "response", "status": "completed", "error": None},
+    ),
+    (
+        "get_batch",
+        {
+            "id": "batch_1",
+            "status": "completed",
+            "errors": None,
+            "request_counts": {"completed": 10, "failed": 0, "total": 10},
+        },
+    ),
+    ("list_models", {"object": "list", "data": [{"id": "error-correction-7b", "object": "model"}]}),
+    (
+        "bash",
+        "INFO 12-02 03:00:01 [loggers.py:123] Running: 0 reqs, Waiting: 0 reqs\n"
+        'INFO:     127.0.0.1:41234 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+        "0 errors in the last hour",
+    ),
+    (
+        "chat",
+        {
+            "type": "message",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "The API returned invalid_request_error because tools[0] had no "
+                    "schema; it is fixed now.",
+                }
+            ],
+            "stop_reason": "end_turn",
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("tool", "output"), SERVER_SUCCESSES, ids=lambda v: str(v)[:30])
+def test_a_servers_successful_output_that_mentions_errors_is_not_a_failure(
+    tool: str, output: object
+) -> None:
+    text = output if isinstance(output, str) else json.dumps(output)
+    assert not classify_result(text, tool=tool).failed

@@ -7,7 +7,9 @@ or `context_length_exceeded`); then the wording families, innermost message firs
 priority (inside a program's crash report or a command result with an exit status, never the
 call-argument categories); then the envelope's coarse status (HTTP status, exit code), which
 also wins over a wording that says only "it failed" when it names a refusal, a rate limit or a
-timeout. A message that only states a
+timeout; and a model server's refusal of the request itself (a refused field among the tool
+definitions, a request field or request-error type such as `invalid_request_error`), which wins
+over a call-argument or generic reading (`_request_reading`). A message that only states a
 failure plainly, in no family's words, is the plain-failure variant of COMMAND_FAILED, decided
 after every layer was tried and only when the envelope carries no status. It never builds
 guidance, never counts and never changes the error; anything else it does not recognise is
@@ -23,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolmend.guard.envelope import Envelope, Issue, unwrap
+from toolmend.guard.envelope import METASCHEMA_CODE, Envelope, Issue, unwrap
 from toolmend.guard.patterns import (
     PATTERNS,
     UNCLASSIFIED_PATTERN,
@@ -182,6 +184,17 @@ _CODE_PATTERNS = {
     "exceed_context_size_error": "EI/CONTEXT_OVERFLOW/001",
     "request_too_large": "EI/CONTEXT_OVERFLOW/002",
     "timeout": "EI/TIMEOUT/001",
+    # model servers' and API gateways' own types: a history whose roles break the server's order
+    # (Mistral), a call the model wrote that the server could not parse (Groq), a tool definition
+    # refused (OpenAI; jsonschema's metaschema), a spent budget (LiteLLM), the client's classes
+    "invalid_request_message_order": "EI/INVALID_TOOL_PROTOCOL/007",
+    "tool_use_failed": "EI/INVALID_TOOL_PROTOCOL/004",
+    "invalid_function_parameters": "EI/INVALID_TOOL_PROTOCOL/008",
+    METASCHEMA_CODE: "EI/INVALID_TOOL_PROTOCOL/008",
+    "budget_exceeded": "EI/RATE_LIMITED/001",
+    "budgetexceedederror": "EI/RATE_LIMITED/001",
+    "contextwindowexceedederror": "EI/CONTEXT_OVERFLOW/001",
+    "api_key_invalid": "EI/PERMISSION_DENIED/001",
     # a redis server's error reply (envelope's `_REDIS_REPLY`): its arguments are the redis
     # command's, not the tool call's, so a refused value is the command's failure, as psql's are
     "redis:noauth": "EI/PERMISSION_DENIED/001",
@@ -232,6 +245,17 @@ _COARSE_CODE_PATTERNS = {
     "api_error": "EI/NETWORK_ERROR/001",
     "server_error": "EI/NETWORK_ERROR/001",
     "internal_server_error": "EI/NETWORK_ERROR/001",
+    "incomplete_generation": "EI/NETWORK_ERROR/001",
+    # the exception classes of the model API clients (envelope's `_SDK_ERROR_CLASS`), each an
+    # HTTP status by name
+    "ratelimiterror": "EI/RATE_LIMITED/001",
+    "overloadederror": "EI/RATE_LIMITED/001",
+    "authenticationerror": "EI/PERMISSION_DENIED/001",
+    "permissiondeniederror": "EI/PERMISSION_DENIED/001",
+    "apitimeouterror": "EI/TIMEOUT/001",
+    "apiconnectionerror": "EI/NETWORK_ERROR/001",
+    "internalservererror": "EI/NETWORK_ERROR/001",
+    "serviceunavailableerror": "EI/NETWORK_ERROR/001",
     # gemini-cli's `ToolErrorType` (and its forks'), as its results and JSON output carry it
     "invalid_tool_params": "EI/PARAM_INVALID_VALUE/001",
     "tool_not_registered": "EI/TOOL_NOT_FOUND/001",
@@ -263,7 +287,7 @@ def _code_pattern(env: Envelope) -> str | None:
 def _status_pattern(env: Envelope) -> str | None:
     """The coarse reading of an HTTP status or exit code, used only when no wording matched."""
     status = env.status
-    if status == 429:
+    if status in (402, 429):  # 402: the account's credits are spent, as a quota is
         return "EI/RATE_LIMITED/001"
     if status in (401, 403):
         return "EI/PERMISSION_DENIED/001"
@@ -299,7 +323,7 @@ def _decisive_status_pattern(env: Envelope) -> str | None:
     a server that answered 404 or 5xx, a program the shell did not find or could not run."""
     if env.status in (401, 403):
         return "EI/PERMISSION_DENIED/001"
-    if env.status == 429:
+    if env.status in (402, 429):
         return "EI/RATE_LIMITED/001"
     if env.status == 408 or env.exit_code == 124:  # 124: GNU timeout's (and Codex's) exit code
         return "EI/TIMEOUT/001"
@@ -308,6 +332,92 @@ def _decisive_status_pattern(env: Envelope) -> str | None:
     if env.exit_code in (126, 127):  # a POSIX shell's "not executable" and "command not found"
         return _status_pattern(env)
     return None
+
+
+#: Machine types a model server gives a request it refused for what the request said (not for
+#: auth, quota or its own failure): OpenAI's and Anthropic's `invalid_request_error`, vLLM's and
+#: SGLang's `BadRequestError`, TGI's `validation`, the clients' `BadRequestError` classes.
+_REQUEST_ERROR_CODES = frozenset(
+    {
+        "invalid_request_error",
+        "badrequesterror",
+        "unprocessableentityerror",
+        "validation",
+        "invalid_request",
+        "bad_request",
+    }
+)
+#: The request fields that hold the tool definitions: a refused value there is the tool list the
+#: harness sent, never an argument of the model's call.
+_TOOL_DEFINITION_FIELDS = frozenset(
+    {"tools", "tool_choice", "functions", "function_call", "function_declarations", "tool_config"}
+)
+#: Readings a refused tool definition leaves in place: what they say about the server, the tool
+#: list or the request's size is more than "a tool definition was refused" ("does not match"
+#: in "Invalid 'tools[0].function.name': string does not match pattern" is no edit's search).
+_SERVER_READINGS = frozenset(
+    {
+        Category.TOOL_NOT_FOUND,
+        Category.MCP_TOOL_MISSING,
+        Category.INVALID_TOOL_PROTOCOL,
+        Category.CONTEXT_OVERFLOW,
+        Category.RATE_LIMITED,
+        Category.PERMISSION_DENIED,
+        Category.TIMEOUT,
+        Category.NETWORK_ERROR,
+    }
+)
+#: A model server that refused the request's own fields (a sampling parameter, a limit, a format).
+REQUEST_REFUSED_PATTERN_ID = "EI/PARAM_INVALID_VALUE/002"
+#: A model server that refused the tool definitions sent with the request.
+TOOL_DEFINITION_PATTERN_ID = "EI/INVALID_TOOL_PROTOCOL/008"
+
+
+def _names_tool_definition(path: str | None) -> bool:
+    if not path:
+        return False
+    parts = path.split(".")
+    return (
+        parts[0] in _TOOL_DEFINITION_FIELDS
+        or "function_declarations" in parts
+        or ("input_schema" in parts and parts[0] == "tools")
+    )
+
+
+def _request_reading(
+    found: tuple[Pattern, dict[str, str], float] | None, env: Envelope
+) -> tuple[Pattern, dict[str, str], float] | None:
+    """What a model server's refusal of the request says structurally, over the wording.
+
+    A refused field among the tool definitions (`tools[0].function.parameters`, `tool_choice`) is
+    the tool list, not the call's arguments: it replaces a call-argument or generic reading. A
+    request refused for its own fields (`invalid_request_error`, a named `param`) replaces a
+    reading that says only "it failed" (or none), and the call-level invalid value becomes the
+    request's, so the guidance names the request's setting rather than a tool's argument.
+    """
+    param = {"param": env.request_param} if env.request_param else {}
+    if _names_tool_definition(env.request_param):
+        if (
+            found is None
+            or found[0].id in _GENERIC_PATTERNS
+            or found[0].category not in _SERVER_READINGS
+        ):
+            return _BY_ID[TOOL_DEFINITION_PATTERN_ID], param, ENVELOPE_CONFIDENCE
+        if found[0].id == TOOL_DEFINITION_PATTERN_ID:  # worded so too: keep the field it names
+            return found[0], {**found[1], **param}, found[2]
+        return found
+    refused = env.request_param is not None or any(
+        code.lower() in _REQUEST_ERROR_CODES for code in env.codes
+    )
+    if not refused:
+        return found
+    if found is None or found[0].id in _GENERIC_PATTERNS:
+        if _code_pattern(env) or _decisive_status_pattern(env):
+            return found  # a status or code that names the failure says more
+        return _BY_ID[REQUEST_REFUSED_PATTERN_ID], param, ENVELOPE_CONFIDENCE
+    if found[0].id == "EI/PARAM_INVALID_VALUE/001":
+        return _BY_ID[REQUEST_REFUSED_PATTERN_ID], {**param, **found[1]}, found[2]
+    return found
 
 
 class Classifier:
@@ -360,6 +470,7 @@ class Classifier:
                 found = (_BY_ID[decisive], found[1], ENVELOPE_CONFIDENCE)
             if found is not None and found[0].id == PLAIN_FAILURE_PATTERN_ID:
                 found = None if _status_pattern(env) else found
+        found = _request_reading(found, env)
         if found is None:
             status = _code_pattern(env) or _status_pattern(env)
             # a status field that says only "error": a failure stated plainly, of no known kind

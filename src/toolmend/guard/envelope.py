@@ -1,15 +1,18 @@
 """Envelopes: the wrappers agents, SDKs and servers put around a tool error, taken apart.
 
 This module owns the structural reading of an error before any wording is matched: JSON error
-bodies (`{"error": {...}}`, `{"status": "error", ...}`, OpenAI/vLLM `{"object": "error"}`), MCP
+bodies (`{"error": {...}}`, `{"status": "error", ...}`, OpenAI/vLLM `{"object": "error"}`, and the
+Python reprs the openai and anthropic clients print: `Error code: 400 - {'error': ...}`), MCP
 results (`{"content": [...], "isError": true}`), XML-like tags (`<tool_use_error>`, `<error>`,
 `<error_details>`, `<exception>`, `<returncode>`, `<output>`), agent prefixes ("Error executing
 tool X:", "Invalid input for tool X:", "MCP error -32602:", ...), the command-result formats
 around shell output (Roo Code, gemini-cli, Codex, Claude Code, mini-swe-agent), validation lists
 (zod issues, pydantic error lists and their text forms, AJV, jsonschema and LangChain lines) and
-HTTP status or exit codes. The result is an `Envelope`: the inner messages (innermost first) and
-what the structure said (tool, server, field, status, exit code, machine error types, validation
-issues, available tools).
+HTTP status or exit codes, SDK exception class names (`openai.RateLimitError`), and the request
+field a model server names as refused (`"param": "tools[0].function.parameters"`, vLLM's
+`(parameter=top_p, value=0)`). The result is an `Envelope`: the inner messages (innermost first)
+and what the structure said (tool, server, field, status, exit code, machine error types,
+validation issues, available tools, refused request field).
 
 It never classifies (that is `classify`) and never raises: text it cannot take apart is one
 message. Every walk is bounded (depth, items, decoded size, candidates), so hostile nesting or a
@@ -18,6 +21,7 @@ huge log costs little.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Mapping
@@ -73,6 +77,9 @@ class Envelope:
     available_tools: list[str] = field(default_factory=list)
     mcp: bool = False
     mcp_protocol_error: bool = False
+    #: The field of the request a model server refused, as a dotted path ("tools.0.function.name",
+    #: "temperature"): the server's `param`, vLLM's `(parameter=...)`, a path the message names.
+    request_param: str | None = None
     #: A status field said the call failed ("status": "error"), whatever its message says.
     failed: bool = False
     #: The text says the tool's own output failed its schema: any validation list in it is about
@@ -100,6 +107,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE | re.DOTALL)
     for p in (
         r"^\s*(?:API )?Error(?: code)?:? (?P<status>[45]\d\d)\b\s*[-:]?\s*",
+        # a status line that is the whole first word: "402 This request requires ...", "400 {...}"
+        r"^\s*(?P<status>[45]\d\d)\s+(?=[A-Z{\[\"])",
         r"^\s*MCP error (?P<mcp>-?\d+):\s*",
         r"^\s*Input validation error:\s*(?:Invalid arguments for tool " + _TOOL + r":\s*)?",
         r"^\s*Invalid (?:input|arguments) for (?:tool )?" + _TOOL + r":\s*",
@@ -168,7 +177,7 @@ _EXIT = re.compile(
     re.IGNORECASE,
 )
 _STATUS = re.compile(
-    r"(?:HTTP/\d(?:\.\d)? |HTTP (?:error )?|status code:? |\(Status: |received status "
+    r"(?:HTTP/\d(?:\.\d)? |HTTP (?:error )?|status(?: code)?:? |\(Status: |received status "
     r"|Request failed with status code |Error code: |API Error: |\"code\":\s*"
     r"|awaiting response\.\.\. |(?-i:ERROR )(?=\d{3}: )|(?:Client|Server) error ')([45]\d\d)\b",
     re.IGNORECASE,
@@ -180,6 +189,41 @@ _AVAILABLE = re.compile(
 )
 _NAME_IN_LIST = re.compile(r"[A-Za-z_][\w.\-]{0,63}")
 _SERVER = re.compile(r"on server [`'\"]?(?P<server>[\w.\-]{1,64})", re.IGNORECASE)
+#: The exception classes the model API clients raise for an HTTP error ("openai.RateLimitError:",
+#: "anthropic.OverloadedError", "litellm.BadRequestError", "APIStatusError: Error code: 402"):
+#: each names the status the server answered, so it is read as a machine code.
+_SDK_ERROR_CLASS = re.compile(
+    r"(?<![\w.])(?:(?:openai|anthropic|litellm|groq|mistralai|together|fireworks)\.)?"
+    r"(?P<cls>(?:BadRequest|Authentication|PermissionDenied|NotFound|Conflict|UnprocessableEntity"
+    r"|RateLimit|InternalServer|Overloaded|APITimeout|APIConnection|APIStatus|ServiceUnavailable"
+    r"|ContextWindowExceeded|BudgetExceeded)Error)\b"
+)
+#: The request field a model server names as refused, in its message: vLLM's "(parameter=top_p,
+#: value=0)", TGI's "Input validation error: `temperature` must be ...", OpenAI's "Invalid
+#: 'tools[0].function.name': ..." and "Missing required parameter: 'messages[1].content'",
+#: Anthropic's "tools.0.custom.name: String should match ...", Gemini's "... at
+#: 'tools[0].function_declarations[5].parameters'". A quoted name without an index is a tool's own
+#: argument ("Invalid 'path'", "Invalid 'options.mode'"), not a request path.
+_REQUEST_PARAM = re.compile(
+    r"\(parameter=(?P<vllm>[A-Za-z_][\w.\[\]]{0,120})"
+    r"|^Input validation error: `(?P<tgi>[A-Za-z_]\w{0,63})` "
+    r"|\b(?:Invalid(?: value for)?|Missing required parameter:|Unknown parameter:|Unrecognized "
+    r"request arguments? supplied:) '(?P<openai>[A-Za-z_]\w*\[\d+\][\w.\[\]]{0,120})'"
+    r"|^(?P<dotted>(?:tools|messages|system|tool_choice)\.\d+(?:\.\w+){0,8}):"
+    r"|\bat '(?P<gemini>(?:tools|contents|messages)\[\d+\][\w.\[\]]{0,160})'",
+    re.MULTILINE,
+)
+_PATH_INDEX = re.compile(r"\[(\d+)\]")
+#: A machine type in an error body an agent printed so that it no longer parses (Zed's
+#: `("object":"error","message":"...","type":"invalid_request_message_order")`, a body quoted
+#: inside a string): read only where the text also has the body's "message".
+_MANGLED_BODY_CODE = re.compile(r'"(?:type|code)"\s*:\s*"(?P<code>[a-z][a-z0-9_]{2,60})"')
+
+
+def _dotted(path: str) -> str:
+    """A request path with its indexes as segments ("tools[2].parameters": "tools.2.parameters")."""
+    return _PATH_INDEX.sub(r".\1", path).strip(".")[:120]
+
 
 # --- validation lists in text form ----------------------------------------------------------
 
@@ -222,7 +266,9 @@ _DASH_LINE = re.compile(
 
 #: jsonschema's ValidationError text: "Failed validating 'minimum' in schema[...]" names the
 #: keyword that failed, "On instance['limit']" the field.
-_JSONSCHEMA_KEYWORD = re.compile(r"^Failed validating '(?P<keyword>\w+)' in (?:meta)?schema", re.M)
+_JSONSCHEMA_KEYWORD = re.compile(
+    r"^Failed validating '(?P<keyword>\w+)' in (?P<meta>meta)?schema", re.M
+)
 _JSONSCHEMA_INSTANCE = re.compile(
     r"^On instance\[['\"](?P<loc>[A-Za-z_][\w.\-]{0,63})['\"]\]", re.M
 )
@@ -332,8 +378,8 @@ def _dash_issues(text: str) -> list[Issue]:
 
 def _jsonschema_issues(text: str) -> list[Issue]:
     keyword = _JSONSCHEMA_KEYWORD.search(text)
-    if keyword is None:
-        return []
+    if keyword is None or keyword["meta"]:
+        return []  # a schema that failed the metaschema is the schema's fault, not the value's
     if keyword["keyword"] == "required":
         required = _JSONSCHEMA_REQUIRED.search(text)
         return [Issue(required["loc"] if required else None, "missing")]
@@ -365,6 +411,12 @@ _OUTPUT_REJECTED = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")
+#: Keys whose value is a nested error: OpenRouter's `metadata.raw` (the provider's own body, as a
+#: JSON string) and Google's `details` list (`{"reason": "API_KEY_INVALID"}`).
+_CHILD_KEYS = ("error", "errors", "content", "text", "result", "stderr", "raw", "details")
+#: The code an error gets when a JSON Schema failed jsonschema's metaschema: the schema (a tool's
+#: parameters) is what was refused.
+METASCHEMA_CODE = "jsonschema:metaschema"
 _ERROR_CODE_KEYS = ("type", "code", "error_type", "errortype", "kind")
 
 
@@ -448,6 +500,22 @@ class _Reader:
         reply = _REDIS_REPLY.search(head)
         if reply and len(env.codes) < MAX_ITEMS:
             env.codes.append("redis:" + reply.group("code"))
+        if '"message"' in head:
+            for mangled in _MANGLED_BODY_CODE.finditer(head, 0, MAX_TEXT_HEAD):
+                if len(env.codes) >= MAX_ITEMS:
+                    break
+                if mangled["code"] not in env.codes:
+                    env.codes.append(mangled["code"])
+        sdk = _SDK_ERROR_CLASS.search(head)
+        if sdk and len(env.codes) < MAX_ITEMS and sdk["cls"].lower() not in env.codes:
+            env.codes.append(sdk["cls"].lower())
+        keyword = _JSONSCHEMA_KEYWORD.search(head)
+        if keyword and keyword["meta"] and METASCHEMA_CODE not in env.codes:
+            env.codes.append(METASCHEMA_CODE)
+        if env.request_param is None:
+            named = _REQUEST_PARAM.search(head)
+            if named:
+                env.request_param = _dotted(next(g for g in named.groups() if g))
 
     def _embedded(self, text: str, depth: int) -> None:
         """JSON values inside prose ("Error message: [...]", "API Error: 400 {...}")."""
@@ -455,6 +523,7 @@ class _Reader:
             return
         decoder = json.JSONDecoder()
         tried = 0
+        literal_tried = False  # one Python-literal parse per text: it is the costlier decoder
         for match in re.finditer(r"[\[{]", text):
             if tried >= MAX_EMBEDDED_CANDIDATES or self.layers >= MAX_LAYERS:
                 return
@@ -463,7 +532,14 @@ class _Reader:
             try:
                 value, _ = decoder.raw_decode(text, start)
             except (ValueError, RecursionError):  # hostile nesting is not an envelope
-                continue
+                # the openai client's "Error code: 400 - {'error': {...}}": a Python repr
+                if literal_tried or match.group() != "{":
+                    continue
+                literal_tried = True
+                literal = _python_literal(text[start : text.rfind("}") + 1])
+                if literal is None:
+                    continue
+                value = literal
             if isinstance(value, list) and _issue_list(value):
                 self.value(value, depth + 1)
                 return
@@ -482,6 +558,9 @@ class _Reader:
             issues = _issue_list(value)
             if issues:
                 self.env.issues = issues
+                first = value[0]
+                if self.env.request_param is None and isinstance(first, Mapping):
+                    self.env.request_param = _body_loc(first.get("loc"))
                 self.env.messages.extend(i.message for i in issues if i.message)
                 return
             for item in value[:MAX_ITEMS]:
@@ -497,6 +576,20 @@ class _Reader:
         issue = _issue_from_mapping({str(k): v for k, v in obj.items()})
         if issue is not None and not env.issues:
             env.issues = [issue]
+        # an OpenAI-shaped error object names the request field it refused in `param`; a
+        # FastAPI validation error's `loc` starts with "body" when it is the request's field
+        param = folded.get("param")
+        if isinstance(param, str) and param and "message" in folded and env.request_param is None:
+            env.request_param = _dotted(param)
+        if env.request_param is None:
+            env.request_param = _body_loc(folded.get("loc"))
+        reason = folded.get("reason")
+        if (
+            isinstance(reason, str)
+            and _STATUS_NAME.fullmatch(reason)
+            and len(env.codes) < MAX_ITEMS
+        ):
+            env.codes.append(reason)  # Google's ErrorInfo reason: "API_KEY_INVALID"
         for key in ("tool", "toolname"):
             if isinstance(folded.get(key), str) and env.tool is None:
                 env.tool = str(folded[key])
@@ -518,18 +611,22 @@ class _Reader:
             env.codes.append(status)  # a gRPC / Google API status: "DEADLINE_EXCEEDED"
         elif isinstance(status, str) and status.lower() in ("error", "failed", "failure"):
             env.failed = True  # {"status": "error", "message": "..."}: a failure, of some kind
+        # an HTTP status the body states for itself (TGI's stream error event)
+        http_status = folded.get("httpstatuscode", folded.get("statuscode"))
+        if isinstance(http_status, int) and 400 <= http_status < 600 and env.status is None:
+            env.status = http_status
         for key in ("exitcode", "returncode"):
             exit_code = folded.get(key)
             if isinstance(exit_code, int) and not isinstance(exit_code, bool):
                 env.exit_code = exit_code if env.exit_code is None else env.exit_code
-        metadata = folded.get("metadata")
-        if isinstance(metadata, Mapping):
-            self._mapping(metadata, depth + 1)
         for key in (*_MESSAGE_KEYS, "feedback"):
             message = folded.get(key.replace("_", ""))
             if isinstance(message, str):
                 self.text(message, depth + 1)
-        for key in ("error", "errors", "content", "text", "result", "stderr"):
+        metadata = folded.get("metadata")  # after the message: what it carries is nested deeper
+        if isinstance(metadata, Mapping):
+            self._mapping(metadata, depth + 1)
+        for key in _CHILD_KEYS:
             child = folded.get(key)
             if child is not None and not isinstance(child, bool):
                 self.value(child, depth + 1)
@@ -539,8 +636,28 @@ def _decode(text: str) -> object | None:
     try:
         value: object = json.loads(text)
     except (ValueError, RecursionError):
+        value = _python_literal(text)
+    return value if isinstance(value, Mapping | list) else None
+
+
+def _python_literal(text: str) -> object | None:
+    """A dict or list printed by Python (`{'error': {'code': 400, 'param': None}}`), as the openai
+    and anthropic clients put the body into their exception text. `ast.literal_eval` only builds
+    literals (no names, calls or attributes), and the text is bounded by `MAX_DECODE_CHARS`."""
+    if "'" not in text or len(text) > MAX_DECODE_CHARS:
+        return None
+    try:
+        value: object = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
     return value if isinstance(value, Mapping | list) else None
+
+
+def _body_loc(loc: object) -> str | None:
+    """The request field of a FastAPI validation error (`loc: ["body", "tools", 0, ...]`)."""
+    if isinstance(loc, list | tuple) and len(loc) > 1 and loc[0] == "body":
+        return _dotted(".".join(str(part) for part in loc[1:9]))
+    return None
 
 
 def _issue_list(value: list[object]) -> list[Issue]:

@@ -406,6 +406,7 @@ def _fields(cls: Classification, ctx: GuidanceContext, max_bytes: int) -> _Field
             "param": lambda: f"`{param}`" if param else "",
             "param_or_required": lambda: f"`{param}`" if param else (required() or "(see schema)"),
             "param_or_a": lambda: f"parameter `{param}`" if param else "a parameter",
+            "param_in": lambda: f" (at `{param}`)" if param else "",
             "param_or_each": lambda: f"`{param}`" if param else "each parameter",
             "required": lambda: required() or "see the tool schema",
             "example": lambda: example_call(ctx.tool) or "see the tool schema",

@@ -83,7 +83,7 @@ class Pattern:
     `text`: the wording families (`wordings`) matched against the error text; named groups
     `param` and `tool` may capture a parameter or tool name (used only after the
     safe-identifier check).
-    Templates may name `{tool}`, `{param}`, `{required}`, `{example}`, `{tools}`,
+    Templates may name `{tool}`, `{param}`, `{param_in}`, `{required}`, `{example}`, `{tools}`,
     `{suggestion}` and `{match}`; the guidance builder fills them with safe values only.
     """
 
@@ -175,7 +175,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=90,
         flags=frozenset({Flag.CONTEXT_OVERFLOW}),
-        text=w.CONTEXT,
+        text=w.CONTEXT + w.PROMPT_OVER_LIMIT + w.KEEP_OVER_CONTEXT + w.TGI_TOKEN_LIMITS,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The conversation no longer fits the model's context window.",
         why="The history plus the last tool output is larger than the model can read at once.",
@@ -268,7 +268,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=78,
         flags=frozenset({Flag.UNKNOWN_TOOL}),
-        text=w.UNKNOWN_TOOL + w.NOT_A_TOOL + w.NOT_LISTED_TOOL,
+        text=w.UNKNOWN_TOOL + w.TOOL_CHOICE_UNKNOWN + w.NOT_A_TOOL + w.NOT_LISTED_TOOL,
         what="There is no tool named {tool_or_requested}.",
         why="Only the declared tools can be called, under their exact names.",
         next=(
@@ -383,7 +383,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=68,
         flags=frozenset({Flag.TYPE_MISMATCH}),
-        text=w.PARAM_TYPE + w.SCALAR_PARSE + w.TYPE_PLAIN + w.TYPE_CONVERSION,
+        text=w.PARAM_TYPE + w.ONLY_OF_TYPE + w.SCALAR_PARSE + w.TYPE_PLAIN + w.TYPE_CONVERSION,
         what="The {tool} call passed {param_or_a} with the wrong type.",
         why="Each parameter must have the JSON type its schema declares.",
         next=(
@@ -393,11 +393,47 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/INVALID_TOOL_PROTOCOL/008",
+        category=Category.INVALID_TOOL_PROTOCOL,
+        variant="tool_definition",
+        priority=81,  # above the call-argument families: a tool's schema is not the call's value
+        text=w.INVALID_TOOL_SCHEMA + w.SCHEMA_NOT_TAKEN,
+        disposition=Disposition.CHANGE_STRATEGY,
+        retryable=False,
+        what="The model server refused the tool definitions sent with the request{param_in}; "
+        "no tool was called.",
+        why="A tool's name, description, parameter schema or the tool_choice breaks the "
+        "server's rules; that is the tool list of the agent, not an argument of a call, so "
+        "repeating the step fails the same way.",
+        next=(
+            "Do not retry the same step: continue without the refused tool, with the tools "
+            "that work.",
+            "Tell the user which tool definition the server refused and what its message says.",
+        ),
+    ),
+    Pattern(
+        id="EI/INVALID_TOOL_PROTOCOL/007",
+        category=Category.INVALID_TOOL_PROTOCOL,
+        variant="history_shape",
+        priority=79,  # above PARAM_MISSING: "tool_use block missing required 'id'" is the history's
+        text=w.MESSAGE_ORDER + w.EMPTY_OR_MISPLACED_TURN + w.MALFORMED_TURN,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The model server refused the conversation: the order, roles or shape of its "
+        "messages break the server's rules.",
+        why="A turn in the history is out of place (a user turn right after a tool result, an "
+        "empty turn, a tool call id in another provider's format), so any request with this "
+        "history fails the same way.",
+        next=(
+            "Answer the last tool result in an assistant turn before anything else.",
+            "If this comes back, continue from a short summary of what is done and what remains.",
+        ),
+    ),
+    Pattern(
         id="EI/INVALID_TOOL_PROTOCOL/006",
         category=Category.INVALID_TOOL_PROTOCOL,
         variant="unpaired_result",
         priority=67,
-        text=w.UNPAIRED_RESULTS,
+        text=w.UNPAIRED_RESULTS + w.CALL_PARTS_UNPAIRED,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The model server refused the conversation: a tool call and its result do not pair "
         "up.",
@@ -413,7 +449,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.INVALID_TOOL_PROTOCOL,
         variant="one_tool_per_message",
         priority=66,
-        text=w.ONE_TOOL + w.FINAL_ANSWER_RULES,
+        text=w.ONE_TOOL + w.ONE_TOOL_ALLOWED + w.FINAL_ANSWER_RULES,
         what="Only the first tool call of your message was run; {tool} was not executed.",
         why="This agent runs one tool per message and waits for its result.",
         next=("Read the first call's result, then issue the next call in its own message.",),
@@ -528,7 +564,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="os_denied",
         priority=55,
-        text=w.OS_DENIED + w.MISSING_CREDENTIALS + w.REFUSED_CALLER,
+        text=w.OS_DENIED + w.MISSING_CREDENTIALS + w.REFUSED_CALLER + w.UNTRUSTED_REQUEST,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was refused by the operating system or server: permission denied.",
@@ -594,12 +630,17 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.BAD_TIME
         + w.UNUSABLE_INPUT
         + w.UNKNOWN_MODEL
+        + w.MODEL_NAMED_ONLY
+        + w.OUT_OF_VOCAB
         + w.VALIDATION_STATUS
         + w.SCHEMA_VALIDATOR
         + w.BAD_URL
         + w.VALUE_BOUNDS
+        + w.RANGE_STATED
+        + w.SETTINGS_COMBINED
         + w.VALUE_ORDER
         + w.EMPTY_VALUE
+        + w.EMPTY_NOT_ALLOWED
         + w.VALUE_CHOICES
         + w.UNSUPPORTED_REQUEST
         + w.BAD_CHARACTERS
@@ -613,6 +654,24 @@ PATTERNS: tuple[Pattern, ...] = (
             "Use only the parameters the schema declares, with allowed values (enums, ranges, "
             "formats).",
             "Retry with a corrected value. Example: {example}",
+        ),
+    ),
+    Pattern(
+        id="EI/PARAM_INVALID_VALUE/002",
+        category=Category.PARAM_INVALID_VALUE,
+        variant="request_refused",
+        priority=47,  # reached by the envelope (a model server's refusal), never by words alone
+        disposition=Disposition.CHANGE_STRATEGY,
+        retryable=False,
+        what="The model server refused the request: {param_or_a} of the request has a value it "
+        "does not accept.",
+        why="The server checks the request's own settings (sampling parameters, limits, formats, "
+        "server flags) before it generates; they are set by the client, not by a tool call, so "
+        "repeating the step fails the same way.",
+        next=(
+            "Do not repeat the step unchanged: the setting its message names must change in the "
+            "client's or server's configuration.",
+            "Tell the user the server's message so the setting can be fixed.",
         ),
     ),
     Pattern(

@@ -248,7 +248,7 @@ CONTEXT = words(
     r"exceeds? (?:the )?(?:available |maximum |model'?s? )?context (?:size|length|window)",
     r"context (?:size|length|window) (?:has been |is |was )?(?:exceeded|full)",
     r"\bcontext (?:size|length|window) (?:will|would) (?:overflow|be exceeded)\b",
-    r"longer than (?:the )?(?:maximum model length|model'?s? (?:maximum )?context length)",
+    r"longer than (?:the )?(?:maximum model length|model\\?'?s? (?:maximum )?context length)",
     r"\b(?:longer|larger|bigger) than (?:the )?(?:LLM'?s? |model'?s? )?(?:maximum )?context "
     r"(?:window|length|size)\b",
     # vLLM: the room left for the answer (context minus prompt) came out below zero
@@ -261,6 +261,27 @@ CONTEXT = words(
     r"reached the (?:output )?token limit",
     r"input exceeds maximum context length",
     r"\btoo many (?:input |prompt )?tokens\b|\btoken limit (?:exceeded|reached)\b",
+)
+#: A prompt over a limit named as the prompt's own: "Prompt tokens limit exceeded: 230799 >
+#: 91442" (OpenRouter), "input length exceeded".
+PROMPT_OVER_LIMIT = words(
+    "plain",
+    r"\b(?:prompt|input|context)(?: tokens?)? (?:limit|length|size) (?:exceeded|reached)\b",
+)
+#: TGI's router: "`inputs` tokens + `max_new_tokens` must be <= 8192", "`inputs` must have less
+#: than 4096 tokens".
+#: LM Studio's and llama.cpp's context kept from the start of the prompt: "Trying to keep the
+#: first 111490 tokens when context overflows. However, the model is loaded with context length
+#: of only 32768 tokens", "Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)".
+KEEP_OVER_CONTEXT = words(
+    "lmstudio",
+    r"\bloaded with (?:a )?context length of only \d+",
+    r"\bn_keep \(\d+\) >= n_ctx\b",
+)
+TGI_TOKEN_LIMITS = words(
+    "tgi",
+    r"\btokens? \+ `?max_new_tokens`? must be <= \d+",
+    r"`?inputs`? must have less than \d+ tokens\b",
 )
 
 TOO_LARGE = words(
@@ -329,6 +350,13 @@ QUOTA_USED = words(
     r"\bquota\b[^\n]{0,30}\b(?:exceeded|exhausted|reached|used up)\b",
     r"\b(?:exceeded|exhausted|reached) (?:your |the |its )?(?:\w+ )?quota\b",
     r"\b(?:cost|spend(?:ing)?|budget|billing|credit)(?:/\w+)? limit (?:exceeded|reached|hit)\b",
+    # a budget or credit balance spent: "Budget has been exceeded! Current cost: 26.0", "exceeded
+    # budget for model=x", "Insufficient credits", "This request requires more credits", "can
+    # only afford 4000"
+    r"\bbudget (?:has been |was |is )?(?:exceeded|exhausted|used up)\b"
+    r"|\bexceeded (?:the |your |its )?budget\b|\bover budget\b",
+    r"\b(?:insufficient|not enough) (?:credits?|balance|funds)\b"
+    r"|\b(?:requires|needs?) more credits\b|\bmore credits are required\b|\bcan only afford\b",
 )
 
 # --- tools and protocol ---------------------------------------------------------------------
@@ -452,6 +480,12 @@ UNKNOWN_TOOL = words(
     r"|name|use|response)\b)" + name("tool") + r" is (?:invalid|not valid)\b",
 )
 
+#: A tool_choice naming no declared tool: TGI's "Tool with name get_wether not found", vLLM's
+#: "The tool specified in `tool_choice` does not match any of the specified `tools`".
+TOOL_CHOICE_UNKNOWN = words("tgi", r"\bTool with name " + name("tool") + r" not found\b") + words(
+    "vllm", r"\btool specified in [`'\"]?tool_choice[`'\"]? does not match any\b"
+)
+
 #: A name said not to be a tool in plain words ("'grep' is not a registered tool", "There is no
 #: tool called grep").
 NOT_A_TOOL = words(
@@ -505,6 +539,10 @@ ONE_TOOL = words(
     r"\bOnly one (?:tool|tool call|function call) (?:is|may be|can be) (?:allowed|permitted|used"
     r"|made)\b",
 )
+#: The same rule in plain words: "Only one tool call is allowed per message".
+ONE_TOOL_ALLOWED = words(
+    "plain", r"\bonly one tool(?: call)? (?:is|may be|can be) (?:allowed|permitted|used)\b"
+)
 
 #: Rules about the final answer of a code or tool agent: one final answer, and nothing else
 #: called beside it.
@@ -554,6 +592,53 @@ UNPAIRED_RESULTS = words(
     r"\bNo tool (?:invocation|call|result)s? found for (?:the )?(?:tool call |approval )?"
     r"(?:ID|id)\b",
     r"\breferences (?:an? )?unknown (?:approvalId|approval|tool_?call_?id|toolCallId|tool call)\b",
+)
+#: Gemini's pairing rule: "Please ensure that the number of function response parts is equal to
+#: the number of function call parts of the function call turn."
+CALL_PARTS_UNPAIRED = words(
+    "gemini-api",
+    r"\bnumber of function response parts is equal to the number of function call parts\b",
+)
+
+#: A provider refusing the order, roles or shape of the history's messages, not their pairing:
+#: Mistral's "Unexpected role 'user' after role 'tool'" and its tool call id format.
+MESSAGE_ORDER = words(
+    "mistral-api",
+    r"\bUnexpected role [`'\"]?\w+[`'\"]? after role\b|\bUnexpected role RoleEnum\.\w+",
+    r"\bTool call id was \S+ but must be\b",
+)
+#: SGLang's chat request validator and llama.cpp's prefill check: "User message at index 4 has no
+#: content", "First message should be from 'user' or 'system'", "Cannot have 2 or more assistant
+#: messages at the end of the list".
+EMPTY_OR_MISPLACED_TURN = words(
+    "sglang",
+    r"\b(?:User|Assistant|System|Tool) message at index \d+ has no content\b",
+    r"\bFirst message (?:should|must) be from\b",
+) + words("llama-cpp", r"\bCannot have \d+ or more assistant messages at the end\b")
+#: A content block of the history without a part it needs: Ollama's "tool_use block missing
+#: required 'id' field"; and chat templates' "Conversation roles must alternate ...".
+MALFORMED_TURN = words(
+    "ollama",
+    r"\b(?:tool_use|tool_result|tool_call|function_call|function_response)s? block (?:is )?"
+    r"(?:missing|without|has no)\b",
+) + words(
+    "plain", r"\broles must alternate\b|\bmust alternate between (?:the )?(?:user|assistant)\b"
+)
+
+#: A provider refusing the tool definitions of the request: OpenAI's "Invalid schema for
+#: function 'x': ...", Ollama's "invalid input_schema for tool \"x\"", SGLang's "Tool 17 function
+#: has invalid 'parameters' schema".
+INVALID_TOOL_SCHEMA = words(
+    "openai-api ollama", r"\binvalid (?:input_)?schema for (?:tool|function)\b"
+) + words(
+    "sglang",
+    r"\b(?:tool|function) (?:\d+ )?(?:function )?has (?:an )?invalid [`'\"]?(?:parameters"
+    r"|input_schema|schema)[`'\"]?(?: schema)?\b",
+)
+#: Anthropic's "tools.17.custom.input_schema: JSON schema is invalid", Fireworks' "JSON Schema not
+#: supported: could not understand the instance".
+SCHEMA_NOT_TAKEN = words("anthropic-api", r"\binput_schema: JSON schema is invalid\b") + words(
+    "fireworks", r"\bJSON Schema (?:is )?not supported\b"
 )
 
 #: Calls the agent cannot make at all: a tool that cannot be called directly, an argument line of
@@ -678,6 +763,10 @@ PARAM_TYPE = words(
     r"\bwrong (?:type|data type)\b",
     r"\bexpected (?:an? )?(?:str|int|float|bool|dict|list)\b[^\n]{0,20}\bgot\b",
 )
+#: A list whose items must all be of one kind: "stop_token_ids must contain only integers".
+ONLY_OF_TYPE = words(
+    "plain", r"\bmust contain only (?:integers|strings|numbers|booleans|objects|arrays)\b"
+)
 
 #: A value that could not be turned into the type the tool takes, in the words of many languages:
 #: "could not be coerced to []string, is string" (Go), "cannot be converted to int", "Invalid float
@@ -689,6 +778,9 @@ TYPE_CONVERSION = words(
     r"couldn't|cannot|can't) be (?:coerced|converted|cast|parsed) (?:to|into|as) (?:an? )?(?:\[\])?"
     r"(?:int|integer|float|double|number|numeric|string|str|bool|boolean|list|array|object|dict"
     r"|map|slice)\w*\b",
+    # vLLM: "logit_bias contains key(s) that cannot be converted to integer token IDs"
+    r"\bkeys?(?:\(s\))? that (?:could not|couldn't|cannot|can't) be (?:coerced|converted|cast"
+    r"|parsed) (?:to|into|as) (?:an? )?(?:int|integer|float|number|numeric|string|bool|boolean)\b",
     r"\binvalid (?:int|integer|float|double|number|numeric|bool|boolean) (?:value|passed|given"
     r"|supplied|provided|for|argument)\b",
     r"\b[Ee]xpected (?:an? )?(?:integer|int|number|float|boolean|bool|string|list|array|object"
@@ -847,6 +939,52 @@ VALUE_BOUNDS = words(
     r"|end of (?:the )?(?:file|document)|total (?:number of )?lines)\b",
 )
 
+#: A value outside a range said as an interval or a stated bound: "must be in [-2, 2], got 2.5",
+#: "must be in (0, 1]", "must be strictly positive", "`stop` supports up to 4 stop sequences",
+#: "which is greater than max allowed: 20", "Too many stop sequences (maximum 4)", "max_tokens is
+#: too large (maximum 100000)", "Only one completion choice is allowed".
+RANGE_STATED = words(
+    "plain",
+    r"\bmust be in [\[(]-?[\d.]+, ?-?[\d.]+[\])]",
+    r"\bmust be strictly (?:positive|negative|greater than|less than)\b",
+    r"\b(?:supports?|allows?|accepts?) (?:up to|at most|a maximum of|no more than) \d+\b",
+    r"\bgreater than (?:the )?max(?:imum)? allowed:? \d+",
+    # "(maximum 4)" spelled out: "Too many redirects (max 5)" is an HTTP client's, not a value's
+    r"\btoo (?:many|large|small|big|long|short)\b[^\n]{0,40}?\((?:maximum|minimum):? ?-?\d+\)",
+    r"\bonly one [\w-]+(?: [\w-]+)? (?:is|may be|can be) (?:allowed|permitted|accepted)\b",
+)
+#: Settings of one request that exclude or require each other: "Stream options can only be
+#: defined when `stream=True`", "`prompt_logprobs` are not available when `stream=True`", "Cannot
+#: set both `a` and `b`", "Cannot use tools with stream", "top_logprobs requires logprobs to be set
+#: to true", "when using `x`, `logprobs` must be set to true", "You can only use one kind of
+#: constraints".
+SETTINGS_COMBINED = words(
+    "plain",
+    r"\bcan only be (?:defined|enabled|requested|specified) (?:when|if|with)\b",
+    r"\b(?:is|are) not (?:available|allowed|supported|permitted) when\b",
+    r"\bcannot (?:set|use|pass|specify|provide|enable) both\b",
+    r"\bcannot use [\w`'\" -]{1,60}? with [\w`'\"]",
+    r"\brequires? [`'\"]?[\w.]+[`'\"]? to be (?:set|enabled|true)\b",
+    r"\bwhen using [`'\"]?[\w.]+[`'\"]?, [`'\"]?[\w.]+[`'\"]? must be (?:set|true|enabled)\b",
+    r"\bcan only use one (?:kind|type|sort) of\b",
+    # a setting only a server flag allows ("tools param requires --jinja flag", "\"auto\" tool
+    # choice requires --enable-auto-tool-choice and --tool-call-parser to be set"), and a value a
+    # mode fixes ("n must be 1 when using greedy sampling")
+    r"\brequires? (?:the )?`?--[\w-]+`?(?: (?:flag|option)\b| and `?--[\w-]+`? to be set\b)",
+    r"\bmust be [\w.\-]+ when using\b",
+)
+#: A list or string that may not be empty: "`logprob_token_ids` must not be an empty list",
+#: "bad_words cannot contain an empty string".
+EMPTY_NOT_ALLOWED = words(
+    "plain",
+    r"\bmust not be (?:an? )?empty(?: list| array| string| object)?\b",
+    r"\bcannot contain an empty (?:string|value|item|entry)\b",
+)
+#: A model named and nothing else (Anthropic's not_found_error: "model: claude-3-5-sonnet"), and
+#: token ids the model's vocabulary does not have (vLLM: "contain out-of-vocab token ids").
+MODEL_NAMED_ONLY = words("anthropic-api", r"^model: [\w.:/\-]+\s*$")
+OUT_OF_VOCAB = words("vllm", r"\bout[- ]of[- ]vocab(?:ulary)? token")
+
 #: A value the tool finds unusable as a whole, named by its parameter ("The todos parameter is
 #: not valid markdown checklist or JSON", "Each todo must have a valid status").
 NOT_VALID_PARAM = words(
@@ -996,6 +1134,10 @@ VALUE_CHOICES = words(
     r"(?:not found|invalid|unknown|unsupported)\b[^\n]{0,80}?[.;] (?:Supported|Allowed|Valid) "
     r"[\w-]+: \S",
     r"\bmust be [`'\"][^`'\"\n]{1,40}[`'\"] or [`'\"][^`'\"\n]{1,40}[`'\"]",
+    # a field that takes one literal: "'response_format.type' must be 'json_schema'"
+    r"[`'\"][\w.\-]+[`'\"] must be [`'\"][^`'\"\n]{1,40}[`'\"]",
+    r"\bmust (?:have|use) (?:the )?(?:protocol|scheme|prefix|type) [`'\"][^`'\"\n]{1,40}[`'\"] or "
+    r"[`'\"]",
 )
 
 #: A capability the named thing does not have ("\"nomic-embed\" does not support chat", "raw
@@ -1403,7 +1545,7 @@ OS_DENIED = words(
     r"Read-only file system|\bEROFS\b|\battempt to write a read-?only database\b",
     r"\b403 Forbidden\b|\b401 Unauthorized\b",
     r"(?:insufficient|no|not have|lacks?|missing) (?:the )?(?:required )?permissions?\b",
-    r"\bAPI key (?:is )?(?:missing|not set|not provided|invalid|incorrect)\b",
+    r"\bAPI key (?:is )?(?:missing|not set|not provided|invalid|incorrect|not valid)\b",
     r"\b(?:Invalid|Incorrect) API key\b",
 )
 
@@ -1419,7 +1561,10 @@ REFUSED_CALLER = words(
     r"|app|credentials)\b",
     r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://\S+: 40[13]\b",
     r"\b(?:status|code|HTTP)(?: code)?:? 40[13]\b",
+    r"\bmust be a member of (?:an? |the )?(?:organi[sz]ation|org|team|project|workspace)\b",
 )
+#: vLLM refusing a chat template sent with the request that it was not told to trust.
+UNTRUSTED_REQUEST = words("vllm", r"\brefused (?:the )?request with (?:an? )?untrusted\b")
 
 #: A credential the tool needs is missing or refused ("Missing API key. Make sure you have
 #: 'SERPAPI_API_KEY' ...", "OpenRouter API key is required", "requires re-authentication").
