@@ -291,3 +291,20 @@ def test_text_mode_skips_history_tool_calls_that_are_not_objects(
     status, answer = post(proxy.url, json.dumps({"model": model, "messages": history}).encode())
     assert status == 200
     assert answer["choices"][0]["message"]["content"] == "fine"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_lone_surrogate_escape_from_the_upstream_reaches_the_client_as_sent(
+    upstream: ScriptedHandle, proxy: ProxyHandle, stream: bool
+) -> None:
+    # JSON allows `"\ud800"` and upstreams relay whatever the tokenizer produced; such a string
+    # has no UTF-8 form, so the proxy writes it escaped rather than failing the response
+    model = upstream.script(Answer("half an emoji: \ud83d, then more"))
+    client = proxy.client()
+    if stream:
+        chunks = client.chat.completions.create(model=model, messages=ASK, stream=True)
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    else:
+        reply = client.chat.completions.create(model=model, messages=ASK)
+        text = reply.choices[0].message.content or ""
+    assert text == "half an emoji: \ud83d, then more"

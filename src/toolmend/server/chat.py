@@ -450,7 +450,7 @@ async def _serve(request: Request, state: ServerState, record: RequestRecord) ->
         chunks = [chunk async for chunk in pipeline.chunks(source)]
     except UpstreamError as exc:
         raise upstream_problem(exc) from None
-    return JSONResponse(fold_chunks(chunks))
+    return wirejson.WireJSONResponse(fold_chunks(chunks))
 
 
 def guarded_history(

@@ -81,6 +81,7 @@ from toolmend.server.frontends.tokens import (
 from toolmend.server.requestlog import RequestRecord
 from toolmend.server.sse_response import LastFrames
 from toolmend.server.upstream import UpstreamError, upstream_headers
+from toolmend.server.wirejson import WireJSONResponse
 
 #: Seconds without a write before a keep-alive goes to the client (Claude Code and Codex both
 #: drop a stream that stays quiet for long; a slow prefill is normal for large prompts).
@@ -377,7 +378,7 @@ async def _serve_messages(request: Request, state: ServerState, record: RequestR
     except UpstreamError as exc:
         raise upstream_problem(exc) from None
     message = message_from_chunks(chunks, translated, model=model, input_tokens=input_tokens)
-    return JSONResponse(message)
+    return WireJSONResponse(message)
 
 
 async def messages_endpoint(request: Request) -> Response:
@@ -531,7 +532,7 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
         chunks, translated, body, model=model, input_tokens=input_tokens
     )
     await save(response["id"], output)
-    return JSONResponse(response)
+    return WireJSONResponse(response)
 
 
 async def responses_endpoint(request: Request) -> Response:

@@ -23,6 +23,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from toolmend.server.wirejson import WireJSONResponse
+
 #: What a stream that fails this way sends instead of its next event.
 BROKEN_EVENTS = {
     "invalid_json": b'data: {"choices": [\n\n',
@@ -136,7 +138,7 @@ class ScriptedUpstream:
             return Response(
                 b'{"id": "chatcmpl-1", "choices": [', 200, media_type="application/json"
             )
-        return JSONResponse(completion(answer, body.get("model", "")))
+        return WireJSONResponse(completion(answer, body.get("model", "")))
 
     async def _stream(
         self, answer: Answer, failure: Failure | None, include_usage: bool
