@@ -10,9 +10,10 @@ file, environment and flags. Request handling lives in `chat`.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from typing import Any
@@ -142,11 +143,40 @@ def warm_up() -> None:
 
 
 class ProxyApp(Starlette):
-    """Starlette, leaving the server's `send` in the scope for the streams' body writes
-    (`sse_response.RAW_SEND`: they skip the middleware's wrappers, which watch only the start)."""
+    """Starlette, with the endpoints' requests taken straight to their handler.
+
+    A streamed answer resumes the whole stack of coroutines above its body once per chunk,
+    and Starlette puts ten levels there (its error and exception middleware, the router, the
+    route, the route's exception wrapper) that only act on the way in and on exceptions the
+    handlers never let out (each endpoint turns every failure into its own error response).
+    So a request whose method and exact path name one of the app's plain routes goes to that
+    route's handler here, as Starlette's route would call it; every other request (a path that
+    needs matching, a wrong method, a mounted app's prefix, or any middleware an embedder
+    added) takes Starlette's own way. The server's `send` is also left in the scope for the
+    streams' body writes (`sse_response.RAW_SEND`).
+    """
+
+    def __init__(self, routes: list[Route], lifespan: Any) -> None:
+        super().__init__(routes=routes, lifespan=lifespan)
+        self._handlers: dict[tuple[str, str], Callable[[Request], Awaitable[Response]]] = {}
+        for route in routes:
+            endpoint = route.endpoint
+            if route.param_convertors or not (
+                inspect.isfunction(endpoint) and inspect.iscoroutinefunction(endpoint)
+            ):
+                continue
+            for method in route.methods or ():
+                self._handlers.setdefault((route.path, method), endpoint)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope[RAW_SEND] = send
+        if scope["type"] == "http" and not self.user_middleware and not scope.get("root_path"):
+            handler = self._handlers.get((scope["path"], scope["method"]))
+            if handler is not None:
+                scope["app"] = self
+                response = await handler(Request(scope, receive, send))
+                await response(scope, receive, send)
+                return
         await super().__call__(scope, receive, send)
 
 
@@ -173,7 +203,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]
-    app = ProxyApp(routes=routes, lifespan=lifespan)
+    app = ProxyApp(routes, lifespan)
     app.add_exception_handler(404, _not_found)
     app.add_exception_handler(405, _not_allowed)
     return app

@@ -14,6 +14,7 @@ from toolmend.server import wirejson
 
 DONE = b"data: [DONE]\n\n"
 DONE_PAYLOAD = b"[DONE]"
+CR = ord("\r")
 #: One event larger than this is not an OpenAI stream (a 1 MiB tool call arrives in deltas).
 MAX_EVENT_BYTES = 8 * 1024 * 1024
 
@@ -47,12 +48,13 @@ class SSEDecoder:
             not self._data
             and buffer.startswith(b"data: ")
             and buffer.endswith(b"\n\n")
-            and buffer.count(b"\n") == 2
-            and buffer[-3:-2] != b"\r"
+            and buffer.find(b"\n") == len(buffer) - 2
+            and buffer[-3] != CR
             and len(buffer) <= MAX_EVENT_BYTES
         ):
             # What a read brings most of the time: one event of one data line, read whole
-            # (the line-by-line path below gives the same payload, about 2 µs slower).
+            # (the line-by-line path below gives the same payload, about 2 µs slower). Its
+            # first newline is found with `find` (memchr), not by counting every byte.
             self._pending = b""
             return [buffer[6:-2]]
         lines = buffer.split(b"\n")

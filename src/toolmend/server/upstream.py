@@ -58,16 +58,23 @@ def upstream_headers(
     return headers
 
 
+#: What reading an answer's body may raise that `body_failure` turns into an UpstreamError.
+BODY_READ_ERRORS = (TimeoutError, aiohttp.ClientError)
+
+
+def body_failure(upstream: Upstream, exc: BaseException) -> UpstreamError:
+    """The UpstreamError for a failed body read: a silence past the read timeout or a drop."""
+    if isinstance(exc, TimeoutError):
+        return UpstreamError("timeout", f"upstream {upstream.name!r} stopped sending")
+    return UpstreamError("dropped", f"upstream {upstream.name!r} closed the connection mid-answer")
+
+
 async def read_body_part(upstream: Upstream, read: Awaitable[bytes]) -> bytes:
     """Bytes of an answer's body; a silence past the read timeout or a drop is an UpstreamError."""
     try:
         return await read
-    except TimeoutError:
-        raise UpstreamError("timeout", f"upstream {upstream.name!r} stopped sending") from None
-    except aiohttp.ClientError:
-        raise UpstreamError(
-            "dropped", f"upstream {upstream.name!r} closed the connection mid-answer"
-        ) from None
+    except BODY_READ_ERRORS as exc:
+        raise body_failure(upstream, exc) from None
 
 
 class UpstreamClient:
@@ -261,7 +268,10 @@ class UpstreamStream:
         self._response.content.set_exception(UpstreamError("timeout", message))
 
     async def _read(self) -> bytes:
-        raw = await read_body_part(self.upstream, self._response.content.readany())
+        try:
+            raw = await self._response.content.readany()
+        except BODY_READ_ERRORS as exc:
+            raise body_failure(self.upstream, exc) from None
         self._heard = self._loop.time()
         return raw
 
