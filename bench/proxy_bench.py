@@ -128,13 +128,16 @@ def wait_until_up(
 
 @contextmanager
 def process(
-    args: list[str], probe: str, extra_env: dict[str, str] | None = None
+    args: list[str],
+    probe: str,
+    extra_env: dict[str, str] | None = None,
+    startup_seconds: float = 90,
 ) -> Iterator[subprocess.Popen[bytes]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TOOLMEND_", "PROMETHEUS_"))}
     env.update(extra_env or {})
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_until_up(probe, proc)
+        wait_until_up(probe, proc, startup_seconds)
         yield proc
     finally:
         proc.terminate()
