@@ -8,10 +8,10 @@ come near valid calls and then break them), sometimes with one character dropped
 
 `check(text, rng)` runs the input through every protocol and `auto` and returns the first
 failure (a share of inputs under a small fragment cap, `draw_max_fragment`, so that calls and
-refused values outgrow it and the overflow paths run): an exception, a result that changes when the input is fed in random chunks (or one
-character at a time), a character not conserved, argument deltas that are not a prefix of the
-final arguments, or a complete call whose arguments do not validate against the tool's schema,
-or a parser that never returns (`hang`: each protocol's checks of one input get
+refused values outgrow it and the overflow paths run): an exception, a result that changes
+when the input is fed in random chunks (or one character at a time), a character not
+conserved, argument deltas that are not a prefix of the final arguments, or a complete call
+whose arguments do not validate against the tool's schema, or a parser that never returns (`hang`: each protocol's checks of one input get
 `HANG_CPU_SECONDS` of CPU, so a loop that would stall the run ends as a failure). Timing beyond
 that is the caller's business (`bench/fuzz.py` bounds it; tests never time anything).
 
