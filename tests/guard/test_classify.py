@@ -576,6 +576,94 @@ BATCH27_SIBLINGS = [
 ]
 
 
+#: Batch 28 (guard13): other wordings of the failures its misses showed (VS Code Copilot Chat, Kilo
+#: Code, Qwen Code, the Vercel AI SDK, DSPy), in other tools' words: a search text found nowhere or
+#: several times, edits of one call that overlap, an empty search text for an existing file, a
+#: terminal that is gone, a path configured to be ignored, a read-only setting, a required value
+#: named with a parenthesis, an id that names nothing, an id of a call the history does not have,
+#: a signature that did not verify, a reply whose fields could not be read, an input of a kind the
+#: tool does not take, and VS Code's and "X failed:" envelopes.
+BATCH28_SIBLINGS = [
+    ("Could not find the matching text to replace in src/a.ts", "DIFF_MATCH_FAILED"),
+    ("Several occurrences were found for old_string; add more context", "DIFF_MATCH_FAILED"),
+    ("Edits 2 and 3 overlap in src/app.py", "DIFF_MATCH_FAILED"),
+    ("replacement 1 conflicts with an earlier replacement", "DIFF_MATCH_FAILED"),
+    ("The file exists: pass a non-empty old_text to edit it", "DIFF_MATCH_FAILED"),
+    ("old_str and new_str must be different", "DIFF_MATCH_FAILED"),
+    ("The terminal has been disposed", "SHELL_INTEGRATION"),
+    ("xterm is not ready yet", "SHELL_INTEGRATION"),
+    ("The file secrets/.env is configured to be excluded from the agent", "PERMISSION_DENIED"),
+    ("Option 'sandbox' is read-only.", "PERMISSION_DENIED"),
+    ("Error: Missing required command parameter for exec.", "PARAM_MISSING"),
+    ('"path" (the file to read, relative to the workspace) must be provided.', "PARAM_MISSING"),
+    ("No running background job found with ID job-7", "PARAM_INVALID_VALUE"),
+    ("The process did not exit before the deadline", "TIMEOUT"),
+    ("No tool result found for tool call ID call_1", "INVALID_TOOL_PROTOCOL"),
+    ("JWT signature verification failed", "PERMISSION_DENIED"),
+    ("Could not parse the model's response into the expected fields", "INVALID_TOOL_PROTOCOL"),
+    ("Cannot open PDF files with read_file. Use read_pdf instead.", "PARAM_INVALID_VALUE"),
+    ("Use this tool only for Jupyter notebooks", "PARAM_INVALID_VALUE"),
+    ("Please use an absolute path", "PARAM_INVALID_VALUE"),
+    ("Only JSON and YAML files are supported", "PARAM_INVALID_VALUE"),
+    ("branch must start with 'feature/'", "PARAM_INVALID_VALUE"),
+    ("Invalid arguments.", "PARAM_INVALID_VALUE"),
+    ("Invalid session ID", "PARAM_INVALID_VALUE"),
+    (
+        "ERROR while calling tool: File does not exist: /x/y.ts\nPlease check your input and try again.",
+        "FILE_NOT_FOUND",
+    ),
+    ("Patch application failed: Missing File: src/a.ts", "FILE_NOT_FOUND"),
+]
+
+
+#: Batch 29 (guard13): the same failures as Mastra, Semantic Kernel and Copilot Chat's other tools
+#: word them, in other words: a tool's own output refused by its schema (the tool failed, not
+#: the call), arguments said to be malformed or not JSON, a name not among the provided tools, too
+#: few arguments, "no X field", an invalid path or id followed by the value, a value "not provided
+#: or empty", a quoted "Only ... is supported".
+BATCH29_SIBLINGS = [
+    (
+        "Tool output validation failed for fetch-page. The tool returned invalid output:\n"
+        "- title: Invalid input: expected string, received number",
+        "COMMAND_FAILED",
+    ),
+    ("The function arguments are malformed", "INVALID_JSON_ARGUMENTS"),
+    ("Arguments must be valid JSON", "INVALID_JSON_ARGUMENTS"),
+    ("The function `lookup` is not one of the available functions", "TOOL_NOT_FOUND"),
+    ("3 arguments are required and only 1 was received", "PARAM_MISSING"),
+    ("Invalid request: no 'query' field", "PARAM_MISSING"),
+    ("Invalid project path /srv/app/x", "PARAM_INVALID_VALUE"),
+    ("Row id: 'r-9' is invalid", "PARAM_INVALID_VALUE"),
+    ("The url was not provided or is empty", "PARAM_MISSING"),
+    ('Only "json" output is supported', "PARAM_INVALID_VALUE"),
+]
+
+
+#: The fourth blind split's agent misses (Kilo Code, Qwen Code, the Vercel AI SDK) after reading,
+#: in other tools' words (guard13): an operation named as a gerund before its cause ("Error
+#: creating cron job: ..."), a failure with advice before its cause ("Failed to apply edit ...
+#: Please ... Request timed out."), a refactoring that has nothing for the selection or cannot find
+#: the named symbol, an address resolved to a private range, no token available, a URL without a
+#: host, an exact count of parts, a path outside the current project.
+BLIND4_AGENT_SIBLINGS = [
+    ('Error saving settings: Value "42" out of bounds [1-10]', "PARAM_INVALID_VALUE"),
+    ('Error deleting branch: Invalid branch name: "feat x"', "PARAM_INVALID_VALUE"),
+    (
+        "Failed to apply the patch with the fast model. Please retry with a smaller edit. "
+        "Connection error.",
+        "NETWORK_ERROR",
+    ),
+    ("Could not format the file. Try saving it first. Request timed out after 10s", "TIMEOUT"),
+    ("No rename refactor available for the selected symbol", "PARAM_INVALID_VALUE"),
+    ("Unable to find symbol 'UserService' in src/app.ts", "PARAM_INVALID_VALUE"),
+    ("Host example.internal resolved to a private IP address", "PERMISSION_DENIED"),
+    ("No access token available for GitHub", "PERMISSION_DENIED"),
+    ("URL must include a scheme", "PARAM_INVALID_VALUE"),
+    ("Schedule must have exactly 3 parts", "PARAM_INVALID_VALUE"),
+    ("Path is outside the current project: /etc", "PERMISSION_DENIED"),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "category"),
     BLIND2_SIBLINGS
@@ -583,7 +671,10 @@ BATCH27_SIBLINGS = [
     + BLIND3_SIBLINGS
     + BATCH25_SIBLINGS
     + BATCH27_SIBLINGS
-    + BLIND4_SIBLINGS,
+    + BLIND4_SIBLINGS
+    + BATCH28_SIBLINGS
+    + BATCH29_SIBLINGS
+    + BLIND4_AGENT_SIBLINGS,
     ids=[
         t[:40]
         for t, _ in BLIND2_SIBLINGS
@@ -592,6 +683,9 @@ BATCH27_SIBLINGS = [
         + BATCH25_SIBLINGS
         + BATCH27_SIBLINGS
         + BLIND4_SIBLINGS
+        + BATCH28_SIBLINGS
+        + BATCH29_SIBLINGS
+        + BLIND4_AGENT_SIBLINGS
     ],
 )
 def test_a_widened_family_covers_other_wordings_of_the_same_failure(
@@ -695,9 +789,63 @@ BATCH27_NEIGHBOURS = [
 ]
 
 
+#: Batch 28's neighbours: an invalid API key stays a refusal, a program's missing script and a
+#: merge conflict stay the program's failures, "Only one tool call" stays a protocol rule, a
+#: timeout inside VS Code's envelope stays a timeout, a JSON argument error stays one.
+BATCH28_NEIGHBOURS = [
+    ("Only admins are allowed to run this", "PERMISSION_DENIED"),
+    ("Invalid API key", "PERMISSION_DENIED"),
+    ('Command failed: npm test\nnpm ERR! Missing script: "test"', "COMMAND_FAILED"),
+    ("CONFLICT (content): Merge conflict in src/a.ts", "COMMAND_FAILED"),
+    ("Only one tool call is allowed per message", "INVALID_TOOL_PROTOCOL"),
+    (
+        "ERROR while calling tool: Request timed out\nPlease check your input and try again.",
+        "TIMEOUT",
+    ),
+    ("Tool call arguments could not be parsed as JSON", "INVALID_JSON_ARGUMENTS"),
+    ("Setting up the terminal failed", "COMMAND_FAILED"),
+]
+
+#: Neighbours of those: a compiler's bare "cannot find symbol" stays the program's error, an OS
+#: error after "Error reading X:" stays a missing file, and a search text not found stays an edit
+#: that did not match when advice follows it.
+BLIND4_AGENT_NEIGHBOURS = [
+    (
+        "App.java:1: error: cannot find symbol\n  symbol:   variable cnt\n  location: class App\n"
+        "1 error",
+        "COMMAND_FAILED",
+    ),
+    ("Error reading config: [Errno 2] No such file or directory: 'c.toml'", "FILE_NOT_FOUND"),
+    (
+        "Could not find the text to replace. Please re-read the file. Then retry.",
+        "DIFF_MATCH_FAILED",
+    ),
+]
+
+#: Batch 29's neighbours: a hook's output validation with no word of a tool's result keeps the
+#: wrong type it names (the corpus labels it so), an invalid API key stays a refusal, a missing
+#: file stays one.
+BATCH29_NEIGHBOURS = [
+    (
+        'Output validation failed: {"formErrors":[],"fieldErrors":{"score":["Expected number, '
+        'received string"]}}',
+        "PARAM_TYPE_MISMATCH",
+    ),
+    ("Invalid API key provided: sk-abc", "PERMISSION_DENIED"),
+    ("Error: No such file or directory: 'notes.md'", "FILE_NOT_FOUND"),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "category"),
-    NEIGHBOURS + BLIND3_NEIGHBOURS + BATCH25_NEIGHBOURS + BATCH27_NEIGHBOURS + BLIND4_NEIGHBOURS,
+    NEIGHBOURS
+    + BLIND3_NEIGHBOURS
+    + BATCH25_NEIGHBOURS
+    + BATCH27_NEIGHBOURS
+    + BLIND4_NEIGHBOURS
+    + BATCH28_NEIGHBOURS
+    + BATCH29_NEIGHBOURS
+    + BLIND4_AGENT_NEIGHBOURS,
     ids=[
         t[:60]
         for t, _ in NEIGHBOURS
@@ -705,6 +853,9 @@ BATCH27_NEIGHBOURS = [
         + BATCH25_NEIGHBOURS
         + BATCH27_NEIGHBOURS
         + BLIND4_NEIGHBOURS
+        + BATCH28_NEIGHBOURS
+        + BATCH29_NEIGHBOURS
+        + BLIND4_AGENT_NEIGHBOURS
     ],
 )
 def test_the_widened_families_leave_neighbouring_wordings_to_their_own_categories(

@@ -212,3 +212,73 @@ def test_a_status_given_as_a_name_is_kept_as_a_machine_code() -> None:
         {"error": {"code": 504, "message": "Deadline expired", "status": "DEADLINE_EXCEEDED"}}
     )
     assert "DEADLINE_EXCEEDED" in env.codes
+
+
+def test_vs_codes_tool_error_envelope_is_peeled_to_the_thrown_message() -> None:
+    # Copilot Chat's `toolCallErrorToResult`: "ERROR while calling tool: <message>" plus a closing
+    # line that carries no signal; the message inside decides
+    wrapped = (
+        "ERROR while calling tool: Invalid input path: src/app.ts. Be sure to use an absolute "
+        "path.\nPlease check your input and try again."
+    )
+    assert (
+        unwrap(wrapped).texts()[0]
+        == "Invalid input path: src/app.ts. Be sure to use an absolute path."
+    )
+    assert classify_error(wrapped).category == "PARAM_INVALID_VALUE"
+    missing = (
+        "ERROR while calling tool: No extension ID provided\nPlease check your input and try again."
+    )
+    assert classify_error(missing).category == "PARAM_MISSING"
+
+
+def test_an_operation_named_before_its_failure_leaves_the_cause_to_decide() -> None:
+    cause = "Could not find matching text to replace. Try making your search string more specific."
+    assert classify_error(f"String replacement failed: {cause}").category == "DIFF_MATCH_FAILED"
+    # with no cause of a known kind, the outer statement is still a plain failure
+    got = classify_error("Deployment failed: see the build log")
+    assert got.category == "COMMAND_FAILED" and got.plain
+
+
+def test_an_unknown_zod_key_is_named_as_the_field() -> None:
+    issue = {"code": "unrecognized_keys", "keys": ["assignee"], "path": [], "message": "x"}
+    text = (
+        'Invalid input for tool createTicket: Type validation failed: Value: {"assignee":"sam"}.'
+        "\nError message: " + json.dumps([issue])
+    )
+    got = classify_error(text)
+    assert (got.category, got.param, got.failed_tool) == (
+        "PARAM_INVALID_VALUE",
+        "assignee",
+        "createTicket",
+    )
+
+
+def test_a_bulleted_validation_list_names_the_field_its_kind_and_the_tool() -> None:
+    # Mastra's validateToolInput: a heading naming the tool, then "- path: message" per issue
+    text = (
+        "Tool input validation failed for search-docs. Please fix the following errors and try "
+        "again:\n- topK: Invalid input: expected number, received string\n\nProvided arguments: "
+        '{\n  "query": "retries",\n  "topK": "five"\n}'
+    )
+    got = classify_error(json.dumps({"error": True, "message": text}))
+    assert (got.category, got.param, got.failed_tool) == (
+        "PARAM_TYPE_MISMATCH",
+        "topK",
+        "search-docs",
+    )
+    missing = text.replace(
+        "expected number, received string", "expected number, received undefined"
+    )
+    assert classify_error(missing).category == "PARAM_MISSING"
+    # the same bullets without a validation heading are prose, not a validation list
+    assert unwrap("Notes:\n- topK: expected number, received string").issues == []
+
+
+def test_a_tools_own_output_refused_by_its_schema_is_the_tools_failure() -> None:
+    text = (
+        "Tool output validation failed for weather-tool. The tool returned invalid output:\n"
+        "- temperature: Invalid input: expected number, received string"
+    )
+    got = classify_error(text)
+    assert (got.category, got.failed_tool) == ("COMMAND_FAILED", "weather-tool")

@@ -146,3 +146,19 @@ def test_an_agents_or_mcp_clients_failure_prefix_is_a_failure_of_any_tool(text: 
 def test_prose_that_only_mentions_invalid_input_is_not_a_failure() -> None:
     text = "Summary: the invalid input for tool edit_file case is now covered by a test."
     assert not classify_result(text, tool="edit_file").failed
+
+
+@pytest.mark.parametrize(
+    ("text", "failed"),
+    [
+        ("Cancelled job cron-7f3a.", False),  # Qwen Code's cron_delete saying what it did
+        ("Cancelled by user", True),
+        ("Cancelled.", True),
+        ("Operation cancelled", True),
+        ("Request cancelled: the stream was closed", True),
+    ],
+)
+def test_a_cancel_tool_reporting_what_it_cancelled_is_not_a_cancelled_call(
+    text: str, failed: bool
+) -> None:
+    assert classify_result(text, tool="cron_delete").failed is failed

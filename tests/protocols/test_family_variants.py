@@ -259,6 +259,15 @@ def test_after_a_step3_header_prose_stays_text() -> None:
     check_all_invariants("step3", text, EDIT)
 
 
+# Found by `bench/fuzz.py --seed 250000000` (case 250003382): a run of braces taken for the name
+# line ends right before `<steptml:invoke`, and the invoke's opening crosses the name's bound.
+@pytest.mark.parametrize("braces", [100, 113, 114, 120, 128, 129, 140])
+def test_a_step3_header_decides_the_same_when_its_invoke_crosses_the_bound(braces: int) -> None:
+    text = STEP3_BEGIN + "function<｜tool_sep｜>" + "{" * braces + "<steptml:invoke"
+    check_all_invariants("step3", text, EDIT)
+    check_all_invariants("auto", text, EDIT)
+
+
 # sgl-project/sglang@eccff82e26006e3b444607396f3fbea72fa3167a sgl-model-gateway/tests/tool_parser/
 # tool_parser_step3.rs::test_step3_type_conversion (Apache-2.0), in tests/corpus/engines: Step-3's
 # template writes a non-string value as JSON, so an undeclared one reads as that JSON value.

@@ -159,6 +159,10 @@ _ISSUE_PATTERNS = {
     "json": "EI/INVALID_JSON_ARGUMENTS/003",
 }
 
+#: A tool whose own output failed its schema: the tool (or its server) failed, whatever the
+#: validation list inside says about the fields of that output.
+_OUTPUT_REJECTED_PATTERN = "EI/COMMAND_FAILED/001"
+
 #: Machine error types in JSON bodies (OpenAI, Anthropic, llama.cpp, Roo/Kilo) -> pattern.
 _CODE_PATTERNS = {
     "unknown_tool": "EI/TOOL_NOT_FOUND/001",
@@ -367,6 +371,9 @@ class Classifier:
         return _finish(pattern, groups, confidence, env, tool, meta_param, meta_tool)
 
     def _structural(self, env: Envelope) -> tuple[Pattern, dict[str, str], float] | None:
+        if env.output_rejected:  # the tool's result failed its own schema: not the call's fault
+            groups = {"tool": env.tool} if env.tool else {}
+            return _BY_ID[_OUTPUT_REJECTED_PATTERN], groups, ENVELOPE_CONFIDENCE
         issue: Issue | None = env.issues[0] if env.issues else None
         if issue is not None:
             groups = {"param": issue.param} if issue.param else {}

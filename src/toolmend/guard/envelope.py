@@ -75,6 +75,9 @@ class Envelope:
     mcp_protocol_error: bool = False
     #: A status field said the call failed ("status": "error"), whatever its message says.
     failed: bool = False
+    #: The text says the tool's own output failed its schema: any validation list in it is about
+    #: what the tool returned, not the call's arguments.
+    output_rejected: bool = False
 
     def texts(self) -> list[str]:
         """The messages, innermost (most specific) first, without repeats."""
@@ -108,6 +111,20 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*An error occurred while (?:running the tool|parsing tool arguments)\.?"
         r"(?: Please try again(?: with valid JSON)?\.)?\s*(?:Error:\s*)?",
         r"^\s*The tool execution failed(?: with the following error)?:?\s*",
+        # VS Code Copilot Chat's `toolCallErrorToResult`: a thrown tool error as the model sees it
+        r"^\s*ERROR while calling tool:\s*",
+        # an operation named before its failure's cause: "String replacement failed: Could not
+        # find matching text to replace" (the cause is the message; the operation says only that
+        # it failed)
+        r"^\s*[A-Z][a-z]+(?: [a-z]+){0,2} failed:\s*(?=\S)",
+        # the same with the operation as a gerund: "Error creating cron job: Invalid step: \"0\""
+        # (Qwen Code), "Error updating task: Cannot close task t-7 ..." (gemini-cli)
+        r"^\s*Error (?!executing\b|invoking\b|calling\b|running\b)[a-z]+ing (?:[\w-]+ ){0,3}?"
+        r"[\w-]+:\s*(?=\S)",
+        # a failure, advice, then its cause: "Failed to apply edit using Fast Apply. Please disable
+        # the Fast Apply experimental feature if this error persists. Request timed out." (Kilo)
+        r"^\s*(?:Failed to|Unable to|Could not) [^\n.]{1,80}\.\s+(?:Please|Try|Check|Consider) "
+        r"[^\n]{1,200}?\.\s+(?=[A-Z])",
         r"^\s*(?:Error: )?(?:Invalid parameters provided|Tool call execution failed)\. Reason:\s*",
         r"^\s*Tool call error:\s*",
         r"^\s*Code execution failed at line .*? due to: (?:\w+Error: )?",
@@ -133,7 +150,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
 _SUFFIXES = re.compile(
     r"\s*(?:\n\s*Please fix (?:your mistakes|the error and try again)\.?"
     r"|\n\s*Please try again or (?:use another tool|request to another team member)"
-    r"|\n\nFix the errors and try again\.|Retrying\.\.\.)\s*$",
+    r"|\n\nFix the errors and try again\.|Retrying\.\.\."
+    r"|\n\s*Please check your input and try again\.)\s*$",
     re.IGNORECASE,
 )
 
@@ -188,6 +206,19 @@ _ZOD_AT_LINE = re.compile(
     r" at (?P<loc>[A-Za-z_][\w.\-]{0,63})(?=\s*(?:;|$))",
     re.MULTILINE,
 )
+#: A validation list as bullet lines under a "validation failed" heading (Mastra: "Tool input
+#: validation failed for x. Please fix the following errors and try again:\n- days: Too big:
+#: expected number to be <=14"): the path, then the validator's message.
+_VALIDATION_HEADING = re.compile(r"\bvalidation failed\b", re.IGNORECASE)
+#: The tool such a heading names: "Tool input validation failed for weather-tool."
+_VALIDATION_FOR = re.compile(
+    r"\bvalidation failed for (?:tool )?[`'\"]?(?P<tool>[A-Za-z_][\w\-]{0,63})[`'\"]?(?=[.:\s]|$)",
+    re.IGNORECASE,
+)
+_DASH_LINE = re.compile(
+    r"^- (?P<loc>[A-Za-z_][\w.\-]{0,63})(?:\[\d+\][\w.\-]*)?: (?P<msg>[^\n]{1,200})$", re.MULTILINE
+)
+
 #: jsonschema's ValidationError text: "Failed validating 'minimum' in schema[...]" names the
 #: keyword that failed, "On instance['limit']" the field.
 _JSONSCHEMA_KEYWORD = re.compile(r"^Failed validating '(?P<keyword>\w+)' in (?:meta)?schema", re.M)
@@ -241,7 +272,11 @@ def _loc(value: object) -> str | None:
 def _issue_from_mapping(item: Mapping[str, object]) -> Issue | None:
     """A zod issue (`code` + `path`) or a pydantic error (`type` + `loc`), else None."""
     if "path" in item and "code" in item:
-        return Issue(_loc(item.get("path")), _zod_kind(item), str(item.get("message", "")))
+        # an unknown key is named in `keys`, not in `path` (the object that holds it)
+        loc = _loc(item.get("path")) or (
+            _loc(item.get("keys")) if item.get("code") == "unrecognized_keys" else None
+        )
+        return Issue(loc, _zod_kind(item), str(item.get("message", "")))
     if "loc" in item and "type" in item:
         message = str(item.get("msg", ""))
         return Issue(_loc(item.get("loc")), _pydantic_kind(str(item["type"]), message), message)
@@ -258,7 +293,7 @@ def _text_issues(text: str) -> list[Issue]:
     issues = [
         Issue(m["loc"], _pydantic_kind("", m["msg"]), m["msg"]) for m in _COLON_LINE.finditer(text)
     ]
-    issues += _zod_at_issues(text) + _jsonschema_issues(text)
+    issues += _zod_at_issues(text) + _jsonschema_issues(text) + _dash_issues(text)
     issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
     for m in _AJV_TYPE.finditer(text):
         kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
@@ -276,6 +311,22 @@ def _zod_at_issues(text: str) -> list[Issue]:
         elif message.startswith("Expected ") and re.match(r"Expected " + _JSON_TYPES, message):
             kind = "type"
         issues.append(Issue(m["loc"], kind, message))
+    return issues
+
+
+def _dash_issues(text: str) -> list[Issue]:
+    if not _VALIDATION_HEADING.search(text):
+        return []
+    issues: list[Issue] = []
+    for m in _DASH_LINE.finditer(text):
+        message = m["msg"]
+        kind: IssueKind = "value"
+        if message == "Required" or message.endswith("received undefined"):
+            kind = "missing"
+        elif re.search(r"expected " + _JSON_TYPES + r", received (?!undefined)", message):
+            kind = "type"
+        loc = m["loc"].split(".")[0]
+        issues.append(Issue(None if loc == "root" else loc, kind, message))
     return issues
 
 
@@ -303,6 +354,15 @@ _REDIS_REPLY = re.compile(
     r"^(?:Output: |\(error\) |AUTH failed: )?(?P<code>ERR|WRONGTYPE|NOAUTH|NOPERM|WRONGPASS"
     r"|BUSYGROUP|NOGROUP|NOSCRIPT|OOM|EXECABORT|CROSSSLOT|BUSYKEY) (?=[A-Za-z'])",
     re.MULTILINE,
+)
+#: A tool's own result refused by its output schema ("Tool output validation failed for x. The
+#: tool returned invalid output:" (Mastra), "returned structuredContent that does not match the
+#: expected outputSchema" (the Vercel AI SDK), "has an output schema but no structured content").
+_OUTPUT_REJECTED = re.compile(
+    r"\b(?:the )?tool returned (?:an? )?invalid (?:output|result|response)\b"
+    r"|\breturned (?:structuredContent|structured content|output|content) that does not match\b"
+    r"|\bhas an output schema but no structured content\b|^Returned output: ",
+    re.IGNORECASE | re.MULTILINE,
 )
 _MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")
 _ERROR_CODE_KEYS = ("type", "code", "error_type", "errortype", "kind")
@@ -379,6 +439,12 @@ class _Reader:
                 env.server = server.group("server")
         if not env.issues:
             env.issues = _text_issues(head)
+        if env.tool is None:
+            named = _VALIDATION_FOR.search(head)
+            if named:
+                env.tool = named.group("tool")
+        if not env.output_rejected and _OUTPUT_REJECTED.search(head):
+            env.output_rejected = True
         reply = _REDIS_REPLY.search(head)
         if reply and len(env.codes) < MAX_ITEMS:
             env.codes.append("redis:" + reply.group("code"))

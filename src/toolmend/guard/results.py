@@ -105,7 +105,10 @@ DEFAULT_CONTENT_TOOLS = frozenset(
 
 _FAILURE_PREFIX = re.compile(
     r"(?:error\s*:|\[error\]|tool execution failed\s*:|<tool_use_error>"
-    r"|(?:context |operation |request |tool (?:call |execution )?)?cancell?ed\b"
+    # "Operation cancelled", "Cancelled by user", "Cancelled."; not "Cancelled job 7.", a cancel
+    # tool reporting what it did
+    r"|(?:context |operation |request |tool (?:call |execution )?)cancell?ed\b"
+    r"|cancell?ed(?=\s*(?:$|[.:!,;(]|by\b))"
     r"|(?:the )?(?:operation |request |command |tool (?:call |execution )?)?timed out\b"
     r"|timeout\s*:|HTTP/\d(?:\.\d)? [45]\d\d\b|HTTP (?:error )?[45]\d\d\b"
     # the agents' and MCP clients' own failure prefixes (`guard/envelope.py` peels the same)

@@ -144,6 +144,11 @@ JSON_ARGUMENT_CONTEXT = words(
     r"Error (?:while parsing tool call|in extracting tool call|in detect_and_parse)",
     r"while parsing tool call from model output",
     r"\bJSONDecodeError\b|\bJSON\.parse\b|\b(?:invalid|malformed) JSON\b",
+) + words(
+    # "The tool call arguments are malformed. Arguments must be in JSON format." (Semantic Kernel)
+    "plain",
+    r"\b(?:tool call |function call |call )?arguments (?:are|were|is) malformed\b"
+    r"|\barguments must be (?:in |valid )?JSON(?: format)?\b",
 )
 
 ALL_JSON_ERRORS: tuple[re.Pattern[str], ...] = regexes(
@@ -443,6 +448,10 @@ UNKNOWN_TOOL = words(
 #: tool called grep").
 NOT_A_TOOL = words(
     "plain",
+    # "The tool call with name `X` is not part of the provided tools" (Semantic Kernel)
+    r"\bwith name " + name("tool") + r" is not (?:part of|one of|among|in) the ",
+    r"\bis not (?:part of|one of|among|in) the (?:provided|available|given|supplied|declared"
+    r"|registered) (?:tools|functions)\b",
     r"\bis not an? (?:registered|known|valid|available|declared|recogni[sz]ed|defined) "
     r"(?:tool|function)\b",
     r"\bthere is no (?:tool|function) (?:named|called)\b",
@@ -483,6 +492,10 @@ ONE_TOOL = words(
     r"\b(?:cannot|can't|may not|must not) be (?:called|used|run) in parallel\b",
     r"(?:only one tool may be used|a tool has already been used) (?:per|in this) message",
     r"Only one tool (?:call )?(?:may|can) be used at a time",
+) + words(
+    "plain",
+    r"\bOnly one (?:tool|tool call|function call) (?:is|may be|can be) (?:allowed|permitted|used"
+    r"|made)\b",
 )
 
 #: Rules about the final answer of a code or tool agent: one final answer, and nothing else
@@ -505,6 +518,12 @@ MALFORMED_CALL = words(
     r"expected '[{<]' in tool call",
     r"(?:error|failed|unable) (?:trying to |to )?(?:handle|handling|process|processing) (?:the )?"
     r"(?:streaming )?tool call",
+) + words(
+    # a reply the agent could not read its fields from (DSPy's adapters: "Adapter ChatAdapter
+    # failed to parse the LM response. ... Expected to find output fields")
+    "plain",
+    r"\b(?:(?:failed|unable) to|could not|couldn't) parse the (?:LM|LLM|model)(?:'s)? "
+    r"(?:response|output|reply|completion)\b|\bExpected to find output fields\b",
 )
 
 #: A provider refusing a history whose tool calls and results do not pair up (Anthropic's
@@ -518,6 +537,15 @@ UNPAIRED_RESULTS = words(
     r"\bmust be followed by tool messages\b|\bdid not have response messages\b",
     r"\brole [`'\"]?tool[`'\"]? must be a response to a prece\w* message\b",
     r"\bTool results are missing for tool calls\b|\bMissingToolResultsError\b",
+) + words(
+    # an id of a call, result or approval that the history does not have (the Vercel AI SDK:
+    # "Tool call call_9x2 not found.", "No tool invocation found for tool call ID \"x\"",
+    # "Tool approval response references unknown approvalId")
+    "vercel-ai",
+    r"^(?:Error: )?Tool call [`'\"]?[\w.\-]+[`'\"]? not found(?: for approval\b|\.?$)",
+    r"\bNo tool (?:invocation|call|result)s? found for (?:the )?(?:tool call |approval )?"
+    r"(?:ID|id)\b",
+    r"\breferences (?:an? )?unknown (?:approvalId|approval|tool_?call_?id|toolCallId|tool call)\b",
 )
 
 #: Calls the agent cannot make at all: a tool that cannot be called directly, an argument line of
@@ -544,7 +572,7 @@ PARAM_MISSING = words(
     r"(?:must have|missing) required (?:property|properties|field|argument)s? " + _PARAM,
     r"'" + _PARAM + r"' is a required property",
     r"\bmissing field `" + _PARAM + r"`",
-    r"Missing [`'\"]?" + _PARAM + r"[`'\"]? (?:argument|parameter|field|property)\b",
+    r"Missing (?:required )?[`'\"]?" + _PARAM + r"[`'\"]? (?:argument|parameter|field|property)\b",
     r"\bmust (?:include|contain|have|specify) (?:an? |the )?(?:non-?empty |valid )?[`'\"]"
     + _PARAM
     + r"[`'\"] (?:field|parameter|argument|property|key)\b",
@@ -573,7 +601,14 @@ PARAM_MISSING = words(
     r"(?!exactly\b|one\b|only\b|at least\b)[\w-]+",
     r"expected \w+, received undefined",
     # "Missing or empty \"file_path\"" (gemini-cli), "file_path is empty or missing"
-    r"\b(?:missing or empty|empty or missing|missing or blank|not provided or empty)\b",
+    r"\b(?:missing or empty|empty or missing|missing or blank"
+    r"|not provided or (?:was |is )?empty)\b",
+    # "Invalid input, no replacements array" (VS Code), "no 'path' field in the request"
+    r"\bno [`'\"]?" + _PARAM + r"[`'\"]? (?:array|list|field|parameter|argument|property|key)\b",
+    # "There are `2` tool call arguments required and only `1` received. The required arguments
+    # are: [...]" (Semantic Kernel)
+    r"\barguments? (?:are |is )?required and only [`'\"]?\d+[`'\"]? (?:was |were )?"
+    r"(?:received|given|provided)\b|\bThe required (?:arguments|parameters) are:",
     # every item of a list lacks one key: "each file must have a path" (not "a valid status")
     r"\b(?:each|every|all) [\w-]+ (?:must|should|needs? to) (?:have|include|contain|specify) "
     r"(?:an? |the |its )?(?!valid\b|unique\b|different\b|at\b)[`'\"]?[\w.\-]+[`'\"]?\.?$",
@@ -593,8 +628,8 @@ NOTHING_GIVEN = words(
     r"(?:is|are) required\b",
     r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)"
     r"(?:\.|$)",
-    r"^(?:Error: )?(?:The )?[\w-]+(?: [\w-]+)? (?:must|should|has to|needs to) be (?:provided"
-    r"|given|specified|supplied)\.?$",
+    r"^(?:Error: )?(?:The )?[`'\"]?[\w-]+[`'\"]?(?: [\w-]+)?(?: \([^()\n]{1,160}\))? (?:must"
+    r"|should|has to|needs to) be (?:provided|given|specified|supplied)\.?$",
     r"^(?:Error: )?(?:Provide|Specify|Pass|Give|Supply|Set) (?:at least )?(?:one of|either) "
     r"[`'\"][\w.\-]+[`'\"](?![^\n]*\bnot both\b)",
     r"^(?:Error: )?At least one (?:of )?[^\n]{1,80}? (?:must|should|has to) be (?:provided|given"
@@ -699,8 +734,8 @@ PARAM_VALUE = (
         r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
         r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
         r"\bLine (?:with index |number )?\d+ does not exist\b",
-        r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range)\b[^\n]{0,30}\bout of "
-        r"(?:range|bounds)\b",
+        r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range|value)\b[^\n]{0,30}"
+        r"\bout of (?:range|bounds)\b",
     )
     + words(
         # a point or place off the screen or page: "Coordinates 2400, 1800 are out of bounds"
@@ -713,6 +748,32 @@ PARAM_VALUE = (
         # shell not found: 004" (a bare "shell not found" is a missing program)
         "crush",
         r"^(?:Error: )?background (?:shell|job|task|process) not found: \S",
+    )
+    + words(
+        # the call's input is of a kind this tool does not take, and the message says which tool
+        # or form does: "Cannot read image files with read_file. Use view_image instead.", "Use
+        # this tool only with Notebook files", "Be sure to use an absolute path", "Only PNG
+        # images are supported by display_image"
+        "plain",
+        r"\b(?:cannot|can't|unable to) (?:read|view|open|edit|write|display|run|parse) [^\n]{1,80}?"
+        r" with [`'\"]?[\w.\-]+[`'\"]?\.? (?:Use|Try)\b",
+        r"\bUse this tool only (?:with|for|on)\b|\bis not an? (?:notebook|image|text file)\b",
+        r"\b(?:use|give|pass|provide) (?:the full|an absolute|a relative|the absolute|a full) "
+        r"(?:file ?)?path\b",
+        r"^(?:Error: )?Only [\w ,./\"'`-]{1,40} (?:are|is) (?:supported|accepted)\b",
+        r"\b(?:path|name|id|key|value|uri|prefix|file ?path|directory|branch)s? must (?:start|begin"
+        r"|end) with\b",
+        # the input as a whole: "Invalid input.", "Invalid input, no replacements array", and a
+        # bare "Invalid terminal ID" / "Invalid file path" naming what was given
+        r"^(?:Error: )?Invalid (?:input|arguments?|parameters?)(?:[.,!;]|\s*$)",
+        # the selection or symbol the call named cannot take the operation: "No Extract refactor
+        # available for the selected code" (Kilo Code), "Cannot find renameable symbol 'x'"
+        r"^(?:Error: )?No [\w -]{1,40}? (?:is )?available for the (?:selected|given|provided"
+        r"|specified) (?:code|text|range|selection|lines?|symbol)\b",
+        # (named or placed: a compiler's bare "cannot find symbol" is the program's own error)
+        r"\b" + LOCATE + r" (?:an? |the )?(?:[\w-]+ )?symbol (?:[`'\"]|at\b|named\b|called\b)",
+        r"^(?:Error: )?Invalid (?:[\w-]+ ){0,2}(?:ID|id|identifier|path|name|URI|handle|reference"
+        r"|index|offset|range)(?:\.?$|:? [`'\"/~.\w])",
     )
 )
 
@@ -734,7 +795,11 @@ BAD_URL = words(
     r"\bOnly https?(?:,? (?:and )?https?)?(?:,? and data)? (?:URLs )?(?:are|is) (?:supported"
     r"|allowed|permitted|accepted)\b",
     r"\b(?:unsafe|unsupported|invalid|disallowed|forbidden) (?:URL )?(?:protocol|scheme)\b",
-) + words("plain", r"\bURLs? must (?:start|begin) with\b|\bmust (?:start|begin) with https?://")
+) + words(
+    "plain",
+    r"\bURLs? must (?:start|begin) with\b|\bmust (?:start|begin) with https?://",
+    r"\bURLs? must (?:have|include|contain) an? (?:hostname|host|scheme|protocol|domain)\b",
+)
 #: A named item the tool has none of ("no note named todo").
 NOTHING_NAMED = words(
     "mcp-python-sdk",
@@ -745,15 +810,16 @@ NOTHING_NAMED = words(
 #: nothing there, like "Job bg-3 not found".
 NOTHING_WITH_ID = words(
     "plain",
-    r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was )?found (?:for|with) (?:the )?(?:[\w-]+ )?(?:id|ID"
-    r"|name|key|number|identifier)\b",
+    r"^(?:Error: )?No [\w-]+(?: [\w-]+){0,2} (?:was )?found (?:for|with) (?:the )?(?:[\w-]+ )?"
+    r"(?:id|ID|name|key|number|identifier)\b",
 )
 
 #: Bounds on a list: how many items it may have ("must have at least one", "Maximum of 25
 #: tools allowed in batch", "Provide at least one tool call").
 VALUE_BOUNDS = words(
     "gemini-cli opencode",
-    r"\bmust (?:have|contain|include) (?:at (?:least|most)|no more than|fewer than|between) [\w-]+",
+    r"\bmust (?:have|contain|include) (?:at (?:least|most)|no more than|fewer than|between|exactly)"
+    r" [\w-]+",
     r"\b(?:maximum|max|at most|no more than|up to) (?:of )?\d+ [\w-]+(?: [\w-]+)? (?:are |is )?"
     r"(?:allowed|permitted|accepted)\b",
     r"^\s*(?:- )?[\w.\-]+: (?:Provide|Give|Pass|Supply|Include) at least one\b",
@@ -785,7 +851,7 @@ NOT_VALID_PARAM = words(
     r"(?:parameter|argument)(?: value)?: ",
     r"\b[`'\"]?[\w.\-]+[`'\"]? (?:parameter|argument|field|input) validation failed\b"
     r"|\bvalidation failed for (?:the )?(?:parameter|argument|field) ",
-    r"\b(?:URI|URL|path|id|ID|name|value|key|format|timezone) [`'\"]?\S{1,200}?[`'\"]? is "
+    r"\b(?:URI|URL|path|id|ID|name|value|key|format|timezone):? [`'\"]?\S{1,200}?[`'\"]? is "
     r"(?:invalid|not valid)\b",
     r"\bmust (?:have|use|end (?:with|in)) (?:an? |the )?[`'\"]?\.\w{1,8}[`'\"]? (?:extension"
     r"|suffix)\b",
@@ -1060,9 +1126,9 @@ DIFF_STALE = words(
 DIFF_IDENTICAL = words(
     "claude-code gemini-cli opencode roo-code continue",
     r"No changes to (?:apply|make)",
-    r"(?:old_?string|oldString|search(?: content)?|old_?text)[`'\"]?[\w ]{0,20} and [`'\"]?"
-    r"(?:new_?string|newString|replace(?: content)?|new_?text)[`'\"]?[\w ]{0,20} (?:are|must be)"
-    r" (?:identical"
+    r"(?:old_?string|oldString|search(?: content)?|old_?text|old_?str)[`'\"]?[\w ]{0,20} and "
+    r"[`'\"]?(?:new_?string|newString|replace(?: content)?|new_?text|new_?str)[`'\"]?[\w ]{0,20}"
+    r" (?:are|must be) (?:identical"
     r"|exactly the same|different|the same)",
     r"no changes would be made",
 ) + words(
@@ -1088,6 +1154,10 @@ DIFF_AMBIGUOUS = words(
     "claude-code opencode gemini-cli continue cline goose qwen-code parser",
     r"Found \d+ matches of the string to replace",
     r"(?:found |multiple |)(?:matches|occurrences) (?:for|of) (?:the )?" + SEARCH_TEXT,
+    # "Multiple matches found for the text to replace" (VS Code Copilot Chat), "several
+    # occurrences were found for old_string"
+    r"\b(?:multiple|several|\d+) (?:exact |fuzzy )?(?:matches|occurrences) (?:were )?found (?:for"
+    r"|of) (?:the )?" + SEARCH_TEXT,
     r"Found multiple matches",
     r"multiple occurrences",
     r"Expected 1 occurrence but found \d+",
@@ -1116,6 +1186,13 @@ DIFF_MALFORMED = words(
     r"|\bmalformed (?:diff|patch|hunk|edit)|\bmalformed [\w/]+ blocks?\b",
     r"first line of the patch must be",
     r"Empty search content is not allowed|old_string cannot be empty",
+    # "File already exists. Please provide a non-empty old_string for replacement." (VS Code)
+    r"\b(?:provide|use|give|pass|supply) an? non-?empty " + SEARCH_TEXT,
+    # two edits of one call on the same text: "Edit at index 2 conflicts with another
+    # replacement in a.ts", "edits 1 and 3 overlap"
+    r"\b(?:edit|replacement|change|hunk)s?\b[^\n]{0,40}?\b(?:conflicts?|overlaps?) with (?:another"
+    r"|an earlier|a previous|an?other|the previous) (?:edit|replacement|change|hunk)\b"
+    r"|\b(?:edits|replacements|changes|hunks) (?:[\d, ]+(?:and \d+ )?)?overlap\b",
     r"missing required sections",
     r"Unexpected line found in update hunk",
     r"\bpatch fragment without header\b|\bcorrupt patch at line\b|\berror parsing (?:the )?"
@@ -1153,7 +1230,8 @@ PATCH_STRUCTURE = words(
     r"\b(?:first|last) line of the patch must be\b",
     r"\bhunk (?:does not contain|has no|is missing) (?:any )?lines\b",
     r"\bis not a valid hunk header\b",
-    r"^Invalid (?:EOF )?(?:Context|Anchor|Add File Line|Line)\b[^\n]{0,20}:",
+    r"^Invalid (?:EOF )?(?:Context|Anchor|Add File Line|Line)\b(?! numbers?\b)(?:[^\n]{0,20}:"
+    r"|[^\n]{0,120}:\n)",
 )
 #: Hunks of such a patch that did not match the file ("Patch could not be applied because 2 hunks
 #: did not match", "Failed to find context 'def f():' in src/a.py").
@@ -1172,7 +1250,8 @@ DIFF_NO_MATCH = (
         # "string" / "text" starting a file name ("File src/strings.py not found") names a file
         + r"(?![\w-]*\.[A-Za-z])[^\n]{0,60}?(?:not found|did not match|does not match"
         r"|failed to (?:exactly )?match|could not be found|did not appear|does not appear)",
-        r"(?:could not|couldn't|unable to|failed to) (?:find|locate) (?:the |an? )?(?:exact )?"
+        r"(?:could not|couldn't|unable to|failed to) (?:find|locate) (?:the |an? )?(?:exact "
+        r"|matching )?"
         r"(?:specified |given "
         r"|provided )?" + SEARCH_TEXT,
         r"\b0 occurrences found\b",
@@ -1186,7 +1265,9 @@ DIFF_NO_MATCH = (
         r"(?:patch|diff|edit)",
         r"\bReversed \(or previously applied\) patch detected\b|\bpatch rejected\b",
         r"(?:unable|failed) to apply (?:all )?(?:the )?(?:diff|patch|edit|change)s?\b",
-        r"(?:could not|couldn't|unable to|failed to|cannot) find [^\n]{0,40}?"
+        # (a code symbol a refactoring tool could not find is the call's value, not a search text)
+        r"(?:could not|couldn't|unable to|failed to|cannot) find (?![^\n]{0,40}?\bsymbol\b)"
+        r"[^\n]{0,40}?"
         r"(?:in (?:the )?(?:current )?file|substring|anchor)",
         r"(?:file|content)[^\n]{0,40} does not match (?:the )?(?:requested|expected)",
     )
@@ -1219,6 +1300,14 @@ SHELL = words(
     r"\b(?:failed|unable|could not) to (?:retrieve|read|get|capture) (?:the )?(?:command|terminal)"
     r"(?:'s)? output\b",
     r"(?:won't be able to|trouble) view(?:ing)? the command's output",
+) + words(
+    # the terminal the tool runs commands in is gone or not ready (VS Code's run_in_terminal:
+    # "The terminal was closed", "Xterm is not available", "Instance was disposed before xterm.js
+    # was ready")
+    "vscode",
+    r"\bxterm(?:\.js)?\b[^\n]{0,40}?\b(?:not (?:available|ready)|unavailable|disposed)\b"
+    r"|\bdisposed before xterm",
+    r"^(?:Error: )?The terminal (?:was|has been|is) (?:closed|disposed|killed|gone)\b",
 )
 
 # --- permissions ----------------------------------------------------------------------------
@@ -1242,15 +1331,20 @@ USER_DENIED = words(
 POLICY_DENIED = words(
     "mcp-servers gemini-cli qwen-code cline roo-code kilocode claude-code opencode smolagents"
     " aider codex",
-    r"outside (?:of )?(?:the )?(?:allowed|workspace|project|cwd|base directory|root directory"
-    r"|working directory|repository|repo\b|sandbox)",
+    r"outside (?:of )?(?:the )?(?:current )?(?:allowed|workspace|project|cwd|base directory"
+    r"|root directory|working directory|repository|repo\b|sandbox)",
     r"\bpath traversal\b|\b(?:would|must not|may not|cannot|can't) escape (?:the )?(?:base|root"
     r"|workspace|project|target|working|allowed|output) directory",
     r"(?:must|may only) (?:stay|be|change directories to)[^\n]{0,40}(?:within|inside|child"
     r" directories)",
     r"\bblocked by\b|Access blocked|\bwas blocked\b|\bis ignored by\b|\bin gitignore\b",
+    r"\b(?:is|are) (?:configured|set|marked) to be (?:ignored|excluded|hidden)\b",
+    r"^(?:Error: )?(?:Setting|Option|Field|Key|Property|Variable) [`'\"][\w.\-]+[`'\"] is "
+    r"read-?only\b",
     r"denied by policy|execution blocked|not in the allow ?list|prevents you from using",
     r"\bwrite-protected\b",
+    r"\bresolved to (?:an? )?(?:disallowed|private|internal|blocked|forbidden|reserved|loopback)"
+    r" (?:IP )?address\b",
     r"\bnot a public (?:ip )?address\b|\b(?:private|loopback|link-local|internal) (?:ip )?"
     r"(?:addresses|address|ips|hosts|networks) (?:are |is )?(?:not allowed|blocked|forbidden"
     r"|refused)\b"
@@ -1275,7 +1369,7 @@ POLICY_DENIED = words(
 POLICY_RULES = words(
     "roo-code cline kilocode",
     r"\b(?:due to|by) (?:\w+ )?polic(?:y|ies)(?: restrictions?)?\b|\bpolicy restrictions?\b",
-    r"^Only (?:the )?[\w -]{1,30}? (?:can|may) \w+",
+    r"^Only (?:the )?[\w -]{1,30}? (?:can|may|(?:are|is) (?:allowed|permitted) to) \w+",
     r"\b(?:is|are) (?:disabled|not (?:allowed|permitted|enabled)) in (?:this|the current) "
     r"(?:context|mode|session|workspace)\b",
     r"\bnot (?:allowed|permitted|available|enabled) (?:in|during|while in) (?:the |this )?"
@@ -1322,6 +1416,8 @@ MISSING_CREDENTIALS = words(
     r"|credentials)\b",
     r"\b(?:API[ _-]?key|access token|credentials) (?:is |are )?(?:required|missing|not set"
     r"|not found)\b",
+    r"\bno (?:[\w-]+ )?(?:auth(?:entication)? |access |API |bearer )?token (?:is )?"
+    r"(?:available|provided|found|set|configured)\b",
     r"\b[A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:env(?:ironment)? var(?:iable)? )?"
     r"(?:is |are )?(?:required|missing|not set|not found|must be set)\b",
     r"\brequires? (?:re-?)?authentication\b|\bauthentication (?:is )?required\b",
@@ -1329,6 +1425,10 @@ MISSING_CREDENTIALS = words(
     r"|\bplease (?:sign|log) in\b|\bmust (?:be )?(?:signed|logged) in\b",
     r"\bauthenticat(?:ion|e)\b[^\n]{0,20}?\bfail|\b(?:failed|unable) to (?:re-?)?authenticate\b"
     r"|\binvalid_(?:grant|client|token)\b|\bunauthorized_client\b",
+) + words(
+    "plain",
+    r"\b(?:signature|token|credential|approval)s?\b[^\n]{0,40}?\b(?:verification|validation) "
+    r"failed\b|\bsignature mismatch\b|\binvalid signature\b",
 )
 
 # --- time, network, commands ----------------------------------------------------------------
@@ -1350,6 +1450,11 @@ TIMEOUT = words(
     r"|for|in) \d+(?:\.\d+)? ?"
     r"(?:s|secs?|seconds?|m|mins?|minutes?)\b",
     r"\b(?:has|had|have) not produced (?:any )?(?:new )?output (?:after|for|in) \d+",
+) + words(
+    # something the tool waited for did not happen in time: "exit was not acknowledged before the
+    # timeout" (VS Code's kill_terminal), "did not respond within the deadline"
+    "plain",
+    r"\b(?:before|within|by) the (?:timeout|deadline)\b",
 )
 
 #: A time budget in plain words ("Execution time limit exceeded", "deadline of 30s exceeded",

@@ -58,8 +58,9 @@ FORMAT = InvokeFormat(
 class CallHeaderReader(BlockReader):
     """`function<｜tool_sep｜>` and, before the invoke, the tool's name on its own line: markup.
 
-    Whatever else follows the header is scanned as text; the name is looked for within
-    `MAX_TAG_LENGTH` characters, so the decision is the same however the text is split."""
+    Whatever else follows the header is scanned as text; the name and the invoke's opening are
+    looked for within `MAX_TAG_LENGTH` characters, so the decision is the same however the text
+    is split."""
 
     def __init__(self, ctx: BlockContext) -> None:
         self.ctx = ctx
@@ -68,7 +69,8 @@ class CallHeaderReader(BlockReader):
         limit = min(end, pos + MAX_TAG_LENGTH)
         m = _NAME_LINE.match(buf, pos, limit)
         k = m.end() if m is not None else pos
-        if buf.startswith(INVOKE, k, end):
+        # The whole opening within the bound: a stream that stops at the bound decides the same.
+        if buf.startswith(INVOKE, k, limit):
             self.ctx.end_block()
             return k
         undecided = k == end or is_proper_prefix(buf[k:end], (INVOKE,))
