@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import toolmend
 from conformance import case_text, load_engine_cases
 from support import check_all_invariants, comparable, run_chunks, split_at
-from tool_fixtures import WEATHER
+from tool_fixtures import MULTIPLY, WEATHER
 from toolmend.protocols.glm import read_pairs, split_name
 
 GLM45 = (
@@ -203,16 +203,6 @@ def test_any_split_of_a_call_with_prose_gives_the_same_events(points: list[int])
 
 # ml-explore/mlx-lm@d78bf58e217c904ec282ed8da9b947491f78c022 tests/test_tool_parsing.py::test_parsers
 # (MIT), in tests/corpus/engines: the plain variant mlx-lm's GLM-4.7 parser reads.
-MULTIPLY = [
-    {
-        "name": "multiply",
-        "parameters": {
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        },
-    }
-]
 PLAIN = "<tool_call>multiply a=12234585 b=48838483920</tool_call>"
 
 
