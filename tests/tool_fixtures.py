@@ -1,4 +1,4 @@
-"""Tool definitions shared by the protocol tests: one weather tool and one file writer."""
+"""Tool definitions shared by the protocol tests: a weather tool, a file writer, a multiplier."""
 
 from __future__ import annotations
 
@@ -31,6 +31,18 @@ WRITE: list[dict[str, Any]] = [
             "type": "object",
             "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
             "required": ["file_path", "content"],
+        },
+    }
+]
+
+#: mlx-lm's test tool (its key/value-format cases multiply two numbers).
+MULTIPLY = [
+    {
+        "name": "multiply",
+        "parameters": {
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
         },
     }
 ]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import toolmend
 from conformance import case_text, load_engine_cases
 from support import check_all_invariants, comparable, run_chunks, split_at
-from tool_fixtures import WEATHER
+from tool_fixtures import MULTIPLY, WEATHER
 from toolmend.protocols.glm import read_pairs, split_name
 
 GLM45 = (
@@ -199,3 +199,33 @@ def test_any_split_of_a_call_with_prose_gives_the_same_events(points: list[int])
     text = "Sure. " + GLM45 + " Done."
     whole = comparable(run_chunks("auto", [text], WEATHER))
     assert comparable(run_chunks("auto", split_at(text, points), WEATHER)) == whole
+
+
+# ml-explore/mlx-lm@d78bf58e217c904ec282ed8da9b947491f78c022 tests/test_tool_parsing.py::test_parsers
+# (MIT), in tests/corpus/engines: the plain variant mlx-lm's GLM-4.7 parser reads.
+PLAIN = "<tool_call>multiply a=12234585 b=48838483920</tool_call>"
+
+
+@pytest.mark.parametrize("protocol", ["glm47", "glm45", "auto"])
+def test_the_plain_variant_of_key_value_words_is_read_typed_by_the_schema(protocol: str) -> None:
+    result = toolmend.parse(PLAIN, protocol, MULTIPLY)
+    calls = [(c.name, c.arguments, c.executable) for c in result.tool_calls]
+    assert calls == [("multiply", {"a": 12234585, "b": 48838483920}, True)]
+    check_all_invariants(protocol, PLAIN, MULTIPLY)
+    quoted = '<tool_call>note text="a b" n=2</tool_call>'
+    got = toolmend.parse(quoted, protocol, None).tool_calls
+    assert [(c.name, c.arguments) for c in got] == [("note", {"text": "a b", "n": 2})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<tool_call>multiply a=1 and then b=2</tool_call>",  # a word that is no key=value
+        "<tool_call>multiply a=1 b=2\nthat is all</tool_call>",  # the line goes on as prose
+        "<tool_call>multiply a=1 b=2",  # no closer: never recovered
+    ],
+)
+def test_the_plain_variant_needs_only_key_value_words_and_its_closer(text: str) -> None:
+    result = toolmend.parse(text, "glm47", MULTIPLY)
+    assert result.tool_calls == [] and result.text == text
+    check_all_invariants("glm47", text, MULTIPLY)

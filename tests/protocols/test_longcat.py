@@ -6,17 +6,8 @@ from typing import Any
 
 import toolmend
 from support import check_all_invariants
+from tool_fixtures import MULTIPLY
 
-MULTIPLY = [
-    {
-        "name": "multiply",
-        "parameters": {
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        },
-    }
-]
 # ml-explore/mlx-lm@d78bf58e217c904ec282ed8da9b947491f78c022 tests/test_tool_parsing.py
 # (test_parsers, longcat), MIT; between the block's tags, as LongCat's template writes it.
 KEY_VALUE = (

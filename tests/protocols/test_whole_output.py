@@ -112,8 +112,12 @@ def test_prose_beside_a_bare_call_keeps_it_text_though_a_block_follows(text: str
     check_all_invariants("auto", text, None)
 
 
-def test_a_bare_call_closed_by_its_dropped_openers_closer_may_be_followed_by_a_block() -> None:
-    text = BEFORE_CLOSER + '\n<|python_tag|>{"name": "sub", "parameters": {"x": 1}}'
+@pytest.mark.parametrize(("blanks", "names"), [(1, ["add", "sub"]), (200, ["sub"])])
+def test_a_bare_call_closed_by_its_dropped_openers_closer_may_be_followed_by_a_block(
+    blanks: int, names: list[str]
+) -> None:
+    # (past a tag's length of blanks the block after it is too far to count, whatever the split)
+    text = BEFORE_CLOSER + " " * blanks + '<|python_tag|>{"name": "sub", "parameters": {"x": 1}}'
     result = toolmend.parse(text, "auto", None)
-    assert [c.name for c in result.tool_calls] == ["add", "sub"]
+    assert [c.name for c in result.tool_calls] == names
     check_all_invariants("auto", text, None)

@@ -20,7 +20,10 @@ Reading, in short:
   lenient policy, an error under strict. A value whose `</arg_value>` is missing ends at
   `</tool_call>`, its trailing blanks trimmed.
 * The name-then-JSON variant (`<tool_call>NAME\\n{"k": "v"}</tool_call>`) and a JSON call object
-  (`<tool_call>{"name": ..., "arguments": ...}`, read by the Hermes reader) are read too.
+  (`<tool_call>{"name": ..., "arguments": ...}`, read by the Hermes reader) are read too, and
+  so is the plain variant `<tool_call>NAME k=v k2="v 2"</tool_call>` (seen in GLM outputs, read
+  by mlx-lm): only when every word after the name is `key=value` and `</tool_call>` follows
+  on the same line, each value typed as a tag value is.
 * A `<tool_call>` before the block's `</tool_call>` ends the unclosed call incomplete.
 
 LongCat-Flash writes the same blocks with its own tag names (`<longcat_tool_call>`,
@@ -107,6 +110,13 @@ GLM_TAGS = KeyValueTags(OPEN, CLOSE, ARG_KEY, ARG_KEY_END, ARG_VALUE, ARG_VALUE_
 _NAME_END = re.compile(r"[<{\n]")
 #: A tool name as models write it: no blanks, brackets, quotes or sentence punctuation.
 _NAME = re.compile(r"[^\s<>{}\[\]()\"'`,;=!?*]+")
+#: One `key=value` word of the plain variant (`multiply a=12 b="x y"`): a value is a quoted
+#: string or a run of characters that are no blank, quote or bracket of markup.
+_KEY_VALUE = r"""([A-Za-z_][\w.-]*)=("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'<>]+)"""
+#: A head that is a name and then only `key=value` words on its line (GLM outputs seen by
+#: mlx-lm's GLM-4.7 parser, which reads them): group 1 the name, group 2 the words.
+_PLAIN_CALL = re.compile(rf"({_NAME.pattern})((?:[ \t]+{_KEY_VALUE})+)[ \t]*")
+_KEY_VALUE_WORD = re.compile(_KEY_VALUE)
 
 NOT_CLOSED_BEFORE_NEXT = "the call is not closed before the next <tool_call>"
 
@@ -260,6 +270,21 @@ def read_body(rest: str, ctx: BlockContext, tags: KeyValueTags = GLM_TAGS) -> Bo
     return BodyVerdict(typed_arguments(pairs.items, tool), repairs, error, pairs.open_at_end)
 
 
+def read_plain(words: str, ctx: BlockContext) -> BodyVerdict:
+    """The arguments of the plain variant's `key=value` words, typed as tag values are."""
+    pairs = []
+    for m in _KEY_VALUE_WORD.finditer(words):
+        value = m.group(2)
+        if value[0] == value[-1] and value[0] in "\"'" and len(value) > 1:
+            value = value[1:-1]
+            if m.group(2)[0] == '"':
+                value = re.sub(r"\\(.)", r"\1", value)
+        pairs.append((m.group(1), value))
+    keys = [k for k, _ in pairs]
+    repairs = [DUPLICATE_KEPT] if len(set(keys)) < len(keys) else []
+    return BodyVerdict(typed_arguments(pairs, ctx.current_tool), repairs, None)
+
+
 # ------------------------------------------------------------------------------ the protocol
 
 
@@ -342,6 +367,8 @@ class GlmReader(BlockReader):
         self.state = _HEAD
         self.pieces: list[str] = []  # the body after the name, as consumed
         self.hermes: BlockReader | None = None
+        #: The `key=value` words of a plain-variant call (`_PLAIN_CALL`), else None.
+        self.plain: str | None = None
         self._stop = 0
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
@@ -370,6 +397,14 @@ class GlmReader(BlockReader):
             return pos
         cut = end if m is None else m.start()
         head = split_name(buf[k:cut])
+        plain = None if head is not None or m is None else _PLAIN_CALL.fullmatch(buf, k, cut)
+        if plain is not None:
+            closed = buf.startswith(self.tags.close, cut, end)
+            if not closed and not final and self.tags.close.startswith(buf[cut:end]):
+                return pos  # what follows may still be the closer
+            if closed:
+                self.plain = plain.group(2)
+                head, cut = (plain.group(1), ""), plain.end(1)
         if head is None:  # not a name: the marker and this text are text
             self.ctx.revert("", rescan=True)
             return pos
@@ -391,7 +426,10 @@ class GlmReader(BlockReader):
             return at
         self.pieces.append(buf[pos:at])
         self.ctx.stop_value()
-        body = read_body("".join(self.pieces), self.ctx, tags)
+        if self.plain is not None:
+            body = read_plain(self.plain, self.ctx)
+        else:
+            body = read_body("".join(self.pieces), self.ctx, tags)
         if tag == tags.close:
             stop = at + len(tags.close)
             self.ctx.end_call(body.arguments, at=stop, error=body.error, repairs=body.repairs)

@@ -135,6 +135,7 @@ class CallValuesReader(JsonCallsReader):
             self.closers = tuple(dict.fromkeys((*fmt.closers, *DROPPED_OPENER_CLOSERS)))
         #: The closer arrived and, with tools=None, only blanks may follow it.
         self.after_close = False
+        self.blanks_after = 0  # the blanks read after it
         self.in_value = False
         self.values = 0
         self.keys_seen = 0
@@ -319,12 +320,14 @@ class CallValuesReader(JsonCallsReader):
 
     def _after_close(self, buf: str, pos: int, end: int, final: bool) -> int:
         """After the closer of deferred calls (tools=None): only blanks may follow them."""
-        i, end = _bounded_blanks(buf, pos, end)
-        if i < end and is_proper_prefix(buf[i:end], self._followers()) and not final:
-            self.consumed.append(buf[pos:i])
-            return i  # what follows may still be another call's opener
+        i = skip_blanks(buf, pos, end)
         self.consumed.append(buf[pos:i])
-        if i < end and self._call_follows(buf, i, end):
+        self.blanks_after += i - pos
+        # Another call's opener counts within a tag's length of blanks, however they arrive.
+        near = self.blanks_after <= MAX_TAG_LENGTH
+        if near and i < end and not final and is_proper_prefix(buf[i:end], self._followers()):
+            return i  # what follows may still be another call's opener
+        if near and i < end and self._call_follows(buf, i, end):
             self.after_close = False
             return CallValuesReader._end(self, i, closed=True)
         if i < end:  # text follows: the calls were not the whole output
