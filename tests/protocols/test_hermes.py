@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -373,3 +374,29 @@ def test_prose_about_a_tool_call_tag_with_attributes_stays_text() -> None:
         for chunk_size in (None, 1, 4):
             result = parse(text, chunk_size=chunk_size)
             assert (result.text, result.tool_calls) == (text, [])
+
+
+# Found by `bench/fuzz.py --seed 270000000` (cases 270001026, 270003426): the named tag's header
+# check backtracked exponentially over a run of word characters that never became a header.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<tool_call assistantcommentary to=functions.",
+        "<tool_call trueassistantcommentary to=functions.get_weather",
+        "<tool_call " + "a" * 60 + " to=functions.",
+    ],
+)
+@pytest.mark.parametrize("protocol", ["hermes", "auto"])
+def test_a_named_tag_that_never_becomes_a_header_is_text_without_a_hang(
+    protocol: str, text: str
+) -> None:
+    results: list[str] = []
+    worker = threading.Thread(
+        target=lambda: results.append(toolmend.parse(text, protocol, WEATHER).text), daemon=True
+    )
+    worker.start()
+    worker.join(timeout=60)
+    assert len(results) == 1  # it ended (under `auto`, harmony may read `commentary to=…`)
+    if protocol == "hermes":
+        assert results == [text]
+    check_all_invariants(protocol, text, WEATHER)

@@ -42,8 +42,11 @@ _ATTRIBUTE = r'[\w-]+\s*=\s*"[^"<>{}]*"\s*'
 _NAMED_HEADER = re.compile(
     rf'\s*(?:{_ATTRIBUTE})*?name\s*=\s*"([^"<>{{}}]+)"\s*(?:{_ATTRIBUTE})*>\s*\Z'
 )
-#: Every beginning of such a tag's rest: words, `=`, quoted values, then `>` and blanks.
-_NAMED_VIABLE = re.compile(r'\s*(?:[\w-]+\s*(?:=\s*(?:"[^"<>{}]*"?)?)?\s*)*(?:>\s*)?')
+#: Every beginning of such a tag's rest: words, `=`, quoted values, then `>` and blanks. The
+#: quantifiers are possessive: a word is taken whole, so a run of word characters has one reading
+#: and text that is no header fails at once (a backtracking `(?:[\w-]+…)*` over
+#: `<tool_call assistantcommentary to=functions.` took exponential time).
+_NAMED_VIABLE = re.compile(r'\s*+(?:[\w-]++\s*+(?:=\s*+(?:"[^"<>{}]*+"?)?)?\s*+)*+(?:>\s*+)?')
 NAMED = HeaderJsonSyntax(
     parse_header=header_name_by(_NAMED_HEADER),
     call_openers=(NAMED_OPEN,),
