@@ -170,15 +170,16 @@ class StreamParser:
         self._anchors = syntax.anchors(resolver)
         #: Opening marker -> how its body must begin (`BodyStart`), asked before a reader is
         #: built; only where what it looks at stays within the fragment cap the reader has.
+        body_starts = syntax.body_starts(resolver)
         self._body_starts = {
             marker: start
-            for marker, start in syntax.body_starts(resolver).items()
+            for marker, start in body_starts.items()
             if len(marker) + start.reach <= max_fragment
         }
         self._block.block_openers = tuple(
             m
             for m in dict.fromkeys(syntax.opening_markers(resolver))
-            if m not in self._anchors and m not in syntax.body_starts(resolver)
+            if m not in self._anchors and m not in body_starts
         )
         #: Reasoning opener -> its closers.
         self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
