@@ -55,6 +55,11 @@ BLIND4 = load_cases("blind4_errors.json")
 #: at main d8879be with the plain `Classifier()` (the same at guard13's 7eb4720): right, total.
 BLIND5_FIRST_SCORING = (250, 291)
 BLIND5 = load_cases("blind5_errors.json")
+#: NOT A BLIND FIGURE: the fifth split after its misses were read (guard14): 23 labels brought to
+#: the corpus's conventions for texts it already holds (each row's note says which rows; the
+#: first scoring above counts them with their first labels) and the families its other misses
+#: showed widened (`FIRST_SCORINGS.md`, "Blind5 after reading"). A floor for regressions only.
+BLIND5_AFTER_READING = 289
 #: NOT A BLIND FIGURE: the fourth split after its misses were read and the families they showed
 #: were widened (guard11: 166; guard13's agent families, batches 28 and 29 and the split's own
 #: agent misses: 190; guard12's server and API readers, batches 31 and 32: 195; both: 218;
@@ -183,7 +188,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind2", BLIND2, BLIND2_FIRST_SCORING, BLIND2_AFTER_READING, 60),
         ("blind3", BLIND3, BLIND3_FIRST_SCORING, BLIND3_AFTER_READING, 60),
         ("blind4", BLIND4, BLIND4_FIRST_SCORING, BLIND4_AFTER_READING, 50),
-        ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_FIRST_SCORING[0], 60),
+        ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_AFTER_READING, 60),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(

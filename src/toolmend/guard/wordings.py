@@ -333,6 +333,11 @@ OVER_SIZE = words(
     r" than (?:the )?(?:max(?:imum)?|limit|allowed)\b",
     r"\bmax(?:imum)? (?:file |output |response |request |payload |content |body )?(?:size|length)"
     r"\b[^\n]{0,30}\bexceeded\b",
+    # a result counted and refused: goose's "Shell output from command 'cat x' has too many
+    # characters (1843210). Maximum character count is 400000."
+    r"\b(?:output|result|response|content|file)\b[^\n]{0,80}?\btoo many (?:characters|chars|bytes"
+    r"|tokens|lines)\b",
+    r"\bmax(?:imum)? (?:character|char|byte|token|line) count (?:is|of) \d",
 )
 
 RATE = words(
@@ -480,6 +485,14 @@ UNKNOWN_TOOL = words(
     r"|name|use|response)\b)" + name("tool") + r" is (?:invalid|not valid)\b",
 )
 
+#: A registered tool switched off: the MCP TypeScript SDK's "Tool delete_branch disabled" (its
+#: JSON-RPC error), "tool 'x' is disabled".
+TOOL_DISABLED = words(
+    "mcp-typescript-sdk plain",
+    r"^(?:Error: )?(?:Tool|Function) [`'\"]?(?P<tool>[A-Za-z_][\w.\-]{0,63})[`'\"]? (?:is )?"
+    r"(?:currently )?disabled\.?$",
+)
+
 #: A tool_choice naming no declared tool: TGI's "Tool with name get_wether not found", vLLM's
 #: "The tool specified in `tool_choice` does not match any of the specified `tools`".
 TOOL_CHOICE_UNKNOWN = words("tgi", r"\bTool with name " + name("tool") + r" not found\b") + words(
@@ -570,6 +583,14 @@ MALFORMED_CALL = words(
     "plain",
     r"\b(?:(?:failed|unable) to|could not|couldn't) parse the (?:LM|LLM|model)(?:'s)? "
     r"(?:response|output|reply|completion)\b|\bExpected to find output fields\b",
+)
+
+#: A tool invoked the wrong way round: Codex's "patch detected without explicit call to
+#: apply_patch. Rerun as [\"apply_patch\", \"<patch>\"]" (a patch written into a shell command).
+IMPLICIT_INVOCATION = words(
+    "codex plain",
+    r"\bwithout (?:an? )?explicit (?:call|invocation) (?:to|of)\b",
+    r"^Rerun as \[",
 )
 
 #: A provider refusing a history whose tool calls and results do not pair up (Anthropic's
@@ -1241,6 +1262,16 @@ FILE_MISSING_PROGRAMS = words(
     r"|found|readable)",
 )
 
+#: A member an archiver did not find in the archive, or a name it was given that matched nothing:
+#: tar's "x: Not found in archive", zip's "name not matched: build", unzip's "caution: filename
+#: not matched:  index.html", 7-Zip's "No files to process".
+ARCHIVE_MEMBER_MISSING = words(
+    "tar zip",
+    r"\bNot found in archive\b",
+    r"\b(?:file)?name not matched:",
+    r"^No files to process$",
+)
+
 FILE_EXISTS = words(
     "os gemini-cli continue mcp-servers",
     r"\bEEXIST\b|FileExistsError|\[Errno 17\]|\bFile exists\b",
@@ -1316,6 +1347,15 @@ DIFF_AMBIGUOUS = words(
     r"Occurrence count mismatch|Expected \d+ occurrences?(?:\(s\))?,? but (?:found|matching found)",
     r"appears (?:\d+ times|multiple times|more than once)",
     r"more than (?:one|once) (?:match|occurrence|place)",
+) + words(
+    # goose's editor: "Found 3 matches. Please provide more context to identify a unique match";
+    # the same request in other words ("old_str is not unique in the file", "make the match
+    # unique")
+    "goose plain",
+    r"^(?:Error: )?Found (?:[2-9]|\d{2,}) matches\b",
+    r"\b(?:identify|find|get|make) (?:a |the )?(?:match|search text|old_?str(?:ing)?) unique\b"
+    r"|\bto identify a unique match\b",
+    r"\b" + SEARCH_TEXT + r"\b[^\n]{0,80}? (?:is not|isn't|was not|must be) unique\b",
 )
 
 #: The search text counted more than once, in plain words ("old_str matched 3 times").
@@ -1519,6 +1559,17 @@ POLICY_DENIED = words(
     r"current )?(?:workspace|project|sandbox|allowed directories)",
 )
 
+#: A path an agent's ignore file keeps from the model (goose's "The command attempts to access
+#: '.env' which is restricted by .gooseignore"; Roo Code's and Cline's ".rooignore" /
+#: ".clineignore" refusals, gemini-cli's ".geminiignore", aider's ".aiderignore").
+IGNORE_FILE = words(
+    "goose plain",
+    r"\b(?:restricted|excluded|ignored|blocked|denied|protected|hidden) (?:by|in|via|through) "
+    r"(?:the |your |a |an )?[`'\"]?\.\w[\w-]*ignore\b",
+    r"\b(?:listed|matched|matches a pattern|matches patterns?) in (?:the |your )?[`'\"]?\.\w[\w-]*"
+    r"ignore\b",
+)
+
 #: A rule of the agent that refuses the call: a policy, a role that may not do it, a feature
 #: switched off where the call was made.
 POLICY_RULES = words(
@@ -1563,6 +1614,16 @@ REFUSED_CALLER = words(
     r"\b(?:status|code|HTTP)(?: code)?:? 40[13]\b",
     r"\bmust be a member of (?:an? |the )?(?:organi[sz]ation|org|team|project|workspace)\b",
 )
+#: A password or secret refused: unzip's "skipping: key.txt  incorrect password", "wrong
+#: password", "invalid username or password", "bad decrypt".
+WRONG_SECRET = words(
+    "zip plain",
+    r"\b(?:incorrect|wrong|invalid|bad) (?:password|passphrase|pass phrase|credentials|pin)\b",
+    r"\b(?:password|passphrase|credentials) (?:is |was |were )?(?:incorrect|wrong|invalid"
+    r"|rejected|refused)\b",
+    r"\binvalid (?:username|user name|login) or password\b",
+)
+
 #: vLLM refusing a chat template sent with the request that it was not told to trust.
 UNTRUSTED_REQUEST = words("vllm", r"\brefused (?:the )?request with (?:an? )?untrusted\b")
 
@@ -1855,6 +1916,33 @@ PROGRAM_CRASH_FRAMING = regexes(
     )
 )
 
+#: A file that exists but is not in the format the program reads: unzip's "End-of-central-directory
+#: signature not found ... this file is not a zipfile", Python's "File is not a zip file",
+#: gzip's "not in gzip format", tar's "does not look like a tar archive", bsdtar's "Unrecognized
+#: archive format", SQLite's "file is not a database", PIL's "cannot identify image file", the
+#: linker's "file format not recognized", the kernel's "Exec format error".
+WRONG_FORMAT = words(
+    "zip unzip tar cpython sqlite3 os plain",
+    r"\bEnd-of-central-directory signature not found\b|\bis not a zip ?file\b|\bBadZipFile\b",
+    r"\bnot in gzip format\b|\bdoes not look like a tar archive\b|\bUnrecognized archive "
+    r"format\b",
+    r"\bfile is not a database\b|\bcannot identify image file\b|\bfile format not recognized\b",
+    r"\bExec format error\b|\binvalid ELF header\b|\bbad magic number\b",
+)
+
+#: A test runner's report of failed tests (pytest's sections and summary, TAP, jest, mocha,
+#: cargo test, go test): the failures are the tests', so whatever an assertion or an exception
+#: inside says (a timeout, a missing file), the command that ran the suite failed.
+TEST_RUN_FAILED = regexes(
+    words(
+        "os",
+        _PYTEST_SECTION,
+        r"^FAILED \S+::|^=+ (?:\d+ failed|short test summary info)\b|^\d+ failed(?:,| in )",
+        r"^not ok \d+ |^# fail [1-9]|^Tests?:\s+\d+ failed|^\d+ failing$|^test result: FAILED\b"
+        r"|^--- FAIL: ",
+    )
+)
+
 #: Toolchains that report a failed build or test run in their own format: compiler and linter
 #: diagnostics (`file:line:col: error:`, tsc's `file(l,c): error TS`), the linker, a program's
 #: `NAME: error` line (jq, collect2, argparse), jq's parse errors, test-runner summaries (TAP,
@@ -1894,6 +1982,10 @@ PROGRAM_USAGE = words(
 #: `ls: unrecognized option`, git's `fatal: unrecognized argument`).
 PROGRAM_BAD_OPTION = words(
     "coreutils git docker tsc eslint",
+    # optparse's (pip's) and click's refusals: "no such option: --bogus-flag", "Error: No such
+    # option: --frob", "Got unexpected extra argument (x)"
+    r"(?:^|: )no such option:? [`'\"]?-",
+    r"\bGot unexpected extra arguments? \(",
     r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing|illegal|bad) (?:option|number"
     r"|argument|operand|mode|predicate|expression|flag|switch|primary|action)\b",
     _OPTION_WITH_DASHES,
