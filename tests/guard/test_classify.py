@@ -859,6 +859,53 @@ BLIND5_SIBLINGS = [
 ]
 
 
+#: Batch 33's families (guard14): jsonschema-go's validation errors as the MCP Go SDK returns
+#: them, a tool's own output refused by its schema, mcp-go's argument getters, kotlinx's token
+#: errors at a field's path, serde's unknown variant, an argument the tool does not take, a path
+#: that escapes the workspace or lies under no root, a bare "tool not found", a Python
+#: SyntaxError's str form, a "non-existent file".
+BATCH33_SIBLINGS = [
+    (
+        'validating "arguments": validating root: required: missing properties: ["repo"]',
+        "PARAM_MISSING",
+    ),
+    (
+        'validating root: validating /properties/page: type: two has type "string", want "integer"',
+        "PARAM_TYPE_MISMATCH",
+    ),
+    (
+        "validating root: validating /properties/sort: enum: newest does not equal any of: "
+        "[asc desc]",
+        "PARAM_INVALID_VALUE",
+    ),
+    ('validating root: unexpected additional properties ["force"]', "PARAM_INVALID_VALUE"),
+    (
+        'validating tool output: validating root: validating /properties/count: type: "3" has '
+        'type "string", want "integer"',
+        "COMMAND_FAILED",
+    ),
+    ('required parameter "owner" was not provided', "PARAM_MISSING"),
+    ('argument "limit" is not an integer', "PARAM_TYPE_MISMATCH"),
+    ('item 0 in argument "ids" is not an int', "PARAM_TYPE_MISMATCH"),
+    (
+        "Unexpected JSON token at offset 11: Expected quotation mark '\"', but had '1' instead "
+        "at path: $.city",
+        "PARAM_TYPE_MISMATCH",
+    ),
+    ("unknown variant `weekly`, expected one of `daily`, `hourly`", "PARAM_INVALID_VALUE"),
+    ("Arg color is not in the tool's arguments", "PARAM_INVALID_VALUE"),
+    ('Path "../secrets/.env" escapes the project root', "PERMISSION_DENIED"),
+    ("/var/log/syslog is not under any of the allowed roots", "PERMISSION_DENIED"),
+    ("Error: tool not found", "TOOL_NOT_FOUND"),
+    (
+        '{"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "tool not found"}}',
+        "MCP_TOOL_MISSING",
+    ),
+    ("unexpected indent (report.py, line 14)", "COMMAND_FAILED"),
+    ("Cannot open non-existent directory: fixtures/v2", "FILE_NOT_FOUND"),
+]
+
+
 ALL_SIBLINGS = (
     BLIND2_SIBLINGS
     + BATCH24_SIBLINGS
@@ -872,6 +919,7 @@ ALL_SIBLINGS = (
     + BATCH30_SIBLINGS
     + BATCH31_SIBLINGS
     + BLIND5_SIBLINGS
+    + BATCH33_SIBLINGS
 )
 
 
@@ -1084,6 +1132,18 @@ BLIND5_NEIGHBOURS = [
 ]
 
 
+#: Batch 33's neighbours: a program that is not found stays a missing program, a TLS chain that
+#: failed validating is no validation list (only a plain failure), a type named in a sentence about the code is no argument's type.
+BATCH33_NEIGHBOURS = [
+    ("sh: 1: jq: not found", "COMMAND_FAILED"),
+    (
+        "validating root certificate chain failed: x509: certificate signed by unknown authority",
+        "COMMAND_FAILED",
+    ),
+    ("Value of the input is not a valid key-value dictionary", "INVALID_JSON_ARGUMENTS"),
+]
+
+
 ALL_NEIGHBOURS = (
     NEIGHBOURS
     + BLIND3_NEIGHBOURS
@@ -1096,6 +1156,7 @@ ALL_NEIGHBOURS = (
     + BATCH30_NEIGHBOURS
     + BATCH31_NEIGHBOURS
     + BLIND5_NEIGHBOURS
+    + BATCH33_NEIGHBOURS
 )
 
 

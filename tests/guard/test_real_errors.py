@@ -24,7 +24,9 @@ from toolmend.guard.patterns import PATTERNS, PATTERNS_BY_ID, Category
 
 from .conftest import load_cases
 
-ROWS = load_cases("real_errors.json")
+#: The corpus, and the batches kept in files of their own (so that batches harvested in parallel
+#: merge): the same columns, scored the same way.
+ROWS = load_cases("real_errors.json") + load_cases("batch33_errors.json")
 #: The blind split: harvested before the session's wordings were written, scored once at its end.
 BLIND = load_cases("blind_errors.json")
 ERRORS = [r for r in ROWS if r["kind"] == "error"]
@@ -113,6 +115,12 @@ BATCH31_FIRST_SCORING = (37, 90)
 #: code paths, and the clients' exception lines), first scored leave-one-source-out at 8457741,
 #: after batch 31's readers and wordings and before any wording for it: right, total.
 BATCH32_FIRST_SCORING = (30, 35)
+
+#: Batch 33 (guard14, `batch33_errors.json`): 77 errors of the MCP SDKs for Go (and jsonschema-go),
+#: Rust, C#, Kotlin and Java, mark3labs/mcp-go, the OpenAI Agents SDK for JavaScript, DSPy and
+#: Haystack, first scored leave-one-source-out at f5dd133 before any wording was written for them:
+#: right, total.
+BATCH33_FIRST_SCORING = (52, 77)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -220,6 +228,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (30, BATCH30_FIRST_SCORING, 4),
         (31, BATCH31_FIRST_SCORING, 20),
         (32, BATCH32_FIRST_SCORING, 10),
+        (33, BATCH33_FIRST_SCORING, 20),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

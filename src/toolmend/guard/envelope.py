@@ -291,6 +291,17 @@ _JSONSCHEMA_KEYWORD = re.compile(
 _JSONSCHEMA_INSTANCE = re.compile(
     r"^On instance\[['\"](?P<loc>[A-Za-z_][\w.\-]{0,63})['\"]\]", re.M
 )
+#: google/jsonschema-go's errors, as the MCP Go SDK returns a refused call ("validating
+#: \"arguments\": validating root: validating /properties/days: type: ten has type \"string\",
+#: want \"integer\"",
+#: "validating root: required: missing properties: [\"city\"]"): each schema it descended into,
+#: then the keyword that failed and its message.
+_JSONSCHEMA_GO = re.compile(
+    r"\bvalidating root: (?:validating (?P<path>/[\w/~.\-]{1,200}): )*"
+    r"(?:(?P<keyword>[a-z][A-Za-z]{1,30})(?:\[[^\]\n]{0,80}\])?: (?P<msg>[^\n]{0,300})"
+    r"|(?P<extra>unexpected additional properties) (?P<names>[^\n]{0,200}))"
+)
+_QUOTED_NAME = re.compile(r"[\"'](?P<name>[A-Za-z_][\w.\-]{0,63})[\"']")
 _JSONSCHEMA_REQUIRED = re.compile(
     r"^'(?P<loc>[A-Za-z_][\w.\-]{0,63})' is a required property", re.M
 )
@@ -360,6 +371,7 @@ def _text_issues(text: str) -> list[Issue]:
         Issue(m["loc"], _pydantic_kind("", m["msg"]), m["msg"]) for m in _COLON_LINE.finditer(text)
     ]
     issues += _zod_at_issues(text) + _jsonschema_issues(text) + _dash_issues(text)
+    issues += _jsonschema_go_issues(text)
     issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
     for m in _AJV_TYPE.finditer(text):
         kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
@@ -400,6 +412,22 @@ def _dash_issues(text: str) -> list[Issue]:
     return issues
 
 
+def _jsonschema_go_issues(text: str) -> list[Issue]:
+    m = _JSONSCHEMA_GO.search(text)
+    if m is None:
+        return []
+    path = m["path"] or ""
+    param = path.rsplit("/properties/", 1)[1].split("/")[0] if "/properties/" in path else None
+    if m["extra"]:
+        named = _QUOTED_NAME.search(m["names"])
+        return [Issue(named["name"] if named else param, "value", m[0])]
+    if m["keyword"] in ("required", "dependentRequired"):
+        named = _QUOTED_NAME.search(m["msg"])
+        return [Issue(named["name"] if named else param, "missing", m[0])]
+    kind: IssueKind = "type" if m["keyword"] == "type" else "value"
+    return [Issue(param, kind, m[0])]
+
+
 def _jsonschema_issues(text: str) -> list[Issue]:
     keyword = _JSONSCHEMA_KEYWORD.search(text)
     if keyword is None or keyword["meta"]:
@@ -431,7 +459,9 @@ _REDIS_REPLY = re.compile(
 _OUTPUT_REJECTED = re.compile(
     r"\b(?:the )?tool returned (?:an? )?invalid (?:output|result|response)\b"
     r"|\breturned (?:structuredContent|structured content|output|content) that does not match\b"
-    r"|\bhas an output schema but no structured content\b|^Returned output: ",
+    r"|\bhas an output schema but no structured content\b|^Returned output: "
+    # the MCP Go SDK's and the Java SDK's checks of a tool's structured result
+    r"|\bvalidating tool output: |\bTool call result validation failed\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")

@@ -272,7 +272,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.TOOL_CHOICE_UNKNOWN
         + w.NOT_A_TOOL
         + w.NOT_LISTED_TOOL
-        + w.TOOL_DISABLED,
+        + w.TOOL_DISABLED
+        + w.TOOL_ABSENT_BARE,
         what="There is no tool named {tool_or_requested}.",
         why="Only the declared tools can be called, under their exact names.",
         next=(
@@ -387,7 +388,12 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=68,
         flags=frozenset({Flag.TYPE_MISMATCH}),
-        text=w.PARAM_TYPE + w.ONLY_OF_TYPE + w.SCALAR_PARSE + w.TYPE_PLAIN + w.TYPE_CONVERSION,
+        text=w.PARAM_TYPE
+        + w.ONLY_OF_TYPE
+        + w.SCALAR_PARSE
+        + w.TYPE_PLAIN
+        + w.TYPE_CONVERSION
+        + w.NAMED_NOT_OF_TYPE,
         what="The {tool} call passed {param_or_a} with the wrong type.",
         why="Each parameter must have the JSON type its schema declares.",
         next=(
@@ -672,6 +678,7 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.UNSUPPORTED_REQUEST
         + w.BAD_CHARACTERS
         + w.NOT_VALID_PARAM
+        + w.NOT_A_CHOICE
         + w.NOTHING_WITH_ID
         + w.SELF_REFERENCE,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",

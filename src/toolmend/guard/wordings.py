@@ -492,6 +492,10 @@ TOOL_DISABLED = words(
     r"^(?:Error: )?(?:Tool|Function) [`'\"]?(?P<tool>[A-Za-z_][\w.\-]{0,63})[`'\"]? (?:is )?"
     r"(?:currently )?disabled\.?$",
 )
+#: A whole message saying only that the tool is not there (rmcp's ToolRouter: "tool not found").
+TOOL_ABSENT_BARE = words(
+    "rmcp plain", r"^(?:Error: )?(?:tool|function) (?:not found|does not exist|is unknown)\.?$"
+)
 
 #: A tool_choice naming no declared tool: TGI's "Tool with name get_wether not found", vLLM's
 #: "The tool specified in `tool_choice` does not match any of the specified `tools`".
@@ -683,6 +687,10 @@ PARAM_MISSING = words(
     r"|property|key)s?:? " + _PARAM,
     r"required (?:parameter|argument|property|field) " + _PARAM + r" is missing",
     r"required argument \"?" + _PARAM + r"\"? is missing",
+    # mark3labs/mcp-go's getters: "required argument \"city\" not found"; "required parameter 'x'
+    # was not provided"
+    r"\brequired (?:parameter|argument|field|property|param|key) [`'\"]?" + _PARAM + r"[`'\"]? "
+    r"(?:not found|not provided|was not (?:provided|given|found)|not given)\b",
     r"(?:must have|missing) required (?:property|properties|field|argument)s? " + _PARAM,
     r"'" + _PARAM + r"' is a required property",
     r"\bmissing field `" + _PARAM + r"`",
@@ -784,6 +792,20 @@ PARAM_TYPE = words(
     r"\bwrong (?:type|data type)\b",
     r"\bexpected (?:an? )?(?:str|int|float|bool|dict|list)\b[^\n]{0,20}\bgot\b",
 )
+#: A named argument said not to be of a scalar or container type (mark3labs/mcp-go's getters:
+#: "argument \"days\" is not an int", "item 2 in argument \"ids\" is not a string"), and a JSON
+#: decoder that found the wrong kind of token at a field's path (kotlinx.serialization: "Unexpected
+#: JSON token at offset 23: Unexpected symbol 't' in numeric literal at path: $.days").
+NAMED_NOT_OF_TYPE = words(
+    "mcp-go mcp-kotlin-sdk plain",
+    r"\b(?:argument|parameter|param|field|property|value|key|option) [`'\"]?" + _PARAM + r"[`'\"]?"
+    r" is not an? (?:int|integer|bool|boolean|float(?:32|64)?|double|number|string|str|array|object"
+    r"|list|map|dict|slice|string slice|int slice)\b",
+    r"\bUnexpected JSON token at offset \d+: (?:Unexpected symbol [^\n]{1,8} in numeric literal"
+    r"|Expected (?:numeric literal|quotation mark|boolean literal|start of the (?:object|array))"
+    r"|Failed to parse (?:literal|type))[^\n]{0,120}? at path: \$\.",
+)
+
 #: A list whose items must all be of one kind: "stop_token_ids must contain only integers".
 ONLY_OF_TYPE = words(
     "plain", r"\bmust contain only (?:integers|strings|numbers|booleans|objects|arrays)\b"
@@ -1024,6 +1046,15 @@ NOT_VALID_PARAM = words(
     r"|suffix)\b",
 )
 
+#: An enum variant that does not exist (serde: "unknown variant `kelvin`, expected `celsius` or
+#: `fahrenheit`"), and an argument the tool does not take (DSPy: "Arg verbose is not in the
+#: tool's args.").
+NOT_A_CHOICE = words(
+    "rmcp dspy plain",
+    r"\bunknown variant [`'\"][^`'\"\n]{1,64}[`'\"], expected\b",
+    r"\bis not (?:in|among|one of) the (?:tool'?s? )?(?:args|arguments|parameters|params|inputs)\b",
+)
+
 #: A graph of tasks or dependencies the call would make invalid: a cycle, a thing that depends on
 #: itself (gemini-cli's task tracker, and the same shape in build and workflow tools).
 SELF_REFERENCE = words(
@@ -1224,6 +1255,8 @@ FILE_MISSING = words(
     r"Cannot find module '(?:/|\.{1,2}/|[A-Za-z]:\\)",  # Node: a script path, not a package
     r"(?:file or directory|path) not found:",
     r"unable to open (?:the )?(?:database )?file",  # SQLite's SQLITE_CANTOPEN
+    # "Cannot mount non-existent file: data/sales.csv" (DSPy's interpreter)
+    r"\bnon-?existent (?:file|path|directory|folder)\b",
 )
 
 #: A file or directory a search did not find, in plain words ("Unable to locate file a.py",
@@ -1528,6 +1561,11 @@ POLICY_DENIED = words(
     " aider codex",
     r"outside (?:of )?(?:the )?(?:current )?(?:allowed|workspace|project|cwd|base directory"
     r"|root directory|working directory|repository|repo\b|sandbox)",
+    # "Sandbox path \"../x\" escapes the workspace root." (the Agents SDK for JavaScript), "URI path
+    # \"/etc/passwd\" is not under any root" (the MCP Go SDK's file resources)
+    r"\bescapes (?:the |its )?(?:workspace|project|sandbox|base|root|working|allowed)(?: root"
+    r"| directory| dir| folder)?\b|\bis not (?:under|within|inside) any (?:of the )?(?:allowed )?"
+    r"(?:roots?|workspaces?|allowed directories)\b",
     r"\bpath traversal\b|\b(?:would|must not|may not|cannot|can't) escape (?:the )?(?:base|root"
     r"|workspace|project|target|working|allowed|output) directory",
     r"(?:must|may only) (?:stay|be|change directories to)[^\n]{0,40}(?:within|inside|child"
@@ -1882,6 +1920,11 @@ RUNTIME_FAILURE = words(
     r"|\bobject has no attribute\b|\bnothing (?:added )?to commit\b",
     r"^(?:ERROR: )?usage: \S|\berror: unrecognized arguments?\b",
     r"\bsyntax error(?: near| at|: unexpected|$)|\bunbound variable\b|\bno such (?:table|column)\b",
+    # a Python SyntaxError as `str()` gives it: "invalid syntax (<string>, line 3)" (DSPy's
+    # CodeAct), "unexpected indent (app.py, line 2)"
+    r"\b(?:invalid syntax|unexpected indent|expected ':'|unindent does not match any outer "
+    r"indentation level|unterminated string literal[^\n(]{0,40}) \((?:<\w+>|[\w./\-]+\.py), "
+    r"line \d+\)",
     r"No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b|Directory not empty"
     r"|\bENOTEMPTY\b|\bEPIPE\b|Broken pipe|\bE[MN]FILE\b|Too many open files|No such process"
     r"|\bESRCH\b|Cannot allocate memory|\bENOMEM\b|\bEADDRINUSE\b|address already in use",
@@ -2019,7 +2062,8 @@ MISSING_DEPENDENCY = words(
 MISSING_PROGRAM = words(
     "mcp-python-sdk bash",
     # a command, lower case; not the nouns of a missing file ("file not found: src/Main.java")
-    r"^(?:(?:ba|da|z)?sh: \d+: )?(?!(?:file|directory|dir|folder|path|image|resource)\b)"
+    r"^(?:(?:ba|da|z)?sh: \d+: )?(?!(?:file|directory|dir|folder|path|image|resource|tool|function"
+    r"|prompt|method|model|page|key|user|session|record|item|entry|server)\b)"
     r"(?-i:[a-z][\w.+\-]*):? not found\b",
 )
 #: A program that a runner, an exec call or a subprocess tried to start and did not find: the
