@@ -906,6 +906,37 @@ BATCH33_SIBLINGS = [
 ]
 
 
+#: Batch 34's families (guard14): @cfworker/json-schema's lines as LangChain.js details them, a
+#: tool's input said not to match its schema, a tool-call limit, a context window exceeded, CrewAI's
+#: envelope and its output check, edits whose result is unchanged, a file too long to read whole,
+#: a service that could not be connected to, DuckDB's error classes, a binary file read as text, a
+#: numbered item missing from a repository.
+BATCH34_SIBLINGS = [
+    ('#/required: Instance does not have required property "query".', "PARAM_MISSING"),
+    (
+        'Details: #/properties/limit/type: Instance type "string" is invalid. Expected "integer".',
+        "PARAM_TYPE_MISMATCH",
+    ),
+    ('#/properties/unit/enum: Instance does not match any of ["c","f"].', "PARAM_INVALID_VALUE"),
+    ("The arguments do not match the tool's schema", "PARAM_INVALID_VALUE"),
+    ("Tool call limits reached for this run", "MODEL_STUCK_LOOP"),
+    ("The prompt exceeded the context window of the model", "CONTEXT_OVERFLOW"),
+    (
+        "I encountered an error while trying to use the tool. This was the error: [Errno 2] No "
+        "such file or directory: 'a.csv'.\n Tool read_csv accepts these inputs: Tool Name: read_csv",
+        "FILE_NOT_FOUND",
+    ),
+    ("Failed to validate or serialize output from tool get_rates: missing field", "COMMAND_FAILED"),
+    ("All edits would result in the same content", "DIFF_MATCH_FAILED"),
+    ("Output too long; use offset and limit to read part of it", "CONTEXT_OVERFLOW"),
+    ("Error connecting to Postgres at 127.0.0.1:5432", "NETWORK_ERROR"),
+    ('Parser Error: syntax error at or near "SELEC"', "COMMAND_FAILED"),
+    ("The file is not valid UTF-8 text", "COMMAND_FAILED"),
+    ("Could not find issue #88 in repository acme/api", "FILE_NOT_FOUND"),
+    ("start line 420 is beyond the end of the file (310 lines)", "PARAM_INVALID_VALUE"),
+]
+
+
 ALL_SIBLINGS = (
     BLIND2_SIBLINGS
     + BATCH24_SIBLINGS
@@ -920,6 +951,7 @@ ALL_SIBLINGS = (
     + BATCH31_SIBLINGS
     + BLIND5_SIBLINGS
     + BATCH33_SIBLINGS
+    + BATCH34_SIBLINGS
 )
 
 
@@ -1144,6 +1176,14 @@ BATCH33_NEIGHBOURS = [
 ]
 
 
+#: Batch 34's neighbours: a bare "Invalid input" is the call's invalid value, not unparsed JSON; a
+#: database's error class inside a command result stays the command's failure, not the call's.
+BATCH34_NEIGHBOURS = [
+    ("Error: Invalid input", "PARAM_INVALID_VALUE"),
+    ("Binder Error: column x not found\nExit code: 1", "COMMAND_FAILED"),
+]
+
+
 ALL_NEIGHBOURS = (
     NEIGHBOURS
     + BLIND3_NEIGHBOURS
@@ -1157,6 +1197,7 @@ ALL_NEIGHBOURS = (
     + BATCH31_NEIGHBOURS
     + BLIND5_NEIGHBOURS
     + BATCH33_NEIGHBOURS
+    + BATCH34_NEIGHBOURS
 )
 
 

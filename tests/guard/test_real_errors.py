@@ -26,7 +26,11 @@ from .conftest import load_cases
 
 #: The corpus, and the batches kept in files of their own (so that batches harvested in parallel
 #: merge): the same columns, scored the same way.
-ROWS = load_cases("real_errors.json") + load_cases("batch33_errors.json")
+ROWS = (
+    load_cases("real_errors.json")
+    + load_cases("batch33_errors.json")
+    + load_cases("batch34_errors.json")
+)
 #: The blind split: harvested before the session's wordings were written, scored once at its end.
 BLIND = load_cases("blind_errors.json")
 ERRORS = [r for r in ROWS if r["kind"] == "error"]
@@ -121,6 +125,12 @@ BATCH32_FIRST_SCORING = (30, 35)
 #: Haystack, first scored leave-one-source-out at f5dd133 before any wording was written for them:
 #: right, total.
 BATCH33_FIRST_SCORING = (52, 77)
+
+#: Batch 34 (guard14, `batch34_errors.json`): 42 errors of LangChain.js, CrewAI, Agno and Crush,
+#: harvested after batch 33's families and first scored leave-one-source-out at 2f4ba88 before
+#: any wording was written for them: right, total (23 as first labelled; 25 after two labels were
+#: brought to the corpus's conventions).
+BATCH34_FIRST_SCORING = (25, 42)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -229,6 +239,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (31, BATCH31_FIRST_SCORING, 20),
         (32, BATCH32_FIRST_SCORING, 10),
         (33, BATCH33_FIRST_SCORING, 20),
+        (34, BATCH34_FIRST_SCORING, 20),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

@@ -124,6 +124,9 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*An error occurred while (?:running the tool|parsing tool arguments)\.?"
         r"(?: Please try again(?: with valid JSON)?\.)?\s*(?:Error:\s*)?",
         r"^\s*The tool execution failed(?: with the following error)?:?\s*",
+        # CrewAI's tool_usage_exception: "I encountered an error while trying to use the tool. This
+        # was the error: {error}.\n Tool {tool} accepts these inputs: ..." (the tail is a suffix)
+        r"^\s*I encountered an error while trying to use the tool\. This was the error:\s*",
         # VS Code Copilot Chat's `toolCallErrorToResult`: a thrown tool error as the model sees it
         r"^\s*ERROR while calling tool:\s*",
         # an operation named before its failure's cause: "String replacement failed: Could not
@@ -166,7 +169,8 @@ _SUFFIXES = re.compile(
     r"\s*(?:\n\s*Please fix (?:your mistakes|the error and try again)\.?"
     r"|\n\s*Please try again or (?:use another tool|request to another team member)"
     r"|\n\nFix the errors and try again\.|Retrying\.\.\."
-    r"|\n\s*Please check your input and try again\.)\s*$",
+    r"|\n\s*Please check your input and try again\."
+    r"|\.?\n Tool [\w.\-]{1,64} accepts these inputs: [\s\S]*)\s*$",
     re.IGNORECASE,
 )
 
@@ -301,6 +305,14 @@ _JSONSCHEMA_GO = re.compile(
     r"(?:(?P<keyword>[a-z][A-Za-z]{1,30})(?:\[[^\]\n]{0,80}\])?: (?P<msg>[^\n]{0,300})"
     r"|(?P<extra>unexpected additional properties) (?P<names>[^\n]{0,200}))"
 )
+#: @cfworker/json-schema's errors as LangChain.js details them ("#/required: Instance does not have
+#: required property \"city\".", "#/properties/days/type: Instance type \"string\" is invalid."):
+#: the schema location, then the keyword that failed.
+_CFWORKER_LINE = re.compile(
+    r"^(?:Details: )?#(?P<path>(?:/[\w~.\-]+)*?)/(?P<keyword>[a-z][A-Za-z]{1,30}): "
+    r"(?P<msg>Instance [^\n]{0,300}|[^\n]{0,300})$",
+    re.MULTILINE,
+)
 _QUOTED_NAME = re.compile(r"[\"'](?P<name>[A-Za-z_][\w.\-]{0,63})[\"']")
 _JSONSCHEMA_REQUIRED = re.compile(
     r"^'(?P<loc>[A-Za-z_][\w.\-]{0,63})' is a required property", re.M
@@ -371,7 +383,7 @@ def _text_issues(text: str) -> list[Issue]:
         Issue(m["loc"], _pydantic_kind("", m["msg"]), m["msg"]) for m in _COLON_LINE.finditer(text)
     ]
     issues += _zod_at_issues(text) + _jsonschema_issues(text) + _dash_issues(text)
-    issues += _jsonschema_go_issues(text)
+    issues += _jsonschema_go_issues(text) + _cfworker_issues(text)
     issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
     for m in _AJV_TYPE.finditer(text):
         kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
@@ -417,15 +429,31 @@ def _jsonschema_go_issues(text: str) -> list[Issue]:
     if m is None:
         return []
     path = m["path"] or ""
-    param = path.rsplit("/properties/", 1)[1].split("/")[0] if "/properties/" in path else None
     if m["extra"]:
         named = _QUOTED_NAME.search(m["names"])
-        return [Issue(named["name"] if named else param, "value", m[0])]
-    if m["keyword"] in ("required", "dependentRequired"):
-        named = _QUOTED_NAME.search(m["msg"])
-        return [Issue(named["name"] if named else param, "missing", m[0])]
-    kind: IssueKind = "type" if m["keyword"] == "type" else "value"
-    return [Issue(param, kind, m[0])]
+        return [Issue(named["name"] if named else _schema_property(path), "value", m[0])]
+    return _keyword_issue(path, m["keyword"], m["msg"], m[0])
+
+
+def _cfworker_issues(text: str) -> list[Issue]:
+    m = _CFWORKER_LINE.search(text)
+    return _keyword_issue(m["path"], m["keyword"], m["msg"], m[0]) if m else []
+
+
+def _schema_property(path: str) -> str | None:
+    """The property a schema location descends into last ("/properties/days/type": "days")."""
+    return path.rsplit("/properties/", 1)[1].split("/")[0] if "/properties/" in path else None
+
+
+def _keyword_issue(path: str, keyword: str, message: str, line: str) -> list[Issue]:
+    """The issue a JSON Schema keyword that failed names: `required` a missing field (the quoted
+    name in its message), `type` a type mismatch, any other keyword an invalid value."""
+    param = _schema_property(path)
+    if keyword in ("required", "dependentRequired"):
+        named = _QUOTED_NAME.search(message)
+        return [Issue(named["name"] if named else param, "missing", line)]
+    kind: IssueKind = "type" if keyword == "type" else "value"
+    return [Issue(param, kind, line)]
 
 
 def _jsonschema_issues(text: str) -> list[Issue]:
@@ -461,7 +489,9 @@ _OUTPUT_REJECTED = re.compile(
     r"|\breturned (?:structuredContent|structured content|output|content) that does not match\b"
     r"|\bhas an output schema but no structured content\b|^Returned output: "
     # the MCP Go SDK's and the Java SDK's checks of a tool's structured result
-    r"|\bvalidating tool output: |\bTool call result validation failed\b",
+    r"|\bvalidating tool output: |\bTool call result validation failed\b"
+    # CrewAI's structured tool: "Failed to validate or serialize output from tool x: ..."
+    r"|\bFailed to validate or serialize output from tool\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")

@@ -314,7 +314,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.DIFF_MATCH_FAILED,
         variant="no_change",
         priority=75,
-        text=w.DIFF_IDENTICAL + w.DIFF_ALREADY_DONE,
+        text=w.DIFF_IDENTICAL + w.DIFF_ALREADY_DONE + w.DIFF_UNCHANGED_RESULT,
         text_confidence=0.9,
         what="The {tool} edit changes nothing: the search and replacement text are the same.",
         why="An edit must replace the text with something different.",
@@ -328,7 +328,11 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.DIFF_MATCH_FAILED,
         variant="malformed_edit",
         priority=74,
-        text=w.DIFF_MALFORMED + w.PATCH_GRAMMAR + w.PATCH_STRUCTURE + w.PATCH_EMPTY,
+        text=w.DIFF_MALFORMED
+        + w.PATCH_GRAMMAR
+        + w.PATCH_STRUCTURE
+        + w.PATCH_EMPTY
+        + w.DIFF_FIRST_EDIT_ONLY,
         text_confidence=0.9,
         what="The {tool} edit could not be read: the diff or patch is not in the expected format.",
         why="Markers, headers and line prefixes must be exactly as the tool describes them.",
@@ -630,7 +634,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.NOTHING_NAMED
         + w.UNREADABLE_PATH
         + w.FILE_NOT_LOCATED
-        + w.ARCHIVE_MEMBER_MISSING,
+        + w.ARCHIVE_MEMBER_MISSING
+        + w.NUMBERED_ITEM_MISSING,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -679,6 +684,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.BAD_CHARACTERS
         + w.NOT_VALID_PARAM
         + w.NOT_A_CHOICE
+        + w.SCHEMA_REFUSED_INPUT
+        + w.PAST_END_OF_FILE
         + w.NOTHING_WITH_ID
         + w.SELF_REFERENCE,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",

@@ -135,6 +135,9 @@ JSON_ARGUMENT_CONTEXT = words(
     r"invalid JSON in (?:tool(?: call)? )?(?:arguments|input)",
     r"JSON (?:pars(?:e|ing)|decode) (?:error|failed):|\bjson_invalid\b",
     r"with an invalid JSON argument",
+    # CrewAI: "Tool input must be a valid dictionary in JSON or Python literal format"
+    r"\b(?:tool |action )?input must be (?:a )?valid (?:dictionary|dict|JSON(?: object)?"
+    r"|mapping)\b",
     r"^(?:\W{0,3}(?:Error|ERROR): )?[\w-]+ must be (?:valid|well-formed) JSON\b",
     r"\binvalid (?:tool|function) call arguments\b",
     r"(?:could not|cannot|can't) be (?:parsed|decoded) as JSON",
@@ -226,6 +229,9 @@ USAGE_LIMIT = words(
     "crewai plain",
     r"\b(?:reached|exceeded|hit|used up) (?:its |the |their )?(?:max(?:imum)? )?(?:usage|use|call"
     r"|invocation)s? (?:limit|budget|count|cap)\b",
+    # LangChain's tool-call-limit middleware: "Tool call limit exceeded. Do not make additional tool
+    # calls."
+    r"\btool[ -]call limits? (?:exceeded|reached|hit)\b",
     r"\bcannot be (?:used|called|invoked) (?:any ?more|again)\b|\bshould not (?:use|call) the "
     r"[\w.\-]+ tool again\b",
     # "the escalation limit of 3 upward changes per task has been reached" (Zoo Code)
@@ -245,7 +251,7 @@ CONTEXT = words(
     "vllm sglang llama-cpp ollama openai-agents claude-code codex qwen-code",
     r"context_length_exceeded|exceed_context_size_error",
     r"maximum context length(?: is| of)? \d+",
-    r"exceeds? (?:the )?(?:available |maximum |model'?s? )?context (?:size|length|window)",
+    r"exceed(?:s|ed)? (?:the )?(?:available |maximum |model'?s? )?context (?:size|length|window)",
     r"context (?:size|length|window) (?:has been |is |was )?(?:exceeded|full)",
     r"\bcontext (?:size|length|window) (?:will|would) (?:overflow|be exceeded)\b",
     r"longer than (?:the )?(?:maximum model length|model\\?'?s? (?:maximum )?context length)",
@@ -305,6 +311,10 @@ TOO_LARGE = words(
     r"\bexceeded (?:the )?max(?:imum)? size\b",
     r"\bis too (?:large|long|big) (?:to (?:read|fit|load|include|process|display)|for (?:the )?"
     r"(?:context|model))",
+    # "Error reading file: file too long. Use read_file_chunk instead" (Agno): too long, with a
+    # way to read a part
+    r"\b(?:file|output|content|result|response|page|document)s? (?:is |was )?too (?:long|large|big)"
+    r"\b[.;,:]? *(?:use|try|read|request|consider|please)\b",
 ) + words(
     # SWE-agent's search tools: "More than 312 files matched for "import" in /repo. Please
     # narrow your search."
@@ -955,6 +965,20 @@ NOTHING_WITH_ID = words(
     "plain",
     r"^(?:Error: )?No [\w-]+(?: [\w-]+){0,2} (?:was )?found (?:for|with) (?:the )?(?:[\w-]+ )?"
     r"(?:id|ID|name|key|number|identifier)\b",
+    # a handle the agent gave out earlier, gone or never given: crush's "background shell not
+    # found: 004", "session not found: s-12", "job 7 not found"
+    r"^(?:Error: )?(?:background )?(?:shell|session|process|job|task|terminal|thread|run)"
+    r"(?: (?:id|ID))?(?: [`'\"]?[\w.\-]{1,40}[`'\"]?)? not found"
+    r"(?::? [`'\"]?[\w.\-]{1,40}[`'\"]?)?\.?$",
+)
+
+#: A position past the end of the file it points into: crush's "symbol range exceeds file length",
+#: "line 120 is beyond the end of the file", "offset 5000 is past the end of the document".
+PAST_END_OF_FILE = words(
+    "crush plain",
+    r"\b(?:range|line|lines|offset|position|index|start|end|column)\b[^\n]{0,40}? (?:exceeds?|is "
+    r"(?:past|beyond|after)|goes past|runs past) (?:the )?(?:end of the )?(?:file|document|buffer)"
+    r"(?:'s)?(?: length| size| end)?\b",
 )
 
 #: Bounds on a list: how many items it may have ("must have at least one", "Maximum of 25
@@ -1044,6 +1068,15 @@ NOT_VALID_PARAM = words(
     r"(?:invalid|not valid)\b",
     r"\bmust (?:have|use|end (?:with|in)) (?:an? |the )?[`'\"]?\.\w{1,8}[`'\"]? (?:extension"
     r"|suffix)\b",
+)
+
+#: A tool's input refused by its schema, said as that (LangChain's "Received tool input did not
+#: match expected schema").
+SCHEMA_REFUSED_INPUT = words(
+    "langchain-js plain",
+    r"\b(?:tool )?(?:input|arguments|parameters) (?:did not|does not|do not|didn't|doesn't) match "
+    r"(?:the )?(?:expected |tool'?s? |input )?schema\b",
+    r"^(?:Error: )?Invalid (?:arguments|parameters|input)\.?$",
 )
 
 #: An enum variant that does not exist (serde: "unknown variant `kelvin`, expected `celsius` or
@@ -1295,6 +1328,14 @@ FILE_MISSING_PROGRAMS = words(
     r"|found|readable)",
 )
 
+#: A numbered item of a repository that is not there (Agno's GitHub tools: "Could not find comment
+#: #4021 in repository: acme/webapp").
+NUMBERED_ITEM_MISSING = words(
+    "agno plain",
+    r"\b" + LOCATE + r" (?:the )?(?:issue|comment|pull request|PR|commit|release|discussion|"
+    r"milestone|review) #?\d+ in (?:the )?(?:repository|repo)\b",
+)
+
 #: A member an archiver did not find in the archive, or a name it was given that matched nothing:
 #: tar's "x: Not found in archive", zip's "name not matched: build", unzip's "caution: filename
 #: not matched:  index.html", 7-Zip's "No files to process".
@@ -1355,6 +1396,14 @@ DIFF_IDENTICAL = words(
     r"\b(?:search|old|find) and (?:replace|new|replacement) (?:strings?|texts?|contents?) "
     r"(?:are|were) (?:the same|identical)\b",
 )
+#: Edits that leave the file as it was, said of their result: crush's "no changes made - all
+#: edits resulted in identical content", "File x already contains the exact content."
+DIFF_UNCHANGED_RESULT = words(
+    "crush plain",
+    r"\b(?:resulted|results|would result) in (?:the )?(?:identical|same|unchanged) (?:content"
+    r"|file|text)\b",
+    r"\balready contains the (?:exact|same|new|requested|given) content\b",
+)
 
 #: The file already has what the edit asks for (an LLM-checked edit found nothing to do).
 DIFF_ALREADY_DONE = words(
@@ -1398,6 +1447,15 @@ MATCHED_TIMES = words(
     # the same count in places: "old_text matches 3 locations in a.py", "found in 2 places"
     r"\b(?:matched|matches|occurs (?:in|at)|found (?:in|at)) (?:[2-9]|\d{2,}) (?:locations|places"
     r"|spots|positions)\b",
+)
+
+#: The empty search text a file creation may use only in the first edit of a batch (Continue's
+#: "Only the first edit can have an empty old_string", crush's "first edit must have empty
+#: old_string for file creation", "edit 2: only the first edit can have empty old_string").
+DIFF_FIRST_EDIT_ONLY = words(
+    "continue crush",
+    r"\b(?:only )?the first edit (?:can|may|must) (?:have|use|contain) (?:an? )?empty\b"
+    r"|\bfirst edit must have (?:an? )?empty\b",
 )
 
 DIFF_MALFORMED = words(
@@ -1516,6 +1574,8 @@ NO_MATCH_FOR = words(
 #: An edit that could not be applied, or whose target is not in the file, in plain words.
 EDIT_NOT_APPLIED = words(
     "plain",
+    # a batch of edits none of which applied: crush's "no changes made - all 3 edit(s) failed"
+    r"\ball (?:\d+ )?(?:edit|change|replacement|hunk)s?(?:\(s\))? failed\b",
     r"\b(?:diff|patch|edit|hunk|change)s?\b[^\n]{0,40}?\b(?:could not|couldn't|cannot|can't|failed"
     r" to) (?:be )?appl(?:y|ied)\b",
     r"\bnot found (?:verbatim |exactly |literally )?in (?:the )?(?:file|content|document)\b",
@@ -1802,7 +1862,11 @@ NETWORK_DAEMONS = words(
 )
 
 #: A client that names the service it could not reach ("Failed to connect to LM Studio.").
-NETWORK_SERVICE = words("lmstudio curl git", r"\b(?:failed|unable) to connect to\b")
+NETWORK_SERVICE = words("lmstudio curl git", r"\b(?:failed|unable) to connect to\b") + words(
+    # "Error connecting to DuckDB, please check the connection." (Agno)
+    "agno plain",
+    r"^(?:Error: )?(?:Error|Failure|Problem) (?:while )?connecting to \S",
+)
 
 COMMAND = words(
     "os claude-code continue gemini-cli mini-swe-agent mcp-servers aider goose cline codex"
@@ -1875,6 +1939,9 @@ _C_ASSERT = r"\bAssertion [`'][^\n]{1,200}' failed\.$"
 #: A native crash's stack, one frame a line with its address and module (V8's fatal-error dump:
 #: " 5: 0x1113088 v8::internal::Heap::CollectGarbage(...) [node]").
 _NATIVE_FRAMES = r"(?:^ ?\d+: 0x[0-9a-f]{4,16} [^\n]+ \[[\w.\-]+\]\n){2}"
+#: DuckDB's error classes ("Binder Error: Referenced column \"totl\" not found in FROM clause!"):
+#: the database's own report about the query it ran.
+_DUCKDB_ERROR = r"(?-i:\b(?:Binder|Parser|Catalog|Conversion|Constraint|Invalid Input) Error: )"
 _PROGRAM_FATAL = (
     r"(?-i:^fatal: )|(?-i:^ERROR: (?:Could not|No matching|Invalid requirement|Cannot|Failed"
     r"|unknown command))"
@@ -1920,6 +1987,8 @@ RUNTIME_FAILURE = words(
     r"|\bobject has no attribute\b|\bnothing (?:added )?to commit\b",
     r"^(?:ERROR: )?usage: \S|\berror: unrecognized arguments?\b",
     r"\bsyntax error(?: near| at|: unexpected|$)|\bunbound variable\b|\bno such (?:table|column)\b",
+    # DuckDB's error classes ("Binder Error: Referenced column \"totl\" not found in FROM clause!")
+    _DUCKDB_ERROR,
     # a Python SyntaxError as `str()` gives it: "invalid syntax (<string>, line 3)" (DSPy's
     # CodeAct), "unexpected indent (app.py, line 2)"
     r"\b(?:invalid syntax|unexpected indent|expected ':'|unindent does not match any outer "
@@ -1951,6 +2020,7 @@ PROGRAM_CRASH_FRAMING = regexes(
         _CODE_FAILED,
         _PERL_DIED,
         _MAVEN_HELP,
+        _DUCKDB_ERROR,
         # a compiler's or a CLI's own lower-case `error:` refusing an option (rustc, cargo)
         r"(?-i:^error: )(?:unrecognized|unknown|invalid|unexpected) (?:option|argument|flag)\b",
         # a program's own prefix, lower case (`bwrap: Unknown option`), not an agent's "Error:"
@@ -1971,6 +2041,8 @@ WRONG_FORMAT = words(
     r"format\b",
     r"\bfile is not a database\b|\bcannot identify image file\b|\bfile format not recognized\b",
     r"\bExec format error\b|\binvalid ELF header\b|\bbad magic number\b",
+    # a binary file read as text (crush's view: "File content is not valid UTF-8")
+    r"\b(?:file|content)s? (?:is |are )?not (?:valid )?(?:UTF-?8|text)\b",
 )
 
 #: A test runner's report of failed tests (pytest's sections and summary, TAP, jest, mocha,
