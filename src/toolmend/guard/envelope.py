@@ -3,16 +3,17 @@
 This module owns the structural reading of an error before any wording is matched: JSON error
 bodies (`{"error": {...}}`, `{"status": "error", ...}`, OpenAI/vLLM `{"object": "error"}`, and the
 Python reprs the openai and anthropic clients print: `Error code: 400 - {'error': ...}`), MCP
-results (`{"content": [...], "isError": true}`), XML-like tags (`<tool_use_error>`, `<error>`,
-`<error_details>`, `<exception>`, `<returncode>`, `<output>`), agent prefixes ("Error executing
-tool X:", "Invalid input for tool X:", "MCP error -32602:", ...), the command-result formats
-around shell output (Roo Code, gemini-cli, Codex, Claude Code, mini-swe-agent), validation lists
-(zod issues, pydantic error lists and their text forms, AJV, jsonschema and LangChain lines) and
-HTTP status or exit codes, SDK exception class names (`openai.RateLimitError`), and the request
-field a model server names as refused (`"param": "tools[0].function.parameters"`, vLLM's
-`(parameter=top_p, value=0)`). The result is an `Envelope`: the inner messages (innermost first)
-and what the structure said (tool, server, field, status, exit code, machine error types,
-validation issues, available tools, refused request field).
+results (`{"content": [...], "isError": true}`) and JSON-RPC error responses, XML-like tags
+(`<tool_use_error>`, `<error>`, `<error_details>`, `<exception>`, `<returncode>`, `<output>`),
+agent prefixes ("Error executing tool X:", "Invalid input for tool X:", "MCP error -32602:", ...),
+the command-result formats around shell output (Roo Code, gemini-cli, Codex, Claude Code,
+mini-swe-agent), validation lists (zod issues, pydantic error lists and their text forms, AJV,
+jsonschema, jsonschema-go, @cfworker/json-schema and LangChain lines) and HTTP status or exit
+codes, SDK exception class names (`openai.RateLimitError`), and the request field a model server
+names as refused (`"param": "tools[0].function.parameters"`, vLLM's `(parameter=top_p, value=0)`).
+The result is an `Envelope`: the inner messages (innermost first) and what the structure said
+(tool, server, field, status, exit code, machine error types, validation issues, available tools,
+refused request field).
 
 It never classifies (that is `classify`) and never raises: text it cannot take apart is one
 message. Every walk is bounded (depth, items, decoded size, candidates), so hostile nesting or a
@@ -297,9 +298,8 @@ _JSONSCHEMA_INSTANCE = re.compile(
 )
 #: google/jsonschema-go's errors, as the MCP Go SDK returns a refused call ("validating
 #: \"arguments\": validating root: validating /properties/days: type: ten has type \"string\",
-#: want \"integer\"",
-#: "validating root: required: missing properties: [\"city\"]"): each schema it descended into,
-#: then the keyword that failed and its message.
+#: want \"integer\"", "validating root: required: missing properties: [\"city\"]"): each schema
+#: it descended into, then the keyword that failed and its message.
 _JSONSCHEMA_GO = re.compile(
     r"\bvalidating root: (?:validating (?P<path>/[\w/~.\-]{1,200}): )*"
     r"(?:(?P<keyword>[a-z][A-Za-z]{1,30})(?:\[[^\]\n]{0,80}\])?: (?P<msg>[^\n]{0,300})"
