@@ -2,12 +2,15 @@
 
 Building the first answer's parsers (under `auto`, every format's tables: the largest cost of
 the first chunk) happens once the upstream request is under way and before the upstream has
-answered, so the first chunk that comes only goes through them.
+answered, so the first chunk that comes only goes through them. What every request made
+afresh and never changes (the default rule of a set of limits) is made once, and what it
+makes (its counters) is what it made before.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -17,7 +20,8 @@ import pytest
 from toolmend.recovery import stream as recovery_stream
 from toolmend.server import text_mode
 from toolmend.server.chat import ChatPipeline, ServerState
-from toolmend.server.config import Limits, Overrides, Upstream, resolve_config
+from toolmend.server.config import Limits, ModelRule, Overrides, Upstream, resolve_config
+from toolmend.server.guarding import GuidanceCounts
 from toolmend.server.requestlog import RequestRecord
 from toolmend.server.upstream import UpstreamClient, UpstreamStream
 
@@ -99,3 +103,22 @@ def test_the_first_answers_parsers_are_built_after_the_request_left_and_before_t
     assert before_head == ["request", "parsers"]
     assert order == ["request", "parsers", "head"]  # the first chunk built nothing more
     assert "".join(t or "" for write in sent for t in texts(write)) == "Hello there"
+
+
+def test_models_no_rule_matches_share_the_one_default_rule_of_their_limits() -> None:
+    config = resolve_config(Overrides(upstream="http://127.0.0.1:9/v1"))
+    rule = config.rule_for("qwen3-coder")
+    assert rule is config.rule_for("some-other-model")
+    assert rule == ModelRule(limits=config.limits)
+    other = replace(config, limits=replace(config.limits, read_timeout=7.0))
+    assert other.rule_for("qwen3-coder").limits.read_timeout == 7.0
+
+
+def test_a_request_records_counters_are_counters_as_counter_makes_them() -> None:
+    record = RequestRecord("req_test", "/v1/chat/completions")
+    for counter in (record.recovered, record.repairs, record.guidance, GuidanceCounts().by_pattern):
+        assert type(counter) is Counter and counter == Counter()
+        counter["hermes"] += 1
+        counter.update({"hermes": 2, "json": 1})
+        assert counter.most_common() == [("hermes", 3), ("json", 1)]
+    assert RequestRecord("req_other", "/v1/chat/completions").recovered == Counter()
