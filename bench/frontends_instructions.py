@@ -9,9 +9,11 @@ client in this process, and counts for each endpoint, over `--repeats` requests 
 - **before the first event**, in three windows: the request up to the upstream request (read,
   translated, guarded, sent); what the proxy does while the upstream prefills (its response
   head and role chunk: a front-end's opening events are written here); the first text chunk
-  to its event. The first and the last are the first event's critical path (what a client
-  waits for beyond the model); the upstream holds its stream at each window's end, so a
-  window ends once the proxy has gone idle;
+  to its event. The upstream holds its stream at each window's end, so a window ends once
+  the proxy has gone idle; the first window is also read up to the upstream request's head
+  (callgrind dumps there by itself), since what the proxy does after the request left (the
+  first answer's parsers) overlaps the model's work. That part and the last window are the
+  first event's critical path (what a client waits for beyond the model);
 - **per chunk**: what one more text chunk of the answer costs, the rest of the stream (its
   remaining text chunks, the end, the request log) read at two lengths, the difference divided
   by the difference in chunks; and the same with `--streams` streams at once (the served
@@ -59,6 +61,9 @@ from proxy_bench import MODEL, SENTENCE, agent_conversation, process
 from toolmend.server.demo.scripted import Answer, stream_chunks
 from toolmend.server.loopback import free_port
 
+#: The function aiohttp writes a request's head with (once per upstream request, just before
+#: the request goes out): callgrind dumps before it, which splits the window it falls in.
+REQUEST_HEAD = "*_http_writer_1_serialize_headers"
 #: How long the proxy is given to finish a window's work before the window is read (it logs
 #: the request after the stream's last write; under callgrind that takes tens of ms).
 SETTLE_SECONDS = 0.5
@@ -192,6 +197,7 @@ class Callgrind:
         self.pid = pid
         self.dumps = os.path.join(out_dir, f"callgrind.out.{pid}.*")  # the file per dump
         self.keep = keep
+        self.before_request = 0
 
     async def _control(self, flag: str) -> None:
         proc = await asyncio.create_subprocess_exec(
@@ -207,22 +213,35 @@ class Callgrind:
         await self._control("--instr=on")
 
     async def zero(self) -> float:
+        """Start counting afresh (the dumps callgrind made by itself since the last dump go)."""
         await self._control("-z")
+        for path in glob.glob(self.dumps):
+            os.unlink(path)
         return time.perf_counter()
 
     async def dump(self, label: str = "") -> tuple[int, float]:
         """The instructions since the last zero or dump, and when the dump was taken; the dump
-        is kept under `label` in the `--keep` folder when there is one, else removed."""
+        is kept under `label` in the `--keep` folder when there is one, else removed.
+
+        Callgrind also dumps by itself when the proxy writes an upstream request's head
+        (`REQUEST_HEAD`), so a window that sent one comes in parts: `before_request` is then
+        the instructions up to the first (else the whole window's)."""
         await self._control("-d")
         taken = time.perf_counter()
-        total = 0
-        for path in glob.glob(self.dumps):
-            total += _total(path)
+        parts = sorted(glob.glob(self.dumps), key=_dump_number)
+        totals = [_total(path) for path in parts]
+        self.before_request = totals[0] if totals else 0
+        for n, path in enumerate(parts):
             if self.keep and label:
-                shutil.move(path, os.path.join(self.keep, f"{label}.callgrind"))
+                shutil.move(path, os.path.join(self.keep, f"{label}.{n}.callgrind"))
             else:
                 os.unlink(path)
-        return total, taken
+        return sum(totals), taken
+
+
+def _dump_number(path: str) -> int:
+    """The sequence number callgrind gives a dump (`callgrind.out.PID.N`)."""
+    return int(path.rsplit(".", 1)[1].split("-")[0])
 
 
 def _total(path: str) -> int:
@@ -285,6 +304,8 @@ async def one_request(
             await asyncio.sleep(SETTLE_SECONDS)
             total, taken = await grind.dump(f"{label}-{name}")
             windows[name] = (total, taken - started)
+            if name == "to_upstream":  # idle work before the request's head: a few ms of it
+                windows["to_request"] = (grind.before_request, 0.0)
             started = taken
             upstream.gate.release()
     await reading
@@ -315,7 +336,7 @@ class Rig:
 
 async def one_stream_figures(rig: Rig, endpoint: Endpoint, repeats: int) -> dict[str, float]:
     """Each window's instructions, and per chunk, one stream at a time."""
-    seen: dict[str, list[float]] = {name: [] for name in WINDOWS[:3]}
+    seen: dict[str, list[float]] = {name: [] for name in ("to_request", *WINDOWS[:3])}
     rests: dict[int, list[float]] = {n: [] for n in rig.lengths}
     rig.upstream.hold = True
     for n in rig.lengths:
@@ -325,7 +346,7 @@ async def one_stream_figures(rig: Rig, endpoint: Endpoint, repeats: int) -> dict
             url = rig.proxy + endpoint.path
             windows = await one_request(rig.session, url, endpoint, rig.upstream, rig.grind, label)
             net = {name: rig.net(*window) for name, window in windows.items()}
-            for name in WINDOWS[:3]:
+            for name in seen:
                 seen[name].append(net[name])
             rests[n].append(net["rest"])
     low, high = rig.lengths
@@ -333,7 +354,7 @@ async def one_stream_figures(rig: Rig, endpoint: Endpoint, repeats: int) -> dict
     per_chunk = (rest_high - rest_low) / (high - low)
     row = {name: statistics.median(values) for name, values in seen.items()}
     row["before"] = row["to_upstream"] + row["while_waiting"] + row["first_text"]
-    row["critical"] = row["to_upstream"] + row["first_text"]
+    row["critical"] = row["to_request"] + row["first_text"]
     row["per_chunk"] = per_chunk
     row["end"] = rest_low - per_chunk * (low - 1)
     return row
@@ -401,7 +422,8 @@ async def measure(
 
 #: The report's columns: a figure's key, its heading, its unit.
 COLUMNS = (
-    ("to_upstream", "to the upstream request", 1e6),
+    ("to_request", "to the upstream request's head", 1e6),
+    ("to_upstream", "to the upstream request, and after it until idle", 1e6),
     ("while_waiting", "while the upstream prefills", 1e6),
     ("first_text", "first text chunk to its event", 1e6),
     ("critical", "first event's critical path", 1e6),
@@ -493,6 +515,9 @@ async def run(
     with tempfile.TemporaryDirectory() as scratch:
         config = os.path.join(scratch, "toolmend.toml")
         with open(config, "w", encoding="utf-8") as handle:
+            # Code valgrind has not translated yet runs many times slower, seconds on a loaded
+            # machine: the connect timeout must not end a request that is only being counted.
+            handle.write(f"[limits]\nconnect_timeout = {STARTUP_SECONDS}\n")
             handle.write(f'[frontends]\nresponse_store = "sqlite://{scratch}/responses.sqlite3"\n')
         server = (
             [sys.executable, RELAY]
@@ -505,6 +530,7 @@ async def run(
         serve = [
             *("valgrind", "--tool=callgrind", "--dump-instr=no", "--compress-strings=no"),
             "--instr-atstart=no",  # start-up uninstrumented (several times faster), then on
+            f"--dump-before={REQUEST_HEAD}",
             f"--callgrind-out-file={scratch}/callgrind.out.%p",
             *server,
             *("--port", str(proxy_port), "--upstream", f"http://127.0.0.1:{up_port}/v1"),
