@@ -195,6 +195,8 @@ class ChatPipeline:
         #: The streamed frames held back while the upstream read that brought them has more.
         self.batch = FrameBatch()
         self._reading: UpstreamStream | None = None
+        #: What shapes the upstream answer `answer` is reading (a re-ask gets a new one).
+        self.shaper: TextAnswer | NativeAnswer | None = None
 
     @property
     def more_in_read(self) -> bool:
@@ -306,7 +308,7 @@ class ChatPipeline:
         reasked = False
         texts: list[str] = []
         while True:
-            shaper = self._shaper(writer, guard, hold=budget > 0)
+            shaper = self.shaper = self._shaper(writer, guard, hold=budget > 0)
             async for chunk in shaper.run(source):
                 yield chunk
             outcome = shaper.outcome
@@ -326,6 +328,7 @@ class ChatPipeline:
             except UpstreamError as exc:
                 # The re-ask failed: the agent still gets the calls, flagged, never a drop.
                 metrics.UPSTREAM_ERRORS.labels(exc.kind).inc()
+                self.shaper = None  # this chunk is no shaper's
                 yield writer.rejected(outcome.release_held())  # already counted as rejected
                 break
             if guard is not None:  # the re-ask's calls are judged after what it added
