@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from frontends.chunks import call, chunk, reasoning, text, usage
 from toolmend.server.frontends import messages_stream, responses_stream
+from toolmend.server.frontends.chat_stream import plain_text
 from toolmend.server.frontends.messages import translate_request as translate_messages
 from toolmend.server.frontends.messages_stream import MessagesStream
 from toolmend.server.frontends.responses import translate_request as translate_responses
@@ -82,10 +83,12 @@ def _writers() -> tuple[Writer, Writer]:
 
 
 def _served(writer: Writer, chunks: list[dict[str, Any]]) -> bytes:
-    """The frames as the app writes them: `text_frame` first, `feed` for any other chunk."""
+    """The frames as the app writes them: `text_frame` first for a chunk that carries only
+    text, `feed` for any other chunk and for what `text_frame` does not take."""
     frames = [sse_frame(event) for event in writer.start()]
     for piece in chunks:
-        frame = writer.text_frame(piece)
+        only = plain_text(piece)
+        frame = None if only is None else writer.text_frame(only)
         frames += [frame] if frame is not None else [sse_frame(e) for e in writer.feed(piece)]
     return b"".join(frames + [sse_frame(event) for event in writer.finish()])
 
@@ -119,3 +122,34 @@ def test_a_filled_template_is_the_frame_of_the_filled_event(value: str, number: 
 def test_a_template_without_a_slot_is_refused() -> None:
     with pytest.raises(ValueError, match="slots"):
         FrameTemplate({"type": "ping"})
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["messages", "responses"])
+def test_an_answer_that_begins_with_text_has_its_first_frames_made_before_it_arrives(
+    index: int,
+) -> None:
+    """`start` (sent while the model prefills) makes the frames that open the first text, so
+    the first text chunk goes straight to its frames as every later one does."""
+    with _counted_ids():
+        writer = _writers()[index]
+        writer.start()
+        first = writer.text_frame("Hello")
+    with _counted_ids():
+        fed = _writers()[index]
+        fed.start()
+        expected = b"".join(sse_frame(event) for event in fed.feed(text("Hello")))
+    assert first is not None and first == expected
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["messages", "responses"])
+def test_the_first_frames_made_early_are_dropped_when_the_answer_begins_otherwise(
+    index: int,
+) -> None:
+    writer = _writers()[index]
+    writer.start()
+    assert writer.feed(reasoning("Let me think."))
+    assert writer.text_frame("Hello") is None  # a new block or item: `feed` opens it
+    events = writer.feed(text("Hello"))
+    kinds = [event["type"] for event in events]
+    opened = "content_block_start" if index == 0 else "response.output_item.added"
+    assert opened in kinds

@@ -200,6 +200,8 @@ class ChatPipeline:
         #: The first answer's shaper, made while the upstream works on the first request.
         self._first: TextAnswer | NativeAnswer | None = None
         self._opened = False
+        #: What shapes the upstream answer `answer` is reading (a re-ask gets a new one).
+        self.shaper: TextAnswer | NativeAnswer | None = None
 
     @property
     def more_in_read(self) -> bool:
@@ -338,7 +340,7 @@ class ChatPipeline:
         texts: list[str] = []
         first, self._first = self._first, None
         while True:
-            shaper = first or self._shaper(writer, guard, hold=budget > 0)
+            shaper = self.shaper = first or self._shaper(writer, guard, hold=budget > 0)
             first = None
             async for chunk in shaper.run(source):
                 yield chunk
@@ -359,6 +361,7 @@ class ChatPipeline:
             except UpstreamError as exc:
                 # The re-ask failed: the agent still gets the calls, flagged, never a drop.
                 metrics.UPSTREAM_ERRORS.labels(exc.kind).inc()
+                self.shaper = None  # this chunk is no shaper's
                 yield writer.rejected(outcome.release_held())  # already counted as rejected
                 break
             if guard is not None:  # the re-ask's calls are judged after what it added

@@ -51,6 +51,7 @@ from toolmend.server.frontends.anthropic_upstream import (
     without_unsigned_thinking,
 )
 from toolmend.server.frontends.chat_request import ChatRequest
+from toolmend.server.frontends.chat_stream import plain_text
 from toolmend.server.frontends.forwarding import ForwardingPipeline
 from toolmend.server.frontends.keepalive import KeepAliveSSEResponse
 from toolmend.server.frontends.messages import MessagesRequestError, translate_request
@@ -78,6 +79,7 @@ from toolmend.server.frontends.tokens import (
     TokenizerTable,
     count_chat_tokens,
 )
+from toolmend.server.native_mode import NativeAnswer
 from toolmend.server.requestlog import RequestRecord
 from toolmend.server.sse_response import LastFrames
 from toolmend.server.upstream import UpstreamError, upstream_headers
@@ -100,7 +102,9 @@ _ANTHROPIC_ERROR_TYPES = {
 }
 _KEEPALIVE_COMMENT = b": keep-alive\n\n"
 
-Translate = Callable[[dict[str, Any], str], Awaitable[ChatRequest]]
+#: A front-end's translation: the client's body, the upstream model id its model stands for,
+#: and the API of the upstream its rule names.
+Translate = Callable[[dict[str, Any], str, UpstreamApi], Awaitable[ChatRequest]]
 
 
 def _without_result_flags(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -148,16 +152,15 @@ async def _open(
         raise Problem(401, "authentication_error", "missing or unknown API key")
     body, size = await read_body(request, config.limits.max_request_bytes)
     model = body.get("model")
+    model = model if isinstance(model, str) else ""  # the translation refuses any other
+    rule = config.rule_for(model)  # the translated body's model is the client's
+    upstream = config.upstream(rule.upstream)
     try:
-        translated = await endpoint.translate(
-            body, config.resolve_alias(model if isinstance(model, str) else "")
-        )
+        translated = await endpoint.translate(body, config.resolve_alias(model), upstream.api)
     except (MessagesRequestError, ResponsesRequestError) as exc:
         raise Problem(400, "invalid_request_error", str(exc)) from None
     chat = translated.body
     check_chat_body(chat)
-    rule = config.rule_for(str(chat["model"]))
-    upstream = config.upstream(rule.upstream)
     record.model, record.upstream, record.mode = str(chat["model"]), upstream.name, rule.mode
     record.stream = bool(chat.get("stream"))
     if config.log_content:
@@ -227,10 +230,12 @@ async def _events(
     The events one upstream chunk becomes go out in one write, and those of every chunk one
     upstream read brought together (held in the pipeline's `batch` while the read has more,
     as the chat endpoint does); the events that end the stream (the closing chunks' and the
-    writer's last) go with the end of the body. A chunk that only continues the open text
-    goes straight to its frame (`text_frame`). `before_end` runs after the answer is
-    complete and before its last events go out (a Responses answer is stored there, so a
-    client that reads `response.completed` finds its `previous_response_id` on any replica).
+    writer's last) go with the end of the body. A chunk that only carries text goes straight
+    to its frame when it continues the open text (`text_frame`); whether it is one, native
+    mode has already checked (`NativeAnswer.text_only`), text mode's chunks are checked here.
+    `before_end` runs after the answer is complete and before its last events go out (a
+    Responses answer is stored there, so a client that reads `response.completed` finds its
+    `previous_response_id` on any replica).
     """
     ended = False
     batch = pipeline.batch
@@ -238,7 +243,9 @@ async def _events(
         yield _frames(writer.start())
         async for chunk in pipeline.answer(source):
             record.mark_first_chunk()
-            frame = writer.text_frame(chunk)
+            shaper = pipeline.shaper  # native mode has checked whether the chunk is only text
+            text = shaper.text_only if type(shaper) is NativeAnswer else plain_text(chunk)
+            frame = None if text is None else writer.text_frame(text)
             if frame is None:
                 events = writer.feed(chunk)
                 if not events:
@@ -322,7 +329,9 @@ def _openai_problem(problem: Problem) -> Response:
 # -- /v1/messages ------------------------------------------------------------------------------
 
 
-async def _translate_messages(body: dict[str, Any], upstream_model: str) -> ChatRequest:
+async def _translate_messages(
+    body: dict[str, Any], upstream_model: str, _api: UpstreamApi
+) -> ChatRequest:
     return translate_request(body, upstream_model=upstream_model or None)
 
 
@@ -471,7 +480,7 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
     config = state.config
     store = response_store(request.app.state, config)
 
-    async def translate(body: dict[str, Any], upstream_model: str) -> ChatRequest:
+    async def translate(body: dict[str, Any], upstream_model: str, api: UpstreamApi) -> ChatRequest:
         previous: list[dict[str, Any]] = []
         previous_id = body.get("previous_response_id")
         if previous_id is not None:
@@ -482,7 +491,7 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
             if found is None:
                 raise ResponsesRequestError(f"previous response {previous_id!r} was not found")
             previous = found
-        if config.upstream(config.rule_for(str(body.get("model"))).upstream).api == "responses":
+        if api == "responses":
             # The upstream runs hosted tools itself: a forced one is its business, not a 400.
             body = {k: v for k, v in body.items() if k != "tool_choice"}
         return translate_responses(

@@ -66,6 +66,9 @@ class NativeAnswer:
             tools, model=model, protocols=protocols, on_diagnostic=self._diagnostic
         )
         self._recovery.prepare()
+        #: The text of the chunk `run` last yielded when it carries only text, else None (the
+        #: check `_shape` makes anyway, read by the front-ends instead of making it again).
+        self.text_only: str | None = None
 
     async def run(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
         """The client's chunks; calls complete before a failure are still delivered."""
@@ -77,6 +80,7 @@ class NativeAnswer:
                     yield shaped
         except Exception:
             if self.outcome.held:  # no re-ask after a failure: the held calls go on flagged
+                self.text_only = None
                 yield self._writer.rejected(self.outcome.release_held())
             raise
 
@@ -94,7 +98,7 @@ class NativeAnswer:
 
     def _shape(self, chunk: dict[str, Any]) -> dict[str, Any] | None:
         self._writer.adopt(chunk)
-        text = _plain_text(chunk)
+        text = self.text_only = _plain_text(chunk)
         if text is not None:  # the common chunk: one choice's text, nothing else to shape
             if not text:
                 return None
@@ -158,17 +162,20 @@ class NativeAnswer:
 
 
 def _plain_text(chunk: dict[str, Any]) -> str | None:
-    """The text of a chunk that is only choice 0's text delta (no finish, usage, logprobs or
-    calls), which `_shape` passes on unchanged; None for any other chunk."""
+    """The text of a chunk that is only choice 0's text delta (no finish, matched stop string,
+    usage, logprobs or calls), which `_shape` passes on unchanged; None for any other chunk.
+    vLLM's chunks carry `logprobs` and `stop_reason` beside the delta, both null."""
     if "usage" in chunk:
         return None
     choices = chunk.get("choices")
     if type(choices) is not list or len(choices) != 1:
         return None
     choice = choices[0]
-    if type(choice) is not dict or len(choice) > 4 or choice.get("index", 0) != 0:
+    if type(choice) is not dict or len(choice) > 5 or choice.get("index", 0) != 0:
         return None
     if choice.get("finish_reason") is not None or choice.get("logprobs"):
+        return None
+    if len(choice) > 3 and choice.get("stop_reason") is not None:
         return None
     delta = choice.get("delta")
     if type(delta) is not dict or len(delta) != 1:

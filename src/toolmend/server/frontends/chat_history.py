@@ -32,7 +32,16 @@ def place_tool_results(
 ) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
     """The history with every tool result right after its call, in the calls' order."""
     diagnostics: list[Diagnostic] = []
-    called = {call_id for message in messages for call_id in _call_ids(message)}
+    called: set[str] = set()
+    answered = False
+    for message in messages:
+        role = message.get("role")
+        if role == "tool":
+            answered = True
+        elif role == "assistant" and message.get("tool_calls"):
+            called.update(_call_ids(message))
+    if not answered and not called:  # no call and no result: nothing to place
+        return list(messages), diagnostics
     results: dict[str, dict[str, Any]] = {}
     orphans: set[int] = set()
     for position, message in enumerate(messages):

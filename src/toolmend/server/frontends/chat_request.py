@@ -9,6 +9,7 @@ This module never reads a front-end's own wire format.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from toolmend.server.frontends.toolnames import ToolNameMap
 #: Families whose chat templates expect the previous turns' reasoning back (DeepSeek's
 #: thinking-with-tools mode, GLM's preserved thinking, Kimi K2 thinking).
 REASONING_ECHO_MODELS = re.compile(r"deepseek|glm|kimi|moonshot", re.IGNORECASE)
+#: Model ids whose answer `echoes_reasoning` keeps (a proxy serves a few; clients name any).
+MODELS_REMEMBERED = 256
 
 
 @dataclass(slots=True)
@@ -45,8 +48,10 @@ class ChatRequest:
         }
 
 
+@functools.lru_cache(maxsize=MODELS_REMEMBERED)
 def echoes_reasoning(model: str) -> bool:
-    """Whether `model`'s family needs its earlier reasoning sent back upstream."""
+    """Whether `model`'s family needs its earlier reasoning sent back upstream (asked once per
+    request, of the few models a proxy serves: remembered)."""
     return bool(REASONING_ECHO_MODELS.search(model))
 
 
@@ -59,6 +64,9 @@ def image_part(url: object) -> dict[str, Any] | None:
 
 def content_value(parts: Sequence[dict[str, Any]]) -> str | list[dict[str, Any]]:
     """Plain text as one string (every chat server reads it); parts only when images are in."""
+    if len(parts) == 1 and parts[0]["type"] == "text":  # most messages: one text
+        text: str = parts[0]["text"]
+        return text
     if all(part["type"] == "text" for part in parts):
         return "\n".join(part["text"] for part in parts)
     return list(parts)

@@ -40,7 +40,6 @@ from toolmend.server.frontends.chat_stream import (
     ToolCallState,
     cached_tokens,
     late_fragment,
-    plain_text,
 )
 from toolmend.server.frontends.ids import new_id
 from toolmend.server.frontends.messages import PROTOCOL, TOOL_USE_ID_PREFIX
@@ -110,9 +109,6 @@ class MessagesStream:
         return [{"type": "message_start", "message": message}, ping()]
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
-        text = plain_text(chunk)
-        if text is not None and self._open_kind == "text":  # the hot path: more of the text
-            return [self._text_delta(text)]
         events = [] if self._started else self.start()
         for piece in self._reader.feed(chunk):
             self._write(piece, events)
@@ -174,20 +170,18 @@ class MessagesStream:
         """The documented estimate, summed in place (ASCII text: a quarter token a character)."""
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)
 
-    def text_frame(self, chunk: Mapping[str, Any]) -> bytes | None:
-        """The SSE frame of a chunk that only continues the open text block (nearly every
-        chunk of an answer), the bytes `sse_frame` writes for its `text_delta`; None for any
-        other chunk, which `feed` then takes."""
+    def text_frame(self, text: str) -> bytes | None:
+        """The SSE frame of a chunk whose only content is `text` (the app knows which chunks
+        those are), when it continues the open text block (nearly every chunk of an answer)
+        or opens the answer's first block: the bytes `sse_frame` writes for its events; None
+        otherwise, and `feed` then takes the chunk."""
         template = self._text_template
         opening = b""
         if template is None:
             if self._first_text is None or self._block_index != -1:
                 return None
             opening, template = self._first_text
-        text = plain_text(chunk)
-        if text is None:
-            return None
-        if opening:  # the answer's first block is this text: opened as `_ensure_open` does
+            # the answer's first block is this text: opened as `_ensure_open` does
             self._block_index, self._open_kind, self._open_call = 0, "text", None
             self._text_template, self._first_text = template, None
         self._output_estimate += len(text) / 4 if text.isascii() else estimate_text_tokens(text)

@@ -12,6 +12,8 @@ behind a chat/completions server: they are left out with a diagnostic, and a req
 forces one (`tool_choice`) is refused with a `ResponsesRequestError` that says so.
 `ToolKinds` remembers what each wire name was, so answers come back as the right item type.
 
+The body is parsed JSON, so its objects are checked as `dict`s (an ABC check such as
+`Mapping`'s costs ten times more, and every item and part of a Codex history is checked).
 The answer direction lives in `responses_stream`. This module does no I/O.
 """
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from toolmend.model import ToolmendError
 from toolmend.server.frontends.chat_history import place_tool_results
@@ -37,6 +39,7 @@ LOCAL_SHELL = "local_shell"
 #: Client-side tool types a chat upstream can call as functions.
 MAPPED_TOOL_TYPES = frozenset({"function", "namespace", "custom", LOCAL_SHELL})
 _TEXT_PARTS = frozenset({"input_text", "output_text", "text", "summary_text", "reasoning_text"})
+_TEXT_OR_REFUSAL_PARTS = _TEXT_PARTS | {"refusal"}
 _CUSTOM_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"input": {"type": "string", "description": "The tool's raw input text."}},
@@ -60,9 +63,10 @@ class ResponsesRequestError(ToolmendError, ValueError):
     """The body is not a Responses request we can serve; the message says which field and why."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolKind:
-    """What a wire tool name stands for: its item type, and its name and namespace as declared."""
+class ToolKind(NamedTuple):
+    """What a wire tool name stands for: its item type, and its name and namespace as declared
+    (a tuple: one is made per declared tool, for every request, at a fifth of a frozen
+    dataclass's cost)."""
 
     kind: Kind
     name: str
@@ -99,11 +103,11 @@ def _function(
     out.kinds[name] = kind
     function: dict[str, Any] = {
         "name": out.names.add(name),
-        "parameters": dict(schema) if isinstance(schema, Mapping) else {"type": "object"},
+        "parameters": dict(schema) if isinstance(schema, dict) else {"type": "object"},
     }
     description = tool.get("description")
     fmt = tool.get("format")
-    if kind.kind == "custom" and isinstance(fmt, Mapping) and fmt.get("type") == "grammar":
+    if kind.kind == "custom" and isinstance(fmt, dict) and fmt.get("type") == "grammar":
         grammar = f"Input grammar ({fmt.get('syntax', 'unknown')}):\n{fmt.get('definition', '')}"
         description = f"{description}\n\n{grammar}" if description else grammar
     if isinstance(description, str):
@@ -116,13 +120,13 @@ def _function(
 def _tools(body: Mapping[str, Any], out: ResponsesChatRequest) -> list[dict[str, Any]]:
     tools: list[dict[str, Any]] = []
     for tool in body.get("tools") or ():
-        if not isinstance(tool, Mapping):
+        if not isinstance(tool, dict):
             continue
         kind = tool.get("type")
         if kind == "namespace":
             namespace = str(tool.get("name") or "")
             for inner in tool.get("tools") or ():
-                if isinstance(inner, Mapping):
+                if isinstance(inner, dict):
                     tools += _declared(inner, out, namespace or None)
         elif kind in MAPPED_TOOL_TYPES:
             tools += _declared(tool, out, None)
@@ -161,7 +165,7 @@ def _declared(
 def _tool_choice(choice: object, out: ResponsesChatRequest) -> object:
     if choice in ("auto", "none", "required"):
         return choice
-    if not isinstance(choice, Mapping):
+    if not isinstance(choice, dict):
         return None
     kind = choice.get("type")
     if kind in ("function", "custom") and isinstance(choice.get("name"), str):
@@ -180,7 +184,7 @@ def _tool_choice(choice: object, out: ResponsesChatRequest) -> object:
 def _part_text(part: object) -> str | None:
     if isinstance(part, str):
         return part
-    if isinstance(part, Mapping) and part.get("type") in _TEXT_PARTS | {"refusal"}:
+    if isinstance(part, dict) and part.get("type") in _TEXT_OR_REFUSAL_PARTS:
         text = part.get("text", part.get("refusal"))
         return text if isinstance(text, str) else None
     return None
@@ -202,9 +206,9 @@ class _Translator:
             if text is not None:
                 parts.append({"type": "text", "text": text})
                 continue
-            kind = part.get("type") if isinstance(part, Mapping) else None
+            kind = part.get("type") if isinstance(part, dict) else None
             image = image_part(part.get("image_url")) if kind == "input_image" else None
-            if image is not None and isinstance(part, Mapping):
+            if image is not None and isinstance(part, dict):
                 parts.append(image)
             else:
                 _note(
@@ -295,9 +299,7 @@ class _Translator:
         elif kind == "local_shell_call":
             action = item.get("action")
             action = (
-                {k: v for k, v in action.items() if k != "type"}
-                if isinstance(action, Mapping)
-                else {}
+                {k: v for k, v in action.items() if k != "type"} if isinstance(action, dict) else {}
             )
             self.call(item, LOCAL_SHELL, json.dumps(action, ensure_ascii=False))
         elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
@@ -330,7 +332,7 @@ def input_items(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     if isinstance(raw, str):
         return [{"type": "message", "role": "user", "content": raw}]
     if isinstance(raw, list):
-        return [dict(item) for item in raw if isinstance(item, Mapping)]
+        return [dict(item) for item in raw if isinstance(item, dict)]
     if raw is None:
         return []
     raise ResponsesRequestError("`input` must be a string or a list of items")
@@ -348,7 +350,7 @@ def translate_request(
     read from the response store by the caller. Raises `ResponsesRequestError` when `model` or
     `input` is unusable, or a hosted tool is forced.
     """
-    if not isinstance(body, Mapping):
+    if not isinstance(body, dict):
         raise ResponsesRequestError("the request body must be a JSON object")
     model = body.get("model")
     if not isinstance(model, str) or not model:
@@ -377,16 +379,16 @@ def translate_request(
             chat["tool_choice"] = choice
         if isinstance(body.get("parallel_tool_calls"), bool):
             chat["parallel_tool_calls"] = body["parallel_tool_calls"]
-    elif isinstance(body.get("tool_choice"), Mapping):
+    elif isinstance(body.get("tool_choice"), dict):
         _tool_choice(body["tool_choice"], out)  # a forced hosted tool is refused even alone
-    fmt = (body.get("text") or {}).get("format") if isinstance(body.get("text"), Mapping) else None
-    if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema":
+    fmt = (body.get("text") or {}).get("format") if isinstance(body.get("text"), dict) else None
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
         schema = {k: fmt[k] for k in ("name", "schema", "strict") if k in fmt}
         chat["response_format"] = {"type": "json_schema", "json_schema": schema}
-    elif isinstance(fmt, Mapping) and fmt.get("type") == "json_object":
+    elif isinstance(fmt, dict) and fmt.get("type") == "json_object":
         chat["response_format"] = {"type": "json_object"}
     reasoning = body.get("reasoning")
-    if isinstance(reasoning, Mapping) and isinstance(reasoning.get("effort"), str):
+    if isinstance(reasoning, dict) and isinstance(reasoning.get("effort"), str):
         chat["reasoning_effort"] = reasoning["effort"]
     if body.get("stream") is True:
         chat["stream"] = True

@@ -17,7 +17,9 @@ call, a freeform call) is added and done whole, as it came. Every event carries 
 
 The items of the answer are kept (`output`), so the caller can store the conversation for a
 later `previous_response_id`. `text_frame` writes the event nearly every chunk becomes (more
-text of the open message item) straight to its SSE frame. This module does no I/O.
+text of the open message item) straight to its SSE frame, and an answer's first text when it
+opens the first item (that item's opening frames are built by `start`, before the upstream's
+first chunk arrives). This module does no I/O.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -38,7 +41,6 @@ from toolmend.server.frontends.chat_stream import (
     ToolCallState,
     cached_tokens,
     late_fragment,
-    plain_text,
 )
 from toolmend.server.frontends.ids import new_id
 from toolmend.server.frontends.responses import (
@@ -46,7 +48,7 @@ from toolmend.server.frontends.responses import (
     PROTOCOL,
     ResponsesChatRequest,
 )
-from toolmend.server.frontends.sse import SLOT, FrameTemplate
+from toolmend.server.frontends.sse import SLOT, FrameTemplate, sse_frame
 
 Event = dict[str, Any]
 #: Fields of the request echoed in the `response` object, as the Responses API does.
@@ -69,6 +71,20 @@ _TEXT_DELTA = {
     "message": "response.output_text.delta",
 }
 _DEFAULTS: dict[str, Any] = {"parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
+
+
+@dataclass(frozen=True, slots=True)
+class _TextItem:
+    """A reasoning or message item made ready to open: the item, the fields its deltas share,
+    its deltas' frame template (a message's), and its opening events (`output_item.added`,
+    `content_part.added`) numbered from `sequence`, with their frames when made early."""
+
+    item: dict[str, Any]
+    delta_fields: dict[str, Any]
+    template: FrameTemplate | None
+    events: list[Event]
+    sequence: int
+    frames: bytes = b""
 
 
 class ResponsesStream:
@@ -113,6 +129,10 @@ class ResponsesStream:
         self._open_text: list[str] = []  # the open reasoning or message item's text so far
         self._delta_fields: dict[str, Any] = {}  # what the open text item's deltas share
         self._text_template: FrameTemplate | None = None  # the open message's delta frame
+        #: The first item when it is a message, made by `start`, which the app sends while
+        #: the model prefills, so that an answer's first text chunk costs what any other does
+        #: (that is the client's time to first token); dropped once anything else is written.
+        self._first_message: _TextItem | None = None
 
     def _event(self, kind: str, **fields: Any) -> Event:
         event = {"type": kind, "sequence_number": self._sequence, **fields}
@@ -134,40 +154,46 @@ class ResponsesStream:
         if self._started:
             return []
         self._started = True
-        return [
+        events = [
             self._event("response.created", response=self._snapshot()),
             self._event("response.in_progress", response=self._snapshot()),
         ]
+        first = self._text_item("message", 0, self._sequence)
+        frames = b"".join([sse_frame(event) for event in first.events])
+        self._first_message = _TextItem(
+            first.item, first.delta_fields, first.template, first.events, first.sequence, frames
+        )
+        return events
 
-    def text_frame(self, chunk: Mapping[str, Any]) -> bytes | None:
-        """The SSE frame of a chunk that only continues the open message item's text (nearly
-        every chunk of an answer), the bytes `sse_frame` writes for its delta event; None for
-        any other chunk, which `feed` then takes."""
+    def text_frame(self, text: str) -> bytes | None:
+        """The SSE frame of a chunk whose only content is `text` (the app knows which chunks
+        those are), when it continues the open message item (nearly every chunk of an answer)
+        or opens the answer's first item: the bytes `sse_frame` writes for its events; None
+        otherwise, and `feed` then takes the chunk."""
         template = self._text_template
+        opening = b""
         if template is None:
-            return None
-        text = plain_text(chunk)
-        if text is None:
-            return None
+            first = self._take_first_message()
+            if first is None:
+                return None
+            opening, template = first.frames, first.template
+            assert template is not None  # a message item's
         self._open_text.append(text)
         sequence = self._sequence
         self._sequence = sequence + 1
         try:  # `template.fill2`, written out: this runs once a chunk
             return (
-                template.head
+                opening
+                + template.head
                 + orjson.dumps(sequence)
                 + template.middle
                 + orjson.dumps(text)
                 + template.tail
             )
         except TypeError:
-            return template.fill2(sequence, text)
+            return opening + template.fill2(sequence, text)
 
     def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
-        text = plain_text(chunk)
-        item = self._open
-        if text is not None and item is not None and item["type"] == "message":  # the hot path
-            return [self._text_delta(text)]
         events = self.start()
         for piece in self._reader.feed(chunk):
             self._write(piece, events)
@@ -301,6 +327,32 @@ class ResponsesStream:
         """Opens a `kind` item (reasoning or message) unless one is open."""
         if self._open is not None and self._open["type"] == kind:
             return
+        opened = self._take_first_message() if kind == "message" else None
+        if opened is None:
+            self._close(events)
+            opened = self._text_item(kind, len(self.output), self._sequence)
+            self._open_item(opened)
+        events += opened.events
+
+    def _take_first_message(self) -> _TextItem | None:
+        """The first item made by `start`, opened, when nothing was written since; else None
+        (and it is dropped: once anything else is written it can never be the first)."""
+        first, self._first_message = self._first_message, None
+        if first is None or self._open is not None or self._sequence != first.sequence:
+            return None
+        self._open_item(first)
+        return first
+
+    def _open_item(self, opened: _TextItem) -> None:
+        self._open, self._open_call = opened.item, None
+        self._open_text = []
+        self._delta_fields = opened.delta_fields
+        self._text_template = opened.template
+        self._sequence = opened.sequence + len(opened.events)
+
+    def _text_item(self, kind: str, index: int, sequence: int) -> _TextItem:
+        """A `kind` item (reasoning or message) at `index`, its opening events numbered from
+        `sequence`; nothing of the stream changes until it is opened (`_open_item`)."""
         item: dict[str, Any]
         part: dict[str, Any]
         if kind == "reasoning":
@@ -320,25 +372,34 @@ class ResponsesStream:
                 "content": [{"type": "output_text", "text": "", "annotations": []}],
             }
             part = {"type": "output_text", "text": "", "annotations": []}
-        announced = {**item, "content": []}
-        self._add(item, events, announce=False)
-        self._delta_fields = {
+        announced = {**item, "content": []}  # the event's own (a new dict of strings)
+        item["_index"] = index
+        where = self._where(item)
+        delta_fields = {
             "type": _TEXT_DELTA[kind],
-            **self._where(item),
+            **where,
             "content_index": 0,
             **({"logprobs": []} if kind == "message" else {}),
         }
+        template = None
         if kind == "message":
-            shape = {**self._delta_fields, "sequence_number": SLOT, "delta": SLOT}
-            self._text_template = FrameTemplate(shape)
-        events.append(  # `announced` is the event's own (a new dict of strings), not copied
-            self._event("response.output_item.added", output_index=item["_index"], item=announced)
-        )
-        events.append(
-            self._event(
-                "response.content_part.added", **self._where(item), content_index=0, part=part
-            )
-        )
+            template = FrameTemplate({**delta_fields, "sequence_number": SLOT, "delta": SLOT})
+        events = [
+            {
+                "type": "response.output_item.added",
+                "sequence_number": sequence,
+                "output_index": index,
+                "item": announced,
+            },
+            {
+                "type": "response.content_part.added",
+                "sequence_number": sequence + 1,
+                **where,
+                "content_index": 0,
+                "part": part,
+            },
+        ]
+        return _TextItem(item, delta_fields, template, events, sequence)
 
     def _open_tool(self, call: ToolCallState, events: list[Event]) -> None:
         kind = self._request.kind_of(call.name)

@@ -11,6 +11,7 @@ model corrects itself. This module never resolves a misspelt name (that is `tool
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable
@@ -22,10 +23,14 @@ BLANK_NAME = "unnamed_tool"
 #: Hex characters of the hash that keeps two long names with one prefix apart.
 HASH_CHARS = 10
 _NOT_WIRE = re.compile(r"[^A-Za-z0-9_-]+")
+#: Tool names whose wire name is kept: Claude Code and Codex declare tens, MCP servers more.
+NAMES_REMEMBERED = 4096
 
 
+@functools.lru_cache(maxsize=NAMES_REMEMBERED)
 def wire_name(name: str) -> str:
-    """The name sent upstream: `name` itself when it fits, else prefix + `_` + hash."""
+    """The name sent upstream: `name` itself when it fits, else prefix + `_` + hash
+    (remembered: an agent declares the same tools in every request)."""
     if not name.strip():
         return BLANK_NAME
     if WIRE_NAME.fullmatch(name):
