@@ -35,7 +35,6 @@ BLOCK = JsonCallFormat(
 )
 #: The first characters of a block's JSON written without its opener.
 BARE = ("{", "[")
-#: The opener of a tag that names its tool in an attribute (`<tool_call name="NAME" id="…">`).
 #: A `<tool_call>` body fenced as code, as the reader takes it (`json_calls`): the fence line
 #: (```` ```json ````), then the JSON's first character, if it has come (group 1).
 _FENCED_BODY = re.compile(r"`{3,}[\w+-]*[ \t]*\r?\n\s*([\[{])?")
@@ -57,6 +56,7 @@ def claim_json_body(body: str) -> Claim:
     return Claim.MAYBE if m.end() == len(text) else Claim.NOT_MINE
 
 
+#: The opener of a tag that names its tool in an attribute (`<tool_call name="NAME" id="…">`).
 NAMED_OPEN = "<tool_call "
 _ATTRIBUTE = r'[\w-]+\s*=\s*"[^"<>{}]*"\s*'
 #: The rest of such a tag: attributes, one of them `name`, then `>` (and blanks before the JSON).
