@@ -81,6 +81,13 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "seed_oss": "seed-oss",
     # the SGLang gateway's Step-3 tests (fmt8)
     "step3": "step3",
+    # vLLM's newer parser tests (fmt9): Hunyuan A13B writes Jamba's `<tool_calls>[…]`, ERNIE 4.5
+    # Hermes's `<tool_call>{…}`; GigaChat 3 has no protocol yet
+    "hunyuan_a13b": "minimax-m1",
+    "ernie45": "hermes",
+    "gigachat3": "gigachat3",
+    # SGLang's MiniCPM4 detector (fmt9): `<function name="…"><param name="…">`, no protocol yet
+    "minicpm4_xml": "minicpm4-xml",
 }
 
 

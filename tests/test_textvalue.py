@@ -28,6 +28,10 @@ INT_OR_NULL = frozenset(("integer", "null"))
         ("seven", frozenset(("integer",)), "seven"),
         ("null", frozenset(("integer",)), None),  # the types cannot hold a string
         ("null", frozenset(("integer", "string")), "null"),
+        # Python's None, as Qwen3.5-trained models write a null argument (vLLM's tests)
+        ("None", INT_OR_NULL, None),
+        ("None", frozenset(("string", "null")), None),
+        ("None", frozenset(("string",)), "None"),
     ],
 )
 def test_declared_types_read_the_text_as_qwen3_coder_did(text: str, types: Any, value: Any) -> None:

@@ -47,19 +47,97 @@ JSONDict = dict[str, Any]
 EMPTY_OBJECT_SCHEMA: JSONDict = {"type": "object", "properties": {}}
 
 
+#: The JSON Schema types.
+JSON_SCHEMA_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+
+#: Type names tool schemas write that are no JSON Schema type, each read as the type it means:
+#: Python's and C's spellings (TensorRT-LLM's and mlx-lm's tests declare `"float"`, `"int"`,
+#: `"dict"`; vLLM's Qwen3 parsers read `"long"`, `"uint"`, `"double"` the same way). Matched
+#: in any letter case, so `"String"` and `"Integer"` (Java-style schemas) read too.
+TYPE_ALIASES: dict[str, str] = {
+    **{name: "number" for name in ("float", "double", "decimal", "num")},
+    **{name: "integer" for name in ("int", "long", "short", "uint", "unsigned")},
+    **{name: "string" for name in ("str", "text")},
+    "bool": "boolean",
+    **{name: "object" for name in ("dict", "map")},
+    **{name: "array" for name in ("list", "tuple")},
+    "none": "null",
+}
+
+#: Schema keywords whose values are data, not schemas: an alias inside them is left as written.
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
+
+
+def _alias_target(name: Any) -> str | None:
+    """The JSON Schema type a type name means, when it is an alias (not already a type)."""
+    if not isinstance(name, str) or name in JSON_SCHEMA_TYPES:
+        return None
+    folded = name.strip().lower()
+    return folded if folded in JSON_SCHEMA_TYPES else TYPE_ALIASES.get(folded)
+
+
+def _map_type_aliases(node: Any, path: str, notes: list[str]) -> Any:
+    """`node` (a schema or a part of one) with every aliased `type` written as its JSON Schema
+    type; each mapping is noted as `PATH: ALIAS -> TYPE`."""
+    if isinstance(node, list):
+        return [_map_type_aliases(v, f"{path}/{i}", notes) for i, v in enumerate(node)]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        where = f"{path}/{key}" if path else key
+        if key == "type" and isinstance(value, (str, list)):
+            names = value if isinstance(value, list) else [value]
+            mapped = []
+            for name in names:
+                target = _alias_target(name)
+                if target is not None:
+                    notes.append(f"{where}: {name} -> {target}")
+                mapped.append(target or name)
+            out[key] = mapped if isinstance(value, list) else mapped[0]
+        elif key in _DATA_KEYWORDS:
+            out[key] = value
+        else:
+            out[key] = _map_type_aliases(value, where, notes)
+    return out
+
+
+def _meta_schema_problem(schema: Any) -> str | None:
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        unknown = exc.instance if exc.validator == "anyOf" and where.endswith("type") else None
+        if isinstance(unknown, str):
+            known = ", ".join(sorted(JSON_SCHEMA_TYPES))
+            return (
+                f"invalid parameters schema at {where}: {unknown!r} is no JSON Schema type "
+                f"(one of {known}, or an alias of one: {', '.join(sorted(TYPE_ALIASES))})"
+            )
+        return f"invalid parameters schema at {where}: {exc.message}"
+    return None
+
+
 @lru_cache(maxsize=1024)
-def _schema_problem(schema_json: str) -> str | None:
-    """Why a parameters schema (given as JSON) is not a valid JSON Schema, or None.
+def _read_schema(schema_json: str) -> tuple[tuple[str, ...], str | None]:
+    """A parameters schema (given as JSON) as toolmend reads it: `(aliases, problem)`.
+
+    `aliases` notes each type alias (`TYPE_ALIASES`) the schema writes, which
+    `_map_type_aliases` writes as the JSON Schema type it means; `problem` says why the schema
+    (so mapped) is not a valid JSON Schema, or is None.
 
     Cached by the schema's text: an agent sends the same tools with every request, and checking
     a schema against the meta-schema costs milliseconds, more than parsing a long reply.
     """
-    try:
-        Draft202012Validator.check_schema(json.loads(schema_json))
-    except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-        return f"invalid parameters schema at {where}: {exc.message}"
-    return None
+    schema = json.loads(schema_json)
+    problem = _meta_schema_problem(schema)
+    if problem is None:
+        return (), None
+    notes: list[str] = []
+    mapped = _map_type_aliases(schema, "", notes)
+    if not notes:
+        return (), problem
+    return tuple(notes), _meta_schema_problem(mapped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +147,9 @@ class Tool:
     name: str
     description: str = ""
     parameters: JSONDict = field(default_factory=lambda: dict(EMPTY_OBJECT_SCHEMA))
+    #: The type aliases the given schema wrote (`PATH: ALIAS -> TYPE`, see `TYPE_ALIASES`),
+    #: which `parameters` holds as the JSON Schema types they mean.
+    type_aliases: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -84,9 +165,14 @@ class Tool:
             raise ToolSchemaError(
                 f"tool {self.name!r}: the parameters schema is not JSON ({exc})"
             ) from None
-        problem = _schema_problem(schema_json)
+        aliases, problem = _read_schema(schema_json)
         if problem is not None:
             raise ToolSchemaError(f"tool {self.name!r}: {problem}")
+        if aliases:
+            # Mapped on the schema as given, not its cached sorted text: properties keep their
+            # order (prompts and positional calls follow it).
+            object.__setattr__(self, "parameters", _map_type_aliases(self.parameters, "", []))
+            object.__setattr__(self, "type_aliases", aliases)
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any]) -> Tool:

@@ -4,7 +4,9 @@ Formats that write parameter values as text (invoke XML, Qwen3-Coder, morph-xml,
 and the schema gate's string coercions all ask one question: read as JSON type K, what is this
 text? This module answers it once:
 
-* `read_as(text, kind)`: the reading of one JSON kind. `null`, `true`/`false` in any letter case,
+* `read_as(text, kind)`: the reading of one JSON kind. `null` (and Python's `None`, which models
+  trained on templates that render a null argument with Python's `str` write: vLLM's Qwen3.5
+  tests), `true`/`false` in any letter case,
   decimal numbers (an integer also when written with a zero fraction, `1.0`, as JSON Schema
   counts it), arrays and objects as JSON or else as a Python literal (`{'a': (1, 2)}`), strings
   as they are. With `strict`, only strict JSON of that kind (a format whose wire names the type
@@ -49,6 +51,8 @@ class _NotRead:
 NOT_READ: Final = _NotRead()
 
 _WS = " \t\r\n"
+#: The words read as null: JSON's, and Python's `None`.
+_NULL_WORDS = frozenset(("null", "none"))
 _STRING = frozenset(("string",))
 #: The first characters of a JSON value other than a string.
 _JSON_START = frozenset("-0123456789tfn[{")
@@ -60,7 +64,7 @@ def read_as(text: str, kind: str) -> Any:
     if kind == "string":
         return text
     if kind == "null":
-        return None if word.lower() == "null" else NOT_READ
+        return None if word.lower() in _NULL_WORDS else NOT_READ
     if kind == "boolean":
         lowered = word.lower()
         return lowered == "true" if lowered in ("true", "false") else NOT_READ

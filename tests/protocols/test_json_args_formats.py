@@ -167,6 +167,16 @@ def test_kimi_k2_header_prefix_and_index_are_optional(header: str) -> None:
     assert calls(text, "kimi-k2") == [("get_weather", {"city": "Paris"})]
 
 
+def test_kimi_k2_header_whose_index_follows_a_dot_names_no_tool() -> None:
+    # vLLM's `test_invalid_funcall_id_skipped`: `functions.invalid.0` is no `NAME:IDX`.
+    text = (
+        f'{K2_SECTION}{K2_CALL}functions.invalid.0 {K2_ARGS}{{"city": "Beijing"}}{K2_END}'
+        f'{K2_CALL}functions.valid:1 {K2_ARGS}{{"city": "Shanghai"}}{K2_END}{K2_SECTION_END}'
+    )
+    result = toolmend.parse(text, "kimi-k2")
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("valid", {"city": "Shanghai"})]
+
+
 def test_kimi_k2_singular_section_spelling_is_read() -> None:
     text = f'<|tool_call_section_begin|>{K2_CALL}functions.get_weather:0{K2_ARGS}{{"city": "Rome"}}{K2_END}<|tool_call_section_end|>'
     result = toolmend.parse(text, "kimi-k2", WEATHER)

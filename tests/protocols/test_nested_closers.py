@@ -132,3 +132,101 @@ def test_a_kimi_xtml_forgotten_argument_closer_is_an_error_under_strict() -> Non
     text = KIMI_FORGOTTEN.format(closer="<|close|>tools<|sep|>")
     result = toolmend.parse(text, "kimi-xtml", WRITE, policy="strict")
     assert [c.executable for c in result.tool_calls] == [False]
+
+
+# A value that quotes an enclosing closer (a file being written holds `</tool_call>`): the
+# value's own closer still follows, so the quoted closer is the value's text (TensorRT-LLM's
+# Poolside test `test_detect_and_parse_allows_end_tag_text_in_string_arg`).
+GLM_QUOTED = (
+    "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.txt</arg_value>\n"
+    "<arg_key>content</arg_key>\n<arg_value>literal </tool_call> marker</arg_value>\n</tool_call>"
+)
+QWEN_QUOTED = (
+    "<tool_call>\n<function=write_file>\n<parameter=path>\na.py\n</parameter>\n"
+    '<parameter=content>\nprint("</function></tool_call>")\nx = 1\n</parameter>\n'
+    "</function>\n</tool_call>"
+)
+INVOKE_QUOTED = (
+    '<minimax:tool_call><invoke name="write_file"><parameter name="path">a.txt</parameter>'
+    '<parameter name="content">see </invoke> and </minimax:tool_call></parameter>'
+    "</invoke></minimax:tool_call>"
+)
+QUOTED = [
+    ("glm45", GLM_QUOTED, "literal </tool_call> marker"),
+    ("qwen3-coder", QWEN_QUOTED, 'print("</function></tool_call>")\nx = 1'),
+    ("minimax-m2", INVOKE_QUOTED, "see </invoke> and </minimax:tool_call>"),
+]
+
+
+@pytest.mark.parametrize(("protocol", "text", "content"), QUOTED, ids=[q[0] for q in QUOTED])
+def test_a_value_quoting_an_enclosing_closer_is_read_whole_when_its_own_closer_follows(
+    protocol: str, text: str, content: str
+) -> None:
+    for name in (protocol, "auto"):
+        (call,) = toolmend.parse(text, name, WRITE).tool_calls
+        assert call.executable
+        assert call.arguments["content"] == content
+
+
+@pytest.mark.parametrize(("protocol", "text", "content"), QUOTED, ids=[q[0] for q in QUOTED])
+def test_the_quoted_closer_reading_is_split_invariant(
+    protocol: str, text: str, content: str
+) -> None:
+    check_all_invariants(protocol, text, WRITE)
+    check_all_invariants("auto", text + "\nDone.", WRITE)
+
+
+def test_a_forgotten_closer_still_ends_the_value_when_a_new_call_opens_before_any_closer() -> None:
+    # The next call's `</parameter>` is not this value's: a new call opened before it.
+    second = "<tool_call>\n<function=write_file>\n<parameter=path>\nb.txt\n</parameter>\n"
+    text = (
+        QWEN_FORGOTTEN.replace("\nDone.", "\n")
+        + second
+        + "<parameter=content>\nx\n</parameter>\n</function>\n</tool_call>"
+    )
+    calls, _ = read(text, "qwen3-coder")
+    assert [c[1]["path"] for c in calls] == ["a.txt", "b.txt"]
+    assert calls[0] == ("write_file", {"path": "a.txt", "content": "print('hi')"}, True)
+
+
+def test_the_look_ahead_for_the_values_own_closer_is_bounded() -> None:
+    from toolmend.core.closers import LITERAL_CLOSER_LOOKAHEAD
+
+    far = "x" * (LITERAL_CLOSER_LOOKAHEAD + 10)
+    text = QWEN_FORGOTTEN.replace("\nDone.", f"\n{far}</parameter>")
+    calls, visible = read(text, "qwen3-coder")
+    assert calls == [("write_file", {"path": "a.txt", "content": "print('hi')"}, True)]
+    assert visible.startswith("\nxxx")
+    check_all_invariants("qwen3-coder", text, WRITE)
+
+
+def test_an_unclosed_value_holding_a_quoted_call_is_never_executed_cut_short() -> None:
+    # vLLM's `test_two_tools_second_with_out_of_schema_nested_literal_nonstreaming`: the quoted
+    # call's `<parameter=bar>` would end `content` (its closer missing) and the call would run
+    # with the file cut after `<function=foo>`.
+    text = (
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nfixture.py\n</parameter>\n"
+        '<parameter=content>\ntemplate = """\n<tool_call>\n<function=foo>\n'
+        "<parameter=bar>baz</parameter>\n</function>\n</tool_call>\n"
+        '"""\n</parameter>\n</function>\n</tool_call>'
+    )
+    for protocol in ("qwen3-coder", "auto"):
+        calls = toolmend.parse(text, protocol, WRITE).tool_calls
+        assert not any(c.executable for c in calls)
+
+
+def test_an_invoke_whose_closer_is_missing_ends_at_the_wrappers_closer() -> None:
+    # Ollama's MiniMax-M2 test "missing closing invoke tag".
+    text = (
+        '<minimax:tool_call>\n<invoke name="write_file">\n<parameter name="path">a.txt</parameter>\n'
+        '<parameter name="content">x</parameter>\n</minimax:tool_call>\nDone.'
+    )
+    for protocol in ("minimax-m2", "auto"):
+        (call,) = toolmend.parse(text, protocol, WRITE).tool_calls
+        assert (call.arguments, call.executable) == ({"path": "a.txt", "content": "x"}, True)
+        assert call.repairs == ["close-invoke"]
+    check_all_invariants("minimax-m2", text, WRITE)
+    strict = toolmend.parse(
+        text.replace("minimax:tool_call", "function_calls"), "anthropic-xml", WRITE
+    )
+    assert not strict.tool_calls[0].executable  # strict: the forgotten closer is an error

@@ -262,3 +262,31 @@ def test_a_bare_list_followed_by_text_keeps_the_text() -> None:
     assert [c.name for c in result.tool_calls] == ["get_weather"]
     assert result.text == "\n<b>done</b>"
     check_all_invariants("pythonic", text, WEATHER)
+
+
+# SGLang's multi-format detector, "python" dialect: one pythonic call in Hermes's tags.
+IN_TAGS_TOOLS = [{"name": "get_weather", "parameters": {"type": "object", "properties": {}}}]
+
+
+def test_a_pythonic_call_in_tool_call_tags_is_read_named_and_under_auto() -> None:
+    text = 'Checking.<tool_call>get_weather(city="NYC", days=3)</tool_call>'
+    for protocol in ("pythonic", "auto"):
+        result = toolmend.parse(text, protocol, IN_TAGS_TOOLS)
+        assert [(c.name, c.arguments) for c in result.tool_calls] == [
+            ("get_weather", {"city": "NYC", "days": 3})
+        ]
+        assert result.text == "Checking."
+    check_all_invariants("auto", text, IN_TAGS_TOOLS)
+
+
+def test_under_auto_a_glm_name_in_tool_call_tags_is_still_glms() -> None:
+    text = (
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>NYC</arg_value>\n</tool_call>"
+    )
+    (call,) = toolmend.parse(text, "auto", IN_TAGS_TOOLS).tool_calls
+    assert (call.name, call.arguments) == ("get_weather", {"city": "NYC"})
+
+
+def test_an_expression_in_a_tagged_pythonic_call_is_never_evaluated() -> None:
+    result = toolmend.parse("<tool_call>get_weather(x=2+2)</tool_call>", "auto", IN_TAGS_TOOLS)
+    assert not any(c.executable for c in result.tool_calls)

@@ -217,6 +217,8 @@ class Block(BlockContext):
 
     def text(self, text: str) -> None:
         self._flush_pending_end()  # a call before it in the block ends first
+        if self.blank_so_far and not text.isspace():
+            self.blank_so_far = False
         self._out.append(TextDelta(text))
         self.attributed += len(text)
 
@@ -255,6 +257,9 @@ class Block(BlockContext):
     def close(self, stop: int) -> None:
         """The block ended (`end_block`/`fail_block`) at absolute offset `stop`: account for it."""
         failure = self._failure
+        # Calls are no visible text: after a block that ended in a call the output may still
+        # be calls only (a bare call after a `<tool_call>` block stands with it, as before it).
+        calls_only = self.blank_so_far and failure is None and self._pending_end is not None
         if failure is not None:
             code, message, metadata = failure
             self._out.append(
@@ -275,6 +280,7 @@ class Block(BlockContext):
             )
             self.attributed = stop
         self.leave()
+        self.blank_so_far = calls_only
 
     def leave(self) -> None:
         """The block is over (ended, reverted or overflowed): nothing of it streams any more."""

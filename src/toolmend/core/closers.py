@@ -11,6 +11,14 @@ value cannot run past it; toolmend does the same, for every such format, with on
     an enclosing level also closes every level inside it (a forgotten closer, recorded by the
     format as its repair).
 
+One exception keeps a value whole that holds an enclosing closer as text (a code sample's
+`</tool_call>` inside a file being written): an enclosing closer that would end a value whose
+own closer is missing is the value's text when that own closer follows within
+`LITERAL_CLOSER_LOOKAHEAD` characters, before anything opens a new call
+(`enclosing_closer_is_text`). A model that forgot the value's closer does not write it again
+later in the same call; one that quoted markup does. The answer looks at a bounded window only,
+so it is the same however the input is split, and the stream is held at most that long.
+
 `NestedClosers` holds a value's closers level by level (its own first, the block's last) and
 finds the earliest one with the one closer search (`textscan.find_closer`), which also says
 where a closer cut off by the end of a chunk begins. It never decides what a closed level means
@@ -22,6 +30,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolmend.core.textscan import closers, find_closer
+
+#: How far past an enclosing closer a value's own closer is looked for
+#: (`enclosing_closer_is_text`): a quoted closer sits in a line of code or prose, and the
+#: value's closer ends that line or one soon after. Bounded, so a forgotten closer is decided
+#: (and the call released) after at most this many characters.
+LITERAL_CLOSER_LOOKAHEAD = 512
 
 
 class NestedClosers:
@@ -48,3 +62,20 @@ class NestedClosers:
         """
         at, marker = find_closer(buf, pos, end, self.markers, final=final)
         return at, marker, self._level_of.get(marker, -1)
+
+
+def enclosing_closer_is_text(
+    buf: str, stop: int, end: int, own: str, openers: tuple[str, ...], *, final: bool
+) -> bool | None:
+    """Whether the enclosing closer that ends at `stop` is text of the value it would end (see
+    the module docstring): True when the value's `own` closer follows in the window
+    `buf[stop:stop + LITERAL_CLOSER_LOOKAHEAD]` before any of `openers` (what opens a new call);
+    False when an opener comes first or the window (or, when `final`, the input) holds neither;
+    None while the window is not all there yet."""
+    limit = min(end, stop + LITERAL_CLOSER_LOOKAHEAD)
+    _, marker = find_closer(buf, stop, limit, closers(own, *openers), final=True)
+    if marker:
+        return marker == own
+    if final or limit - stop >= LITERAL_CLOSER_LOOKAHEAD:
+        return False
+    return None

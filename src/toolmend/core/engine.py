@@ -407,6 +407,8 @@ class StreamParser:
             self._end_skip(len(self._buf))
         self._finished = True
         self._block.run = None  # so that feed() after finish() reaches its check
+        # Last, so that where it lands never depends on how the input was split.
+        self._out += schema_alias_notes(self.resolver.tools, self._syntax.id)
         return self._take()
 
     # --------------------------------------------------------------------- the state machine
@@ -785,3 +787,19 @@ class CallProbe:
                 self.alive = self.alive and e.call.executable
             elif isinstance(e, ReasoningDelta) or (isinstance(e, TextDelta) and e.text.strip()):
                 self.alive = False
+
+
+def schema_alias_notes(tools: Sequence[Tool], protocol: str) -> list[Diagnostic]:
+    """One `tool_schema_type_alias` diagnostic per tool whose schema wrote type aliases
+    (`"float"`, `"int"`, …) that toolmend read as the JSON Schema types they mean."""
+    return [
+        Diagnostic(
+            "tool_schema_type_alias",
+            f"tool {tool.name!r}: its schema's type names were read as JSON Schema types "
+            f"({'; '.join(tool.type_aliases)})",
+            protocol,
+            {"tool": tool.name, "aliases": list(tool.type_aliases)},
+        )
+        for tool in tools
+        if tool.type_aliases
+    ]

@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolmend.core.closers import enclosing_closer_is_text
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT
 from toolmend.core.reader import (
@@ -64,6 +65,7 @@ from toolmend.protocols.base import (
 )
 from toolmend.protocols.hermes import hermes_reader
 from toolmend.protocols.json_calls import arguments_from_text
+from toolmend.protocols.pythonic import claim_call_head
 from toolmend.protocols.qwen3_coder import ESCAPED_NEWLINE
 from toolmend.schema_gate import Policy, declared_types
 from toolmend.textvalue import typed_value
@@ -311,8 +313,13 @@ class GlmProtocol(TextProtocol):
         return (CLOSE,)
 
     def claims(self, marker: str, body: str) -> Claim:
-        # A `<tool_call>` body that opens with a tag or JSON is qwen3-coder's or hermes's.
-        return claim_unless_first_char(body, "<{[")
+        # A `<tool_call>` body that opens with a tag or JSON is qwen3-coder's or hermes's, one
+        # that opens as `NAME(` a pythonic call's.
+        claim = claim_unless_first_char(body, "<{[")
+        pythonic = claim_call_head(body)
+        if claim is Claim.MINE and pythonic is not Claim.NOT_MINE:
+            return Claim.NOT_MINE if pythonic is Claim.MINE else Claim.MAYBE
+        return claim
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         return GlmReader(ctx, GLM_TAGS, hermes_reader)
@@ -370,6 +377,8 @@ class GlmReader(BlockReader):
         #: The `key=value` words of a plain-variant call (`_PLAIN_CALL`), else None.
         self.plain: str | None = None
         self._stop = 0
+        #: `_value_open`'s last answer: (the body's length when asked, the answer).
+        self._open_asked = (-1, False)
 
     def step(self, buf: str, pos: int, end: int, final: bool) -> int:
         if self.hermes is not None:
@@ -419,12 +428,25 @@ class GlmReader(BlockReader):
 
     def _body(self, buf: str, pos: int, end: int, final: bool) -> int:
         tags = self.tags
-        at, tag = find_closer(buf, pos, end, tags.block_end, final=final)
-        if not tag:
-            if at > pos:
-                self.pieces.append(buf[pos:at])
-            return at
-        self.pieces.append(buf[pos:at])
+        while True:
+            at, tag = find_closer(buf, pos, end, tags.block_end, final=final)
+            if not tag:
+                if at > pos:
+                    self.pieces.append(buf[pos:at])
+                return at
+            self.pieces.append(buf[pos:at])
+            if tag != tags.close or not self._value_open():
+                break
+            stop = at + len(tag)
+            literal = enclosing_closer_is_text(
+                buf, stop, end, tags.arg_value_end, (tags.open,), final=final
+            )
+            if literal is None:
+                return at  # decided once the window past the closer is there
+            if not literal:
+                break
+            self.pieces.append(tag)  # a value quoting the closer: its text
+            pos = stop
         self.ctx.stop_value()
         if self.plain is not None:
             body = read_plain(self.plain, self.ctx)
@@ -439,6 +461,17 @@ class GlmReader(BlockReader):
         self.state = _DONE
         self.ctx.end_block()
         return stop
+
+    def _value_open(self) -> bool:
+        """Whether the body read so far ends inside an `<arg_value>` (its closer not written):
+        asked at a `</tool_call>`, once per closer position (the answer is kept, so a closer
+        held for its look-ahead is not asked again per chunk)."""
+        text = "".join(self.pieces)
+        self.pieces[:] = [text]  # in place: the engine's run appends to this list
+        if self._open_asked[0] != len(text):
+            opened = text.rfind(self.tags.arg_value)
+            self._open_asked = (len(text), opened > text.rfind(self.tags.arg_value_end))
+        return self._open_asked[1]
 
     def at_eof(self) -> EofVerdict:
         if self.hermes is not None:

@@ -35,6 +35,27 @@ BLOCK = JsonCallFormat(
 )
 #: The first characters of a block's JSON written without its opener.
 BARE = ("{", "[")
+#: A `<tool_call>` body fenced as code, as the reader takes it (`json_calls`): the fence line
+#: (```` ```json ````), then the JSON's first character, if it has come (group 1).
+_FENCED_BODY = re.compile(r"`{3,}[\w+-]*[ \t]*\r?\n\s*([\[{])?")
+#: What may still grow into a fence line.
+_FENCE_PREFIX = re.compile(r"`{1,}[\w+-]*[ \t]*\r?")
+
+
+def claim_json_body(body: str) -> Claim:
+    """Hermes's claim on a `<tool_call>` body: JSON, or JSON in a code fence (which the
+    reader reads too, so `auto` reads what `hermes` does)."""
+    text = body.lstrip(" \t\r\n")
+    if not text.startswith("`"):
+        return claim_by_first_char(body, "{[")
+    m = _FENCED_BODY.match(text)
+    if m is None:
+        return Claim.MAYBE if _FENCE_PREFIX.fullmatch(text) else Claim.NOT_MINE
+    if m.group(1):
+        return Claim.MINE
+    return Claim.MAYBE if m.end() == len(text) else Claim.NOT_MINE
+
+
 #: The opener of a tag that names its tool in an attribute (`<tool_call name="NAME" id="…">`).
 NAMED_OPEN = "<tool_call "
 _ATTRIBUTE = r'[\w-]+\s*=\s*"[^"<>{}]*"\s*'
@@ -96,7 +117,7 @@ class HermesProtocol(TextProtocol):
             return Claim.NOT_MINE
         if marker == NAMED_OPEN:
             return Claim.MINE
-        return claim_by_first_char(body, "{[")
+        return claim_json_body(body)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         return (

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from toolmend.core.closers import NestedClosers
+from toolmend.core.closers import NestedClosers, enclosing_closer_is_text
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.reader import (
@@ -556,9 +556,14 @@ class InvokeReader(BlockReader):
             self.ctx.args.halt()
             self.state = _JSON  # the arguments as one JSON object (DSML's other shape)
             return pos, True
-        status, tag = _one_of(buf, pos, end, (self.param_tag, self.invoke_close))
+        ends = (self.param_tag, self.invoke_close, *((self.wrap_close,) if self.wrapped else ()))
+        status, tag = _one_of(buf, pos, end, ends)
         if status == _OK and tag == self.invoke_close:
             return self._end_invoke(pos + len(tag)), True
+        if status == _OK and tag == self.wrap_close:
+            # The wrapper's closer, the invoke's forgotten: it ends the invoke (and the block).
+            self._forgotten("close-invoke", f"the invoke is not closed with {self.invoke_close}")
+            return self._end_invoke(pos), True
         if status == _OK:
             status, value_start, key = _tag_rest(buf, pos + len(tag), end, tail=False)
             if status == _OK:
@@ -594,6 +599,22 @@ class InvokeReader(BlockReader):
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
         at, close, level = self.value_closers.find(buf, pos, end)
+        if close and level > 0:  # the invoke's or the wrapper's closer, the value's own not written
+            literal = enclosing_closer_is_text(
+                buf,
+                at + len(close),
+                end,
+                self.param_close,
+                (*self.invoke_tags, *self.fmt.wrappers),
+                final=final,
+            )
+            if literal is None:  # decided once the window past the closer is there
+                if at > pos:
+                    self._value_piece(buf[pos:at])
+                return at, False
+            if literal:
+                self._value_piece(buf[pos : at + len(close)])  # a value quoting the closer
+                return at + len(close), True
         if close:
             self.ctx.stop_value()
             self._value_piece(buf[pos:at])

@@ -4,7 +4,8 @@
     <|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>
 
 Owns the markers (the section also spelled `tool_call_section`, as vLLM reads it), the header
-rule (`tool_name`: the `functions.` prefix and the `:IDX` index are optional) and rendering.
+rule (`tool_name`: the `functions.` prefix and the `:IDX` index are optional, an index
+after a dot is refused) and rendering.
 The reading is `json_args.HeaderJsonReader`'s; a call opener without its section opens a block
 too. Never: reads Kimi K3's XTML channels (`kimi_xtml`).
 """
@@ -35,10 +36,17 @@ _HEADER = re.compile(
 )
 
 
+#: A name ending in `.IDX`: the index written with the wrong separator (`functions.f.0`), so
+#: what the name is cannot be told (vLLM skips such a call).
+_MISPLACED_INDEX = re.compile(r"\.\d+\Z")
+
+
 def tool_name(header: str) -> str | None:
     """The tool named by `functions.NAME:IDX<|tool_call_argument_begin|>`."""
     m = _HEADER.match(header)
-    return m.group(1) if m else None
+    if m is None or _MISPLACED_INDEX.search(m.group(1)):
+        return None
+    return m.group(1)
 
 
 SYNTAX = HeaderJsonSyntax(

@@ -323,6 +323,22 @@ class PythonicFormat:
     trailer: str = ""
 
 
+TOOL_CALL_OPEN = "<tool_call>"
+#: The head of a `<tool_call>` body that is one pythonic call: a (dotted) name, then `(`.
+_CALL_HEAD = re.compile(r"\s*[A-Za-z_][\w.-]*(\()?")
+
+
+def claim_call_head(body: str) -> Claim:
+    """Whether a `<tool_call>` body is a pythonic call (`NAME(`): MAYBE while only the name
+    has come (GLM writes a bare name there too)."""
+    m = _CALL_HEAD.match(body)
+    if m is None or not body.strip():
+        return Claim.MAYBE if not body.strip() else Claim.NOT_MINE
+    if m.group(1):
+        return Claim.MINE
+    return Claim.MAYBE if m.end() == len(body) else Claim.NOT_MINE
+
+
 class PythonicProtocol(TextProtocol):
     result_closers = ("</tool_response>",)
 
@@ -357,6 +373,8 @@ class PythonicProtocol(TextProtocol):
         if marker.endswith("["):
             # A list of calls opens with a name (`[get_weather(`); `[{` is a JSON list of calls.
             return Claim.MINE if first.isidentifier() else Claim.NOT_MINE
+        if marker == TOOL_CALL_OPEN:
+            return claim_call_head(body)
         # `<function_calls>` also wraps invokes (`<function_calls><invoke ...>`).
         return Claim.NOT_MINE if first == "<" else Claim.MINE
 
@@ -577,6 +595,9 @@ PYTHONIC = PythonicProtocol(
         closer=None,
         trailer="<|python_end|>",
     ),
+    # Calls in Hermes's tags (SGLang's multi-format "python" dialect): `<tool_call>f(a=1)
+    # </tool_call>`; under `auto` only a body that opens as `NAME(` is this (`claims`).
+    PythonicFormat(id="pythonic", summary="", openers=(TOOL_CALL_OPEN,), closer="</tool_call>"),
 )
 GEMMA_TOOL_CODE = PythonicProtocol(
     PythonicFormat(

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from toolmend.core.closers import NestedClosers
+from toolmend.core.closers import NestedClosers, enclosing_closer_is_text
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import (
@@ -515,19 +515,17 @@ class Qwen3CoderReader(BlockReader):
             if final:
                 self.tail = buf[pos:end]
                 return end
-            cut = k
-            if not self.broke:
-                pass  # a final newline is the value's own
-            elif cut > pos and buf[cut - 1] == "\n":
-                cut -= 1  # maybe the template's final newline: decided by what follows
-            elif self.escaped and cut - 2 >= pos and buf.startswith(ESCAPED_NEWLINE, cut - 2, cut):
-                cut -= 2  # the same, escaped
-            elif self.escaped and cut > pos and buf[cut - 1] == "\\":
-                cut -= 1  # maybe its first half
-            if cut > pos:
-                self._release(buf[pos:cut])
-            return cut
+            return self._release_before(buf, pos, k)
         stop = k + len(marker)
+        if level > 0:  # the function's or the wrapper's closer, the value's own not written
+            literal = enclosing_closer_is_text(
+                buf, stop, end, PARAMETER_END, (self.wrapper.open, FUNCTION), final=final
+            )
+            if literal is None:
+                return self._release_before(buf, pos, k)  # decided once the window is there
+            if literal:
+                self._release(buf[pos:stop])  # a value quoting the closer: its text
+                return stop
         text = buf[pos:k]
         if not self.broke:
             pass
@@ -541,6 +539,7 @@ class Qwen3CoderReader(BlockReader):
             self.state = _BODY
             return stop
         self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
+        self._refuse_if_nested()
         self._close_value()
         if marker == PARAMETER:
             self.state = _PARAM_HEADER
@@ -553,6 +552,32 @@ class Qwen3CoderReader(BlockReader):
         self._end_call(stop)
         self.state = _AFTER
         return stop
+
+    def _refuse_if_nested(self) -> None:
+        """A value whose closer is missing, and that holds the opening of a call
+        (`<function=`, `<tool_call>`), is most likely a quoted call (a template, a parser's
+        fixture) whose own closers ended it: cut short, it is never executed."""
+        value = "".join(self.pieces)  # joined: an opener may straddle two chunks
+        if self.error is None and (FUNCTION in value or self.wrapper.open in value):
+            self.error = (
+                f"parameter {self.key[:64]!r} holds a call's markup and is not closed: "
+                "its value may be cut short at a quoted closer"
+            )
+
+    def _release_before(self, buf: str, pos: int, cut: int) -> int:
+        """Release the value text `buf[pos:cut]` but for a final line break that may be the
+        template's (trimmed if a closer follows it); return where the release stopped."""
+        if not self.broke:
+            pass  # a final newline is the value's own
+        elif cut > pos and buf[cut - 1] == "\n":
+            cut -= 1  # maybe the template's final newline: decided by what follows
+        elif self.escaped and cut - 2 >= pos and buf.startswith(ESCAPED_NEWLINE, cut - 2, cut):
+            cut -= 2  # the same, escaped
+        elif self.escaped and cut > pos and buf[cut - 1] == "\\":
+            cut -= 1  # maybe its first half
+        if cut > pos:
+            self._release(buf[pos:cut])
+        return cut
 
     def _release(self, text: str) -> None:
         if text:
