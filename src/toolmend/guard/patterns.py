@@ -610,7 +610,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_EXISTS,
         variant="generic",
         priority=49,
-        text=w.FILE_EXISTS + w.PATH_EXISTS + w.NO_OVERWRITE,
+        text=w.FILE_EXISTS + w.PATH_EXISTS + w.NO_OVERWRITE + w.NAME_EXISTS_PROGRAMS,
         what="The {tool} call would create a file or directory that already exists.",
         why="This tool creates new files only and does not overwrite.",
         next=(
@@ -697,6 +697,43 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/NETWORK_ERROR/002",
+        category=Category.NETWORK_ERROR,
+        variant="package_index_unreachable",
+        priority=54,  # above a missing package: the index never answered whether it exists
+        text=w.PACKAGE_INDEX_UNREACHABLE,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The command of this {tool} call could not reach the package index or registry it "
+        "installs from.",
+        why="The environment has no network access to that index (a sandbox, an offline cache, a "
+        "proxy or a closed port); installing again fails the same way, and the package may well "
+        "exist.",
+        next=(
+            "Do not repeat the install: use what is already installed (pip list, npm ls, the "
+            "project's lock file), or an offline source the project provides (a wheel or vendor "
+            "directory, a local cache).",
+            "If the package is needed, tell the user that this environment cannot reach the index.",
+        ),
+    ),
+    Pattern(
+        id="EI/COMMAND_FAILED/004",
+        category=Category.COMMAND_FAILED,
+        variant="unreadable_format",
+        priority=53,  # above FILE_NOT_FOUND: "cannot find zipfile directory" is not a missing file
+        text=w.UNREADABLE_FORMAT,
+        what="The command of this {tool} call failed: the file is not in the format the program "
+        "reads (not an archive of that kind, or truncated or corrupt).",
+        why="The file's content is not what its name says: often an HTML error page or a partial "
+        "download saved under an archive's name, or another compression; reading it again fails "
+        "the same way.",
+        next=(
+            "Check what the file really is (`file NAME`, `head -c 200 NAME`) and use the program "
+            "for that format.",
+            "If it was downloaded, fetch it again and check the HTTP status and size before "
+            "unpacking.",
+        ),
+    ),
+    Pattern(
         id="EI/TIMEOUT/001",
         category=Category.TIMEOUT,
         variant="generic",
@@ -742,7 +779,9 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.TOOLCHAIN_FAILURE
         + w.PROGRAM_USAGE
         + w.PROGRAM_BAD_OPTION
-        + w.GIT_REFUSALS,
+        + w.GIT_REFUSALS
+        + w.LINT_DIAGNOSTICS
+        + w.PROGRAM_STARRED_FATAL,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

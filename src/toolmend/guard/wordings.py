@@ -1959,6 +1959,58 @@ MUST_INSTALL = words(
     r"|\b(?:run|try) [`'\"]?(?:pip3?|uv pip|npm|pnpm|yarn) (?:install|add)\b",
 )
 
+# --- programs' outputs inside agents' command results ---------------------------------------
+
+#: Linters' diagnostic lines: `path:line:col: CODE message` (flake8, pycodestyle, pyflakes,
+#: pylint's `C0114:`, ruff's concise output) and shellcheck's gcc format (`... [SC2086]`).
+LINT_DIAGNOSTICS = words(
+    "flake8",
+    r"^[^\s:]+:\d+:\d+: (?-i:[A-Z]{1,3}\d{3,4}):? \S",
+    r"^[^\s:]+:\d+:\d+: (?:error|warning|note|info|style): [^\n]+ \[SC\d{4}\]$",
+)
+#: A program's own fatal-error prefix of stars (`patch: **** Only garbage was found ...`).
+PROGRAM_STARRED_FATAL = words("patch", r"^[a-z][\w.+\-]{0,30}: \*{4} \S")
+
+#: A name a program will not create because it is there already: git's `fatal: 'wt' already
+#: exists` (worktree, remote, branch names without a slash), gzip's `x.gz already exists; not
+#: overwritten`.
+NAME_EXISTS_PROGRAMS = words(
+    "git gzip",
+    r"^(?:fatal|error): '[^'\n]{1,200}' already exists\.?$",
+    r"\balready exists;?\s+not overwritten\b",
+)
+
+#: A package manager that could not reach its index or registry (the sandbox has no network, the
+#: index is down, a proxy refuses): pip's retry warnings, npm's network error codes, Maven's and
+#: Gradle's transfers and offline mode, cargo's registry updates. The package itself may exist:
+#: "No matching distribution found" after these is the index's silence, not a missing package.
+PACKAGE_INDEX_UNREACHABLE = words(
+    "pip npm",
+    r"\bconnection broken by '(?:NewConnectionError|ConnectTimeoutError|ProxyError|SSLError"
+    r"|ReadTimeoutError|NameResolutionError|ProtocolError)",
+    r"\bCould not fetch URL \S+: There was a problem confirming the ssl certificate",
+    r"^npm (?:ERR!|error) (?:code |errno )?(?:ENOTCACHED|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT"
+    r"|ENOTFOUND|ECONNRESET|ENETUNREACH)\b",
+    r"\brequest to https?://registry\.\S+ failed\b",
+    r"\bCould not transfer (?:artifact|metadata) \S+ (?:from/to|from) \S+",
+    r"\bCannot access \S+ \([^)\n]+\) in offline mode\b",
+    r"\bNo cached version of \S+ available for offline mode\b",
+    r"\bfailed to (?:query replaced source registry|update registry|download from) [`']",
+)
+
+#: A file that is not in the format the program reads: not an archive of that kind, or truncated
+#: or corrupt (gzip, xz, unzip, tar, bzip2, Python's zipfile and tarfile).
+UNREADABLE_FORMAT = words(
+    "unzip tar gzip xz",
+    r"\bnot in gzip format\b|\bFile format not recognized\b|\bis not a bzip2 file\b",
+    r"\bEnd-of-central-directory signature not found\b|\bcannot find zipfile directory\b",
+    r"\bFile is not a zip file\b|\bBadZipFile\b|\bThis does not look like a tar archive\b",
+    r"\bfile could not be opened successfully\b|\binvalid compressed data--format violated\b",
+    r"\b(?:Unexpected EOF in archive|truncated gzip input|Compressed data is corrupt"
+    r"|unexpected end of (?:file|input))\b",
+)
+
+
 # --- the fall-through: a failure stated plainly -----------------------------------------------
 
 #: A message that says plainly that something failed, in no family's words: it starts with
