@@ -597,7 +597,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.FILE_MISSING_PROGRAMS
         + w.NOTHING_NAMED
         + w.UNREADABLE_PATH
-        + w.FILE_NOT_LOCATED,
+        + w.FILE_NOT_LOCATED
+        + w.ARCHIVE_MEMBER_MISSING,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -697,6 +698,24 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/NETWORK_ERROR/003",
+        category=Category.NETWORK_ERROR,
+        variant="service_not_running",
+        priority=56,  # above FILE_NOT_FOUND: a socket that is not there is a service not running
+        text=w.SERVICE_NOT_RUNNING,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The command of this {tool} call could not connect to the local service it uses "
+        "(a database, a cache, a daemon): it is not running or not listening where the command "
+        "looked.",
+        why="Nothing accepts connections on that socket, host or port; the same command fails "
+        "the same way until the service is started or the address changes.",
+        next=(
+            "Start the service (or its container) if the task allows it, then run the command "
+            "once more; or point it at the host, port or socket where the service runs.",
+            "If it cannot be started here, tell the user; do not repeat the identical command.",
+        ),
+    ),
+    Pattern(
         id="EI/NETWORK_ERROR/002",
         category=Category.NETWORK_ERROR,
         variant="package_index_unreachable",
@@ -781,7 +800,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.PROGRAM_BAD_OPTION
         + w.GIT_REFUSALS
         + w.LINT_DIAGNOSTICS
-        + w.PROGRAM_STARRED_FATAL,
+        + w.PROGRAM_STARRED_FATAL
+        + w.PROGRAM_PARSE_ERRORS,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

@@ -1505,7 +1505,8 @@ POLICY_DENIED = words(
     r"|refused)\b"
     r"|^(?:Error: )?Refused to (?:fetch|access|connect to|open|load|read|request) \S",
     r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
-    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b(?! (?:for|as|when|if|with|together) )",
+    r"(?<!properties )(?<!inputs )(?<!values )\b(?:is|are) not allowed\b"
+    r"(?! (?:for|as|when|if|with|together|here|in this context)\b)",
     r"\baccess to [^\n]{1,80}? (?:is )?(?:not permitted|not allowed|denied|forbidden|refused)\b",
     r"\b(?:file|path|directory|folder|network|write|read) access (?:is )?(?:not permitted|not "
     r"allowed|denied|forbidden|refused)\b",
@@ -1525,10 +1526,11 @@ POLICY_RULES = words(
     "roo-code cline kilocode",
     r"\b(?:due to|by) (?:\w+ )?polic(?:y|ies)(?: restrictions?)?\b|\bpolicy restrictions?\b",
     r"^Only (?:the )?[\w -]{1,30}? (?:can|may|(?:are|is) (?:allowed|permitted) to) \w+",
-    r"\b(?:is|are) (?:disabled|not (?:allowed|permitted|enabled)) in (?:this|the current) "
-    r"(?:context|mode|session|workspace)\b",
-    r"\bnot (?:allowed|permitted|available|enabled) (?:in|during|while in) (?:the |this )?"
-    r"(?:[\w-]+ ){0,2}(?:mode|context|session)\b",
+    # (a YAML parser's "mapping values are not allowed in this context" is no policy)
+    r"(?<!values )\b(?:is|are) (?:disabled|not (?:allowed|permitted|enabled)) in (?:this|the "
+    r"current) (?:context|mode|session|workspace)\b",
+    r"(?<!values are )\bnot (?:allowed|permitted|available|enabled) (?:in|during|while in) "
+    r"(?:the |this )?(?:[\w-]+ ){0,2}(?:mode|context|session)\b",
     r"\b(?:blocked|disabled|forbidden|not allowed) in (?:plan|read-only|readonly|ask|chat) mode\b",
 )
 
@@ -1830,7 +1832,12 @@ RUNTIME_FAILURE = words(
 #: pytest's error sections, a shell's diagnostic line, git's `fatal:` and pip's `ERROR:` lines.
 #: Text framed like this is the output of a command that ran, so a JSON parse error or an
 #: unknown, missing or mistyped argument inside it belongs to that program, not to the call.
+#: A test runner's failure report (TAP's `not ok N -`, mocha's `N failing`): the values its
+#: messages name are the program's, never the call's.
+TEST_REPORT_FRAMING = words("node mocha", r"^not ok \d+ - ", r"^\s*[1-9]\d* failing$")
+
 PROGRAM_CRASH_FRAMING = regexes(
+    TEST_REPORT_FRAMING,
     words(
         "os",
         _PY_TRACEBACK,
@@ -1852,7 +1859,7 @@ PROGRAM_CRASH_FRAMING = regexes(
         # a program's own prefix, lower case (`bwrap: Unknown option`), not an agent's "Error:"
         r"^(?!(?:error|warning|fatal):)(?-i:[a-z][\w.+\-]{0,30}): (?:invalid|unrecognized|unknown"
         r"|illegal|bad) option\b",
-    )
+    ),
 )
 
 #: Toolchains that report a failed build or test run in their own format: compiler and linter
@@ -1884,7 +1891,7 @@ PROGRAM_USAGE = words(
     "coreutils",
     r"\bare the same file\b",
     # awk's and sed's script diagnostics: the program, then the position in its script
-    r"^[a-z][\w.+\-]{0,30}: (?:-e expression #\d+, char \d+|line \d+): ",
+    r"^[a-z][\w.+\-]{0,30}: (?:[^\s:]+: )?(?:-e expression #\d+, char \d+|line \d+): ",
     r"^[a-z][\w.+\-]{0,30}: Unmatched [(\[{]",
     r"\bto a subdirectory of itself\b",
     # jq's pointer to its help, GNU's `Try 'x --help'` in other words
@@ -1968,6 +1975,14 @@ LINT_DIAGNOSTICS = words(
     r"^[^\s:]+:\d+:\d+: (?-i:[A-Z]{1,3}\d{3,4}):? \S",
     r"^[^\s:]+:\d+:\d+: (?:error|warning|note|info|style): [^\n]+ \[SC\d{4}\]$",
 )
+#: Parsers' own error lines inside a program's output: Go's YAML (`yaml: line 5: mapping values
+#: are not allowed in this context`, kubectl, helm-style tools), and pytest's run that selected
+#: nothing (`1 deselected in 0.01s`, `no tests ran in 0.01s`: the command tested nothing).
+PROGRAM_PARSE_ERRORS = words(
+    "kubectl pytest",
+    r"\byaml: line \d+: [a-z]",
+    r"^=*\s*(?:\d+ deselected|no tests ran) in \d[\d.]*s\s*=*$",
+)
 #: A program's own fatal-error prefix of stars (`patch: **** Only garbage was found ...`).
 PROGRAM_STARRED_FATAL = words("patch", r"^[a-z][\w.+\-]{0,30}: \*{4} \S")
 
@@ -1977,6 +1992,8 @@ PROGRAM_STARRED_FATAL = words("patch", r"^[a-z][\w.+\-]{0,30}: \*{4} \S")
 NAME_EXISTS_PROGRAMS = words(
     "git gzip",
     r"^(?:fatal|error): '[^'\n]{1,200}' already exists\.?$",
+    r"^(?:fatal|error): (?:remote|branch|tag|worktree|submodule|ref|reference|stash) [`'\"]?"
+    r"[\w./\-]{1,200}[`'\"]? already exists\.?$",
     r"\balready exists;?\s+not overwritten\b",
 )
 
@@ -1996,6 +2013,27 @@ PACKAGE_INDEX_UNREACHABLE = words(
     r"\bCannot access \S+ \([^)\n]+\) in offline mode\b",
     r"\bNo cached version of \S+ available for offline mode\b",
     r"\bfailed to (?:query replaced source registry|update registry|download from) [`']",
+) + words(
+    "cargo", r"\byou're using offline mode \(--offline\) which can sometimes cause surprising"
+)
+
+#: A member an archiver was told to add or extract is not there (`zip warning: name not
+#: matched: build/`, tar's `Cannot stat: No such file` is the OS's words).
+ARCHIVE_MEMBER_MISSING = words("zip", r"\bname not matched: \S")
+
+#: A local service the command connects to is not running or not listening where it looked:
+#: libpq's `connection to server on socket "/tmp/.s.PGSQL.5432" failed` (with the OS's "No such
+#: file or directory", which is the socket, not a file the call named), MySQL's "Can't connect to
+#: local MySQL server through socket", redis-cli's "Could not connect to Redis at", Docker's "Is
+#: the docker daemon running?".
+SERVICE_NOT_RUNNING = words(
+    "psql redis docker",
+    r"\bconnection to server (?:on socket \"[^\"\n]{1,200}\"|at \"[^\"\n]{1,200}\""
+    r"(?: \([^)\n]{1,60}\))?, port \d+) failed\b",
+    r"\bIs the server running (?:locally|on that host)\b",
+    r"\bCan't connect to (?:local )?MySQL server (?:through socket|on) ",
+    r"\bCould not connect to Redis at \S+: ",
+    r"\bCannot connect to the Docker daemon at \S+\.? Is the docker daemon running\b",
 )
 
 #: A file that is not in the format the program reads: not an archive of that kind, or truncated
