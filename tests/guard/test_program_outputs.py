@@ -80,13 +80,18 @@ def test_a_local_service_that_is_not_listening_is_not_a_missing_file(text: str) 
 @pytest.mark.parametrize(
     "text",
     [
-        "error: remote origin already exists.",
         "Preparing worktree (new branch 'wt')\nfatal: 'wt' already exists",
         "gzip: a.txt.gz already exists;\tnot overwritten",
     ],
 )
-def test_a_name_a_program_will_not_create_twice_already_exists(text: str) -> None:
+def test_a_path_a_program_will_not_create_twice_already_exists(text: str) -> None:
     assert classify_error(text).category is Category.FILE_EXISTS
+
+
+def test_a_programs_own_named_thing_that_exists_stays_its_failed_command() -> None:
+    assert (
+        classify_error("error: remote origin already exists.").category is Category.COMMAND_FAILED
+    )
 
 
 def test_a_yaml_parsers_not_allowed_in_this_context_is_no_policy() -> None:

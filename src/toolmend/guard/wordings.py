@@ -1986,14 +1986,13 @@ PROGRAM_PARSE_ERRORS = words(
 #: A program's own fatal-error prefix of stars (`patch: **** Only garbage was found ...`).
 PROGRAM_STARRED_FATAL = words("patch", r"^[a-z][\w.+\-]{0,30}: \*{4} \S")
 
-#: A name a program will not create because it is there already: git's `fatal: 'wt' already
-#: exists` (worktree, remote, branch names without a slash), gzip's `x.gz already exists; not
-#: overwritten`.
+#: A path a program will not create because it is there already: git's `fatal: 'wt' already
+#: exists` (a worktree's directory without a slash), gzip's `x.gz already exists; not
+#: overwritten`. A program's own named things (a git tag or remote, an SQL relation) are not
+#: paths: they stay its failed command.
 NAME_EXISTS_PROGRAMS = words(
     "git gzip",
     r"^(?:fatal|error): '[^'\n]{1,200}' already exists\.?$",
-    r"^(?:fatal|error): (?:remote|branch|tag|worktree|submodule|ref|reference|stash) [`'\"]?"
-    r"[\w./\-]{1,200}[`'\"]? already exists\.?$",
     r"\balready exists;?\s+not overwritten\b",
 )
 
