@@ -90,6 +90,15 @@ def test_aiders_run_message_names_the_command_it_ran() -> None:
         (1, "kubectl diff -f deploy.yaml", True),
         (2, "terraform plan -detailed-exitcode", True),
         (2, "terraform plan", False),
+        (1, "npm outdated", True),
+        (1, "make -q build", True),
+        (1, "jq -e '.ready' status.json", True),
+        (1, "command -v pnpm", True),
+        (1, "which pnpm", True),
+        (3, "systemctl is-active nginx", True),
+        (1, "git rev-parse --verify --quiet refs/heads/feature", True),
+        (2, "git ls-remote --exit-code origin refs/heads/nope", True),
+        (1, "command make build", False),  # `command` as a wrapper: make's own failure
         (1, "pytest -q", False),
         (1, "grep -n x f | wc -l", False),  # wc's status is the line's
     ],
@@ -122,6 +131,21 @@ def test_a_diff_in_claude_codes_error_format_is_the_diffs_answer() -> None:
     assert not classify_result(f"Error: Exit code 1\n{UNIFIED_DIFF}", tool="Bash").failed
     gemini = "Output: Files a.txt and b.txt differ\nExit Code: 1\nProcess Group PGID: 48213"
     assert not classify_result(gemini, tool="run_shell_command").failed
+
+
+def test_a_runtime_flag_that_only_restates_an_answering_status_is_not_a_failure() -> None:
+    # goose's shell tool sets `isError` for any non-zero status (`developer/shell.rs`), and
+    # Claude Code's Bash tool result carries `is_error` with its status line
+    goose = {"content": [{"type": "text", "text": "(no output)\n\nCommand exited with code 1"}]}
+    goose["isError"] = True
+    grep = {"command": "grep -rn FIXME src"}
+    assert not classify_result(goose, tool="developer__shell", arguments=grep).failed
+    assert classify_result(goose, tool="developer__shell").failed  # its status says no more
+    claude = f"Exit code 1\n{UNIFIED_DIFF}"
+    assert not classify_result(claude, tool="Bash", is_error=True).failed
+    assert classify_result(
+        "Exit code 1\nmake: *** [all] Error 1", tool="Bash", is_error=True
+    ).failed
 
 
 def test_openhands_states_the_exit_status_in_brackets_after_the_output() -> None:

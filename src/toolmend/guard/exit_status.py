@@ -4,7 +4,8 @@ This module owns the per-program reading of exit statuses: which program a shell
 status comes from (the last simple command of the line: `cd app && grep -n x f | head` reports
 `head`'s), the statuses that are answers rather than failures (grep's 1 is "no line selected",
 diff's and cmp's 1 is "the files differ", `test`'s 1 is "false", `terraform plan
--detailed-exitcode`'s 2 is "changes present"), and the statuses that name a failure's kind by
+-detailed-exitcode`'s 2 is "changes present", `npm outdated`'s 1 lists what is outdated, `command
+-v`'s 1 is "not installed"), and the statuses that name a failure's kind by
 themselves (curl's numbered errors: 6 and 7 could not resolve or connect, 28 timed out; wget's 4
 network failure and 6 refused credentials; a process killed by SIGKILL, 137). The command comes
 from the call's arguments (`{"command": ...}`, Codex's `["bash", "-lc", script]`) or from a
@@ -56,11 +57,35 @@ _ONE_IS_AN_ANSWER = frozenset(
         "[[",
         "pgrep",
         "pidof",
+        "which",
+        "type",
     }
 )
-#: git subcommands whose status 1 is an answer: `git diff --exit-code` / `--quiet` / `--no-index`
-#: (the trees differ), `git merge-base --is-ancestor` (not an ancestor), `git grep` (no match).
-_GIT_ANSWER_FLAGS = frozenset({"--exit-code", "--quiet", "--no-index", "--is-ancestor"})
+#: Subcommands and flags whose status is an answer: (program, subcommand or None, flags of which
+#: one must be given or None, status). `git diff --exit-code|--quiet|--no-index` (the trees
+#: differ), `git merge-base --is-ancestor` (not an ancestor), `git grep` (no match), `git
+#: check-ignore` (not ignored), `git rev-parse --verify --quiet` (no such object), `git ls-remote
+#: --exit-code` 2 (no matching ref), `kubectl diff` (differences found), `terraform plan
+#: -detailed-exitcode` 2 (changes present), `npm outdated` (outdated packages listed), `make -q`
+#: (not up to date), `jq -e` (the last output was false or null), `command -v` (not found),
+#: `systemctl is-active` 3 and `is-enabled` / `is-failed` 1 (the unit's state).
+_SUBCOMMAND_ANSWERS: tuple[tuple[str, str | None, frozenset[str] | None, int], ...] = (
+    ("git", "diff", frozenset({"--exit-code", "--quiet", "--no-index"}), 1),
+    ("git", "merge-base", frozenset({"--is-ancestor"}), 1),
+    ("git", "grep", None, 1),
+    ("git", "check-ignore", None, 1),
+    ("git", "rev-parse", frozenset({"--quiet", "-q"}), 1),
+    ("git", "ls-remote", frozenset({"--exit-code"}), 2),
+    ("kubectl", "diff", None, 1),
+    ("terraform", "plan", frozenset({"-detailed-exitcode", "--detailed-exitcode"}), 2),
+    ("npm", "outdated", None, 1),
+    ("make", None, frozenset({"-q", "--question"}), 1),
+    ("jq", None, frozenset({"-e", "--exit-status"}), 1),
+    ("command", None, frozenset({"-v", "-V"}), 1),
+    ("systemctl", "is-active", None, 3),
+    ("systemctl", "is-enabled", None, 1),
+    ("systemctl", "is-failed", None, 1),
+)
 
 #: A status-1 output that is a difference report: unified or context diff headers, git's diff
 #: header, diff -q's "Files a and b differ", cmp's "a b differ: byte N, line M".
@@ -166,7 +191,7 @@ def last_simple_command(command: str) -> list[str]:
             words = []
         else:
             words.append(token)
-    while words and (_ASSIGNMENT.match(words[0]) or words[0] in _WRAPPERS):
+    while words and (_ASSIGNMENT.match(words[0]) or _wraps(words)):
         words = words[1:]
     if words and words[0] in _WRAPPERS_WITH_OPERAND:
         operands = [w for w in words[1:] if not w.startswith("-")]
@@ -174,6 +199,13 @@ def last_simple_command(command: str) -> list[str]:
     if words:
         words[0] = words[0].rsplit("/", 1)[-1]
     return words
+
+
+def _wraps(words: list[str]) -> bool:
+    """`words` start with a wrapper that runs the rest unchanged (`command -v x` is a query)."""
+    if words[0] == "command" and len(words) > 1 and words[1].startswith("-"):
+        return False
+    return words[0] in _WRAPPERS
 
 
 def is_an_answer(status: int, command: str | None, output: str = "") -> bool:
@@ -187,17 +219,13 @@ def is_an_answer(status: int, command: str | None, output: str = "") -> bool:
     program, args = argv[0], argv[1:]
     if status == 1 and program in _ONE_IS_AN_ANSWER:
         return True
-    if status == 1 and program == "git" and args:
-        return args[0] == "grep" or (
-            args[0] in ("diff", "merge-base") and bool(_GIT_ANSWER_FLAGS & set(args))
-        )
-    if status == 1 and program == "kubectl" and args[:1] == ["diff"]:
-        return True  # kubectl diff: 1 means differences were found
-    return (
-        status == 2
-        and program == "terraform"
-        and args[:1] == ["plan"]
-        and "-detailed-exitcode" in args
+    given = set(args)
+    return any(
+        status == answer
+        and program == name
+        and (subcommand is None or args[:1] == [subcommand])
+        and (flags is None or bool(flags & given))
+        for name, subcommand, flags, answer in _SUBCOMMAND_ANSWERS
     )
 
 

@@ -438,6 +438,34 @@ def _decode_envelope(text: str) -> object | None:
     return decoded if isinstance(decoded, Mapping | list) else None
 
 
+def _flagged_text(result: object) -> str | None:
+    """The text of a result the runtime flagged: the string, or an MCP result's text parts."""
+    if isinstance(result, str):
+        return result
+    content = result.get("content") if isinstance(result, Mapping) else None
+    if isinstance(content, list):
+        parts = [
+            p["text"]
+            for p in content[:MAX_LIST_ITEMS]
+            if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+        ]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def _answer_despite_flag(result: object, command: str | None) -> bool:
+    """A shell tool's error flag that only restates its status (Claude Code's `is_error`,
+    goose's and Cline's `isError` follow the exit status), where the status the result states
+    is its program's answer (grep selected no line, diff found differences)."""
+    text = _flagged_text(result)
+    if text is None:
+        return False
+    status = harness_exit_status(text)
+    if not status:
+        return False
+    return not _status_failed(status, text, command or command_in_text(text))
+
+
 def _known_kind(text: str) -> bool:
     """The text is an error of a known kind; a failure stated only plainly is not enough in a
     content tool's output (a `cat` of a log that starts with "Error:" is content)."""
@@ -467,11 +495,15 @@ def classify_result(
     """
     command = command_of(arguments)
     if is_error is True:
+        if _answer_despite_flag(result, command):
+            return SUCCESS
         return ResultVerdict(True, "confirmed", "runtime error flag")
     if is_error is False:
         return SUCCESS  # the runtime says it succeeded: its word is structure, not wording
     flag = _runtime_flag(result)
     if flag:
+        if _answer_despite_flag(result, command):
+            return SUCCESS
         return ResultVerdict(True, "confirmed", f"runtime {flag}")
     name = _tool_name(tool)
     if name and _in_family(name, problem_reporting_tools):
