@@ -33,10 +33,25 @@ NPM_OFFLINE = (
 )
 
 
-@pytest.mark.parametrize("text", [PIP_OFFLINE, MVN_OFFLINE, NPM_OFFLINE])
+@pytest.mark.parametrize("text", [PIP_OFFLINE, NPM_OFFLINE])
 def test_a_package_index_out_of_reach_is_not_a_missing_package(text: str) -> None:
     got = classify_error(f"Exit code: 1\nWall time: 2.1 seconds\nOutput:\n{text}")
     assert (got.category, got.variant) == (Category.NETWORK_ERROR, "package_index_unreachable")
+
+
+def test_an_offline_mode_the_command_chose_is_its_own_failure() -> None:
+    # Maven's `-o`: the same message is COMMAND_FAILED in the corpus (`mvn/b25/005`)
+    got = classify_error(MVN_OFFLINE)
+    assert (got.category, got.variant) != (Category.NETWORK_ERROR, "package_index_unreachable")
+    assert got.category is Category.COMMAND_FAILED
+
+
+def test_a_servers_own_refusal_after_connecting_is_not_a_service_down() -> None:
+    text = (
+        'psql: error: connection to server on socket "/tmp/h7/pgsock/.s.PGSQL.5432" failed: '
+        'FATAL:  password authentication failed for user "readonly"'
+    )
+    assert classify_error(text).category is Category.PERMISSION_DENIED
 
 
 def test_the_guidance_for_an_unreachable_index_says_not_to_repeat_the_install() -> None:

@@ -1997,9 +1997,10 @@ NAME_EXISTS_PROGRAMS = words(
 )
 
 #: A package manager that could not reach its index or registry (the sandbox has no network, the
-#: index is down, a proxy refuses): pip's retry warnings, npm's network error codes, Maven's and
-#: Gradle's transfers and offline mode, cargo's registry updates. The package itself may exist:
-#: "No matching distribution found" after these is the index's silence, not a missing package.
+#: index is down, a proxy refuses): pip's retry warnings, npm's network error codes, Maven's
+#: transfers, cargo's registry updates. The package itself may exist: "No matching distribution
+#: found" after these is the index's silence, not a missing package. A mode the command chose
+#: (Maven's `-o`, cargo's `--offline`) is the command's own failure, as the corpus labels it.
 PACKAGE_INDEX_UNREACHABLE = words(
     "pip npm",
     r"\bconnection broken by '(?:NewConnectionError|ConnectTimeoutError|ProxyError|SSLError"
@@ -2009,11 +2010,7 @@ PACKAGE_INDEX_UNREACHABLE = words(
     r"|ENOTFOUND|ECONNRESET|ENETUNREACH)\b",
     r"\brequest to https?://registry\.\S+ failed\b",
     r"\bCould not transfer (?:artifact|metadata) \S+ (?:from/to|from) \S+",
-    r"\bCannot access \S+ \([^)\n]+\) in offline mode\b",
-    r"\bNo cached version of \S+ available for offline mode\b",
     r"\bfailed to (?:query replaced source registry|update registry|download from) [`']",
-) + words(
-    "cargo", r"\byou're using offline mode \(--offline\) which can sometimes cause surprising"
 )
 
 #: A member an archiver was told to add or extract is not there (`zip warning: name not
@@ -2027,8 +2024,9 @@ ARCHIVE_MEMBER_MISSING = words("zip", r"\bname not matched: \S")
 #: the docker daemon running?".
 SERVICE_NOT_RUNNING = words(
     "psql redis docker",
+    # the OS's reason, not the server's (`failed: FATAL:  role "x" does not exist` is an answer)
     r"\bconnection to server (?:on socket \"[^\"\n]{1,200}\"|at \"[^\"\n]{1,200}\""
-    r"(?: \([^)\n]{1,60}\))?, port \d+) failed\b",
+    r"(?: \([^)\n]{1,60}\))?, port \d+) failed: (?:No such file or directory|Connection refused)",
     r"\bIs the server running (?:locally|on that host)\b",
     r"\bCan't connect to (?:local )?MySQL server (?:through socket|on) ",
     r"\bCould not connect to Redis at \S+: ",
