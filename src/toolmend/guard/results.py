@@ -12,7 +12,10 @@ record whose own status is "failed". Strings are JSON-decoded only in fields tha
 envelopes (the root, `content`, `text`, `result`, `error`); `stdout` and `stderr` are command
 output, so they are read as text and never re-interpreted as structure (a `cat` of a captured
 API error body is a success). Payloads of problem-reporting tools (linters, diagnostics) are
-data: only the runtime flag counts for them. It never raises on odd input and never changes it.
+data: only the runtime flag counts for them. An exit status a command-result format states is
+weighed by the program that set it (`exit_status`: grep's 1 selected no line, diff's 1 found
+differences), also when a runtime flag only restates it. It never raises on odd input and never
+changes it.
 """
 
 from __future__ import annotations
