@@ -25,11 +25,14 @@ from toolmend.guard.patterns import PATTERNS, PATTERNS_BY_ID, Category
 from .conftest import load_cases
 
 #: The corpus, and the batches kept in files of their own (so that batches harvested in parallel
-#: merge): the same columns, scored the same way.
+#: merge): the same columns, scored the same way. `command_errors.json` holds the program outputs
+#: inside agents' command-result formats (batches 35 and 36), each with the call's arguments (its
+#: shell command).
 ROWS = (
     load_cases("real_errors.json")
     + load_cases("batch33_errors.json")
     + load_cases("batch34_errors.json")
+    + load_cases("command_errors.json")
 )
 #: The blind split: harvested before the session's wordings were written, scored once at its end.
 BLIND = load_cases("blind_errors.json")
@@ -131,6 +134,17 @@ BATCH33_FIRST_SCORING = (52, 77)
 #: any wording was written for them: right, total (23 as first labelled; 25 after two labels were
 #: brought to the corpus's conventions).
 BATCH34_FIRST_SCORING = (25, 42)
+#: Batch 35 (guard15): 104 outputs of programs run here (test runners, type checkers, linters,
+#: JVM, Rust, package managers, databases, kubectl, terraform, git, ssh, archives, text tools,
+#: Python libraries against closed ports) inside eleven agents' command-result formats, first
+#: scored leave-one-source-out at 6897c7b before any wording was written for them: right, total.
+BATCH35_FIRST_SCORING = (98, 104)
+#: Batch 36 (guard15): 96 more program outputs (other linters, test runners' other failures,
+#: archives, databases, package managers offline, silent programs that state only a status),
+#: harvested after batch 35's families and first scored at 5bc753e before any wording for it:
+#: right, total (87 as first labelled; 89 after four labels were brought to the corpus's
+#: conventions, `FIRST_SCORINGS.md`, batch 36).
+BATCH36_FIRST_SCORING = (89, 96)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -145,10 +159,18 @@ def leave_one_source_out(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int
     for row in rows:
         source = row["source"]
         classifier = classifiers.setdefault(source, Classifier(exclude_origins={source}))
-        got = classifier.classify(row["text"])
+        got = classifier.classify(row["text"], metadata=_call_metadata(row))
         scores[source][1] += 1
         scores[source][0] += int(got.category == row["category"])
     return {source: (right, total) for source, (right, total) in scores.items()}
+
+
+def _call_metadata(row: dict[str, Any]) -> dict[str, Any] | None:
+    """What the guard knows of the call beside its result: the shell command, where the row
+    keeps the call's arguments (`command_errors.json`); None for the rows that keep none."""
+    arguments = row.get("arguments")
+    command = arguments.get("command") if isinstance(arguments, dict) else None
+    return {"command": command} if isinstance(command, str) else None
 
 
 def report(title: str, scores: dict[str, tuple[int, int]]) -> str:
@@ -240,6 +262,8 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (32, BATCH32_FIRST_SCORING, 10),
         (33, BATCH33_FIRST_SCORING, 20),
         (34, BATCH34_FIRST_SCORING, 20),
+        (35, BATCH35_FIRST_SCORING, 25),
+        (36, BATCH36_FIRST_SCORING, 25),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(
@@ -252,14 +276,20 @@ def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(
     assert sum(r for r, _ in scores.values()) >= first_scoring[0]
     successes = [r for r in rows if r["kind"] == "success"]
     assert len(successes) >= min_successes
-    assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
+    assert [r["id"] for r in successes if _taken_for_a_failure(r)] == []
+
+
+def _taken_for_a_failure(row: dict[str, Any]) -> bool:
+    """`classify_result` on a success as the guard sees it: the text, the tool, and the call's
+    arguments where the row keeps them (a shell command decides what its exit status means)."""
+    return classify_result(row["text"], tool=row["tool"], arguments=row.get("arguments")).failed
 
 
 def test_no_successful_output_is_taken_for_a_failure() -> None:
     wrong = [
         (r["id"], verdict.reason)
         for r in SUCCESSES
-        for verdict in [classify_result(r["text"], tool=r["tool"])]
+        for verdict in [classify_result(r["text"], tool=r["tool"], arguments=r.get("arguments"))]
         if verdict.failed
     ]
     assert wrong == []

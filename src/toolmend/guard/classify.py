@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolmend.guard.envelope import METASCHEMA_CODE, Envelope, Issue, unwrap
+from toolmend.guard.exit_status import command_in_text, status_pattern
 from toolmend.guard.patterns import (
     PATTERNS,
     UNCLASSIFIED_PATTERN,
@@ -463,19 +464,20 @@ class Classifier:
         texts = [_scan_window(t) for t in env.texts()]
         if not texts:
             return UNCLASSIFIED
+        program_status = status_pattern(env.exit_code, _command(metadata, text))
         found = self._structural(env)
         if found is None:
             found = self._worded(texts, ran=env.exit_code is not None or env.command_output)
             if found is not None and found[0].category is not Category.COMMAND_FAILED:
                 found = _test_run_reading(found, texts)
-            decisive = _code_pattern(env) or _decisive_status_pattern(env)
+            decisive = _code_pattern(env) or _decisive_status_pattern(env) or program_status
             if found is not None and decisive and found[0].id in _GENERIC_PATTERNS:
                 found = (_BY_ID[decisive], found[1], ENVELOPE_CONFIDENCE)
             if found is not None and found[0].id == PLAIN_FAILURE_PATTERN_ID:
                 found = None if _status_pattern(env) else found
         found = _request_reading(found, env)
         if found is None:
-            status = _code_pattern(env) or _status_pattern(env)
+            status = _code_pattern(env) or program_status or _status_pattern(env)
             # a status field that says only "error": a failure stated plainly, of no known kind
             status = status or (PLAIN_FAILURE_PATTERN_ID if env.failed else None)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
@@ -547,6 +549,15 @@ _CALL_ARGUMENT_CATEGORIES = frozenset(
         Category.PARAM_TYPE_MISMATCH,
     }
 )
+
+
+def _command(metadata: Mapping[str, Any] | None, text: object) -> str | None:
+    """The shell command whose status the text reports: the caller's (`metadata["command"]`, the
+    call's arguments) or the one a command-result format printed beside the output."""
+    command = metadata.get("command") if metadata else None
+    if isinstance(command, str):
+        return command
+    return command_in_text(text) if isinstance(text, str) else None
 
 
 def _bounded(text: object) -> object:

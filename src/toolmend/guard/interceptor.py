@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolmend.guard.classify import Classification, classify_error, error_text
+from toolmend.guard.exit_status import command_of, command_of_raw
 from toolmend.guard.guidance import (
     DEFAULT_MAX_BYTES,
     MIN_MAX_BYTES,
@@ -186,31 +187,45 @@ class GuardSession:
         """Count a call's result: None for a success (its tool's count resets), else the
         failure's classification (the loop breaker's, when it applies) and its occurrence.
         `failure_guidance` turns the failure into guidance."""
-        cls = self._classify(view.name, result, is_error)
+        command = (
+            command_of(view.arguments)
+            if view.arguments is not None
+            else command_of_raw(view.raw_arguments)
+        )
+        cls = self._classify(view.name, result, is_error, command)
         if cls is None:
             self.ledger.success(view.name)
             return None
         return self._count_failure(view, cls, result_text(result))
 
-    def _classify(self, name: str, result: object, is_error: bool | None) -> Classification | None:
+    def _classify(
+        self, name: str, result: object, is_error: bool | None, command: str | None = None
+    ) -> Classification | None:
         """None for a successful result, else its failure's classification. Pure in the result,
-        the tool's name and the configured tool lists, so a text result (what every history
-        replay reads again) is memoised."""
+        the tool's name, the call's shell command (its program decides what an exit status
+        means) and the configured tool lists, so a text result (what every history replay reads
+        again) is memoised."""
         prt, content = self.config.problem_reporting_tools, self.config.content_tools
         memo_key: tuple[object, ...] | None = None
         if type(result) is str and type(prt) is frozenset and type(content) is frozenset:
-            memo_key = (result, name, is_error, prt, content)
+            memo_key = (result, name, is_error, prt, content, command)
             hit = RESULT_MEMO.get(memo_key)
             if hit is not None:
                 return hit[0]
+        arguments = {"command": command} if command else None
         verdict = classify_result(
             result,
             tool=name or None,
             is_error=is_error,
             problem_reporting_tools=prt,
             content_tools=content,
+            arguments=arguments,
         )
-        cls = classify_error(result_text(result), tool=name or None) if verdict.failed else None
+        cls = (
+            classify_error(result_text(result), tool=name or None, metadata=arguments)
+            if verdict.failed
+            else None
+        )
         if memo_key is not None:
             RESULT_MEMO.put(memo_key, cls, len(result) + len(name))  # type: ignore[arg-type]
         return cls

@@ -599,7 +599,7 @@ PATTERNS: tuple[Pattern, ...] = (
         # above FILE_NOT_FOUND: unzip says "cannot find zipfile directory" of a file that is
         # there but is no zip
         priority=53,
-        text=w.WRONG_FORMAT,
+        text=w.WRONG_FORMAT + w.UNREADABLE_FORMAT,
         what="The command of this {tool} call failed: a file it reads is not in the format it "
         "expects.",
         why="The file exists but is not what the program takes (not an archive of that kind, a "
@@ -648,7 +648,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_EXISTS,
         variant="generic",
         priority=49,
-        text=w.FILE_EXISTS + w.PATH_EXISTS + w.NO_OVERWRITE,
+        text=w.FILE_EXISTS + w.PATH_EXISTS + w.NO_OVERWRITE + w.NAME_EXISTS_PROGRAMS,
         what="The {tool} call would create a file or directory that already exists.",
         why="This tool creates new files only and does not overwrite.",
         next=(
@@ -738,6 +738,43 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
     ),
     Pattern(
+        id="EI/NETWORK_ERROR/003",
+        category=Category.NETWORK_ERROR,
+        variant="service_not_running",
+        priority=56,  # above FILE_NOT_FOUND: a socket that is not there is a service not running
+        text=w.SERVICE_NOT_RUNNING,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The command of this {tool} call could not connect to the local service it uses "
+        "(a database, a cache, a daemon): it is not running or not listening where the command "
+        "looked.",
+        why="Nothing accepts connections on that socket, host or port; the same command fails "
+        "the same way until the service is started or the address changes.",
+        next=(
+            "Start the service (or its container) if the task allows it, then run the command "
+            "once more; or point it at the host, port or socket where the service runs.",
+            "If it cannot be started here, tell the user; do not repeat the identical command.",
+        ),
+    ),
+    Pattern(
+        id="EI/NETWORK_ERROR/002",
+        category=Category.NETWORK_ERROR,
+        variant="package_index_unreachable",
+        priority=54,  # above a missing package: the index never answered whether it exists
+        text=w.PACKAGE_INDEX_UNREACHABLE,
+        disposition=Disposition.CHANGE_STRATEGY,
+        what="The command of this {tool} call could not reach the package index or registry it "
+        "installs from.",
+        why="The environment has no network access to that index (a sandbox, an offline cache, a "
+        "proxy or a closed port); installing again fails the same way, and the package may well "
+        "exist.",
+        next=(
+            "Do not repeat the install: use what is already installed (pip list, npm ls, the "
+            "project's lock file), or an offline source the project provides (a wheel or vendor "
+            "directory, a local cache).",
+            "If the package is needed, tell the user that this environment cannot reach the index.",
+        ),
+    ),
+    Pattern(
         id="EI/TIMEOUT/001",
         category=Category.TIMEOUT,
         variant="generic",
@@ -783,7 +820,10 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.TOOLCHAIN_FAILURE
         + w.PROGRAM_USAGE
         + w.PROGRAM_BAD_OPTION
-        + w.GIT_REFUSALS,
+        + w.GIT_REFUSALS
+        + w.LINT_DIAGNOSTICS
+        + w.PROGRAM_STARRED_FATAL
+        + w.PROGRAM_PARSE_ERRORS,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

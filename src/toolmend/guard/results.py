@@ -12,7 +12,10 @@ record whose own status is "failed". Strings are JSON-decoded only in fields tha
 envelopes (the root, `content`, `text`, `result`, `error`); `stdout` and `stderr` are command
 output, so they are read as text and never re-interpreted as structure (a `cat` of a captured
 API error body is a success). Payloads of problem-reporting tools (linters, diagnostics) are
-data: only the runtime flag counts for them. It never raises on odd input and never changes it.
+data: only the runtime flag counts for them. An exit status a command-result format states is
+weighed by the program that set it (`exit_status`: grep's 1 selected no line, diff's 1 found
+differences), also when a runtime flag only restates it. It never raises on odd input and never
+changes it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolmend.guard.classify import classify_error
+from toolmend.guard.exit_status import command_in_text, command_of, is_an_answer
 from toolmend.model import Tool
 
 Confidence = Literal["confirmed", "suspect", "none"]
@@ -76,6 +80,12 @@ DEFAULT_CONTENT_TOOLS = frozenset(
         "run_command",
         "run_terminal_cmd",
         "terminal",
+        # the shell tools of OpenHands, gemini-cli, Continue and Codex's unified exec
+        "execute_bash",
+        "run_shell_command",
+        "run_terminal_command",
+        "exec_command",
+        "local_shell",
         "read",
         "read_file",
         "view",
@@ -134,7 +144,20 @@ _HARNESS_PREFIX = re.compile(r"(?:tool execution failed\s*:|<tool_use_error>)", 
 _EXIT_STATUS = re.compile(
     r"(?:^\s*|\.\s+)(?:Error: )?(?:<returncode>\s*(?P<rc>-?\d+)\s*</returncode>"
     r"|(?:exit(?:ed with)? (?:code|status)|Process exited with code"
-    r"|Command (?:exited|failed) with (?:exit )?code)[: ]\s*(?P<code>-?\d+)\s*$)",
+    r"|Command (?:exited|failed) with (?:exit )?code)[: ]\s*(?P<code>-?\d+)\s*$)"
+    # OpenHands' observation suffixes: "[The command completed with exit code 1.]", "[Command
+    # finished with exit code 1]" (`openhands/events/observation/commands.py`)
+    r"|^\s*\[(?:The )?command (?:completed|finished) with exit code (?P<bracket>-?\d+)"
+    r"(?:\.[^\]\n]*)?\]\s*$",
+    re.IGNORECASE,
+)
+#: The lines a command-result format puts around the output (status lines, Codex's `Wall
+#: time:` and `Output:`, Roo Code's opening sentence, gemini-cli's fields, mini-swe-agent's
+#: tags, OpenHands' bracketed metadata): dropped to read what the program itself printed.
+_FRAME_LINE = re.compile(
+    r"^\s*(?:Wall time:|Output:\s*$|Process Group PGID:|Background PIDs:|Signal:|Error: \(none\)"
+    r"|Command executed in terminal\b|</?output>\s*$|\[(?:Current working directory|Python "
+    r"interpreter): )",
     re.IGNORECASE,
 )
 #: Where a harness puts the exit status: the first and last lines of the result.
@@ -211,8 +234,34 @@ def harness_exit_status(text: str) -> int | None:
     for line in (*head, *tail):
         match = _EXIT_STATUS.search(line)
         if match:
-            return int(match.group("rc") or match.group("code"))
+            return int(match.group("rc") or match.group("code") or match.group("bracket"))
     return None
+
+
+def harness_output(text: str) -> str:
+    """What the program printed, without the command-result format's status and field lines
+    (bounded: only the head and tail lines where a harness writes them are dropped)."""
+    lines = text[: EXIT_STATUS_SCAN_CHARS * 4].strip().splitlines()
+    head = 0
+    while head < min(len(lines), EXIT_STATUS_HEAD_LINES + 1) and (
+        _EXIT_STATUS.search(lines[head]) or _FRAME_LINE.match(lines[head])
+    ):
+        head += 1
+    tail = len(lines)
+    while (
+        tail > head
+        and tail > len(lines) - EXIT_STATUS_TAIL_LINES - 1
+        and (_EXIT_STATUS.search(lines[tail - 1]) or _FRAME_LINE.match(lines[tail - 1]))
+    ):
+        tail -= 1
+    body = "\n".join(lines[head:tail])
+    return body[len("Output: ") :] if body.startswith("Output: ") else body
+
+
+def _status_failed(status: int, text: str, command: str | None) -> bool:
+    """A non-zero status the harness stated is a failure unless the program documents it as an
+    answer (grep's 1: no line selected; diff's 1: the files differ; `exit_status`)."""
+    return status != 0 and not is_an_answer(status, command, harness_output(text))
 
 
 def _runtime_flag(result: object) -> str | None:
@@ -320,8 +369,9 @@ def _is_int(value: object) -> bool:
 class _Walker:
     """One bounded walk over a result; `found` is the first suspect signal."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: str | None = None) -> None:
         self.seen: set[int] = set()
+        self.command = command
 
     def walk(self, value: object, field: str, where: str, depth: int) -> str | None:
         if depth > MAX_DEPTH:
@@ -363,7 +413,9 @@ class _Walker:
         if field not in TEXT_ONLY_FIELDS:
             status = harness_exit_status(text)
             if status is not None:
-                return f"exit status {status} at {label}" if status else None
+                command = self.command or command_in_text(text)
+                failed = _status_failed(status, text, command)
+                return f"exit status {status} at {label}" if failed else None
         first = _first_line(text)
         if _FAILURE_PREFIX.match(first):
             return f"error text at {label}"
@@ -389,6 +441,34 @@ def _decode_envelope(text: str) -> object | None:
     return decoded if isinstance(decoded, Mapping | list) else None
 
 
+def _flagged_text(result: object) -> str | None:
+    """The text of a result the runtime flagged: the string, or an MCP result's text parts."""
+    if isinstance(result, str):
+        return result
+    content = result.get("content") if isinstance(result, Mapping) else None
+    if isinstance(content, list):
+        parts = [
+            p["text"]
+            for p in content[:MAX_LIST_ITEMS]
+            if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+        ]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def _answer_despite_flag(result: object, command: str | None) -> bool:
+    """A shell tool's error flag that only restates its status (Claude Code's `is_error`,
+    goose's and Cline's `isError` follow the exit status), where the status the result states
+    is its program's answer (grep selected no line, diff found differences)."""
+    text = _flagged_text(result)
+    if text is None:
+        return False
+    status = harness_exit_status(text)
+    if not status:
+        return False
+    return not _status_failed(status, text, command or command_in_text(text))
+
+
 def _known_kind(text: str) -> bool:
     """The text is an error of a known kind; a failure stated only plainly is not enough in a
     content tool's output (a `cat` of a log that starts with "Error:" is content)."""
@@ -403,6 +483,7 @@ def classify_result(
     is_error: bool | None = None,
     problem_reporting_tools: Iterable[str] = DEFAULT_PROBLEM_REPORTING_TOOLS,
     content_tools: Iterable[str] = DEFAULT_CONTENT_TOOLS,
+    arguments: object = None,
 ) -> ResultVerdict:
     """Classify one tool result as confirmed failure, suspected failure, or success.
 
@@ -411,14 +492,21 @@ def classify_result(
     `tool_result` block, an MCP `isError`), and an explicit `false` is taken as success. `tool`
     selects the per-tool rules, by the tool's family name (`Bash`, `builtin_read_file` and
     `mcp__fs__read_file` count as `bash` and `read_file`): problem-reporting tools' payloads
-    are data, and content tools' bare strings are content.
+    are data, and content tools' bare strings are content. `arguments` are the call's (a shell
+    tool's `command`): a status its program documents as an answer (grep's 1, diff's 1) is not
+    a failure (`exit_status`).
     """
+    command = command_of(arguments)
     if is_error is True:
+        if _answer_despite_flag(result, command):
+            return SUCCESS
         return ResultVerdict(True, "confirmed", "runtime error flag")
     if is_error is False:
         return SUCCESS  # the runtime says it succeeded: its word is structure, not wording
     flag = _runtime_flag(result)
     if flag:
+        if _answer_despite_flag(result, command):
+            return SUCCESS
         return ResultVerdict(True, "confirmed", f"runtime {flag}")
     name = _tool_name(tool)
     if name and _in_family(name, problem_reporting_tools):
@@ -428,13 +516,13 @@ def classify_result(
             return ResultVerdict(True, "suspect", "harness failure text at result")
         status = harness_exit_status(result)
         if status is not None:
-            if status == 0:
+            if not _status_failed(status, result, command or command_in_text(result)):
                 return SUCCESS
             return ResultVerdict(True, "suspect", f"exit status {status} at result")
         if _FAILURE_PREFIX.match(_first_line(result)) and _known_kind(result[:4096]):
             return ResultVerdict(True, "suspect", "known error text at result")
         return SUCCESS
-    found = _Walker().walk(result, "", "", 0)
+    found = _Walker(command).walk(result, "", "", 0)
     if found:
         return ResultVerdict(True, "suspect", found)
     return SUCCESS

@@ -1643,7 +1643,8 @@ POLICY_DENIED = words(
     r"|refused)\b"
     r"|^(?:Error: )?Refused to (?:fetch|access|connect to|open|load|read|request) \S",
     r"(?:fetching|import|access)[^\n]{0,80}? (?:is )?not allowed",
-    r"(?<!properties )(?<!inputs )\b(?:is|are) not allowed\b(?! (?:for|as|when|if|with|together) )",
+    r"(?<!properties )(?<!inputs )(?<!values )\b(?:is|are) not allowed\b"
+    r"(?! (?:for|as|when|if|with|together|here|in this context)\b)",
     r"\baccess to [^\n]{1,80}? (?:is )?(?:not permitted|not allowed|denied|forbidden|refused)\b",
     r"\b(?:file|path|directory|folder|network|write|read) access (?:is )?(?:not permitted|not "
     r"allowed|denied|forbidden|refused)\b",
@@ -1674,10 +1675,11 @@ POLICY_RULES = words(
     "roo-code cline kilocode",
     r"\b(?:due to|by) (?:\w+ )?polic(?:y|ies)(?: restrictions?)?\b|\bpolicy restrictions?\b",
     r"^Only (?:the )?[\w -]{1,30}? (?:can|may|(?:are|is) (?:allowed|permitted) to) \w+",
-    r"\b(?:is|are) (?:disabled|not (?:allowed|permitted|enabled)) in (?:this|the current) "
-    r"(?:context|mode|session|workspace)\b",
-    r"\bnot (?:allowed|permitted|available|enabled) (?:in|during|while in) (?:the |this )?"
-    r"(?:[\w-]+ ){0,2}(?:mode|context|session)\b",
+    # (a YAML parser's "mapping values are not allowed in this context" is no policy)
+    r"(?<!values )\b(?:is|are) (?:disabled|not (?:allowed|permitted|enabled)) in (?:this|the "
+    r"current) (?:context|mode|session|workspace)\b",
+    r"(?<!values are )\bnot (?:allowed|permitted|available|enabled) (?:in|during|while in) "
+    r"(?:the |this )?(?:[\w-]+ ){0,2}(?:mode|context|session)\b",
     r"\b(?:blocked|disabled|forbidden|not allowed) in (?:plan|read-only|readonly|ask|chat) mode\b",
 )
 
@@ -2003,7 +2005,12 @@ RUNTIME_FAILURE = words(
 #: pytest's error sections, a shell's diagnostic line, git's `fatal:` and pip's `ERROR:` lines.
 #: Text framed like this is the output of a command that ran, so a JSON parse error or an
 #: unknown, missing or mistyped argument inside it belongs to that program, not to the call.
+#: A test runner's failure report (TAP's `not ok N -`, mocha's `N failing`): the values its
+#: messages name are the program's, never the call's.
+TEST_REPORT_FRAMING = words("node mocha", r"^not ok \d+ - ", r"^\s*[1-9]\d* failing$")
+
 PROGRAM_CRASH_FRAMING = regexes(
+    TEST_REPORT_FRAMING,
     words(
         "os",
         _PY_TRACEBACK,
@@ -2026,7 +2033,7 @@ PROGRAM_CRASH_FRAMING = regexes(
         # a program's own prefix, lower case (`bwrap: Unknown option`), not an agent's "Error:"
         r"^(?!(?:error|warning|fatal):)(?-i:[a-z][\w.+\-]{0,30}): (?:invalid|unrecognized|unknown"
         r"|illegal|bad) option\b",
-    )
+    ),
 )
 
 #: A file that exists but is not in the format the program reads: unzip's "End-of-central-directory
@@ -2087,7 +2094,7 @@ PROGRAM_USAGE = words(
     "coreutils",
     r"\bare the same file\b",
     # awk's and sed's script diagnostics: the program, then the position in its script
-    r"^[a-z][\w.+\-]{0,30}: (?:-e expression #\d+, char \d+|line \d+): ",
+    r"^[a-z][\w.+\-]{0,30}: (?:[^\s:]+: )?(?:-e expression #\d+, char \d+|line \d+): ",
     r"^[a-z][\w.+\-]{0,30}: Unmatched [(\[{]",
     r"\bto a subdirectory of itself\b",
     # jq's pointer to its help, GNU's `Try 'x --help'` in other words
@@ -2166,6 +2173,82 @@ MUST_INSTALL = words(
     r"\bmust install (?:the )?(?:package|module|library|packages|dependency)\b"
     r"|\b(?:run|try) [`'\"]?(?:pip3?|uv pip|npm|pnpm|yarn) (?:install|add)\b",
 )
+
+# --- programs' outputs inside agents' command results ---------------------------------------
+
+#: Linters' diagnostic lines: `path:line:col: CODE message` (flake8, pycodestyle, pyflakes,
+#: pylint's `C0114:`, ruff's concise output) and shellcheck's gcc format (`... [SC2086]`).
+LINT_DIAGNOSTICS = words(
+    "flake8",
+    r"^[^\s:]+:\d+:\d+: (?-i:[A-Z]{1,3}\d{3,4}):? \S",
+    r"^[^\s:]+:\d+:\d+: (?:error|warning|note|info|style): [^\n]+ \[SC\d{4}\]$",
+)
+#: Parsers' own error lines inside a program's output: Go's YAML (`yaml: line 5: mapping values
+#: are not allowed in this context`, kubectl, helm-style tools), and pytest's run that selected
+#: nothing (`1 deselected in 0.01s`, `no tests ran in 0.01s`: the command tested nothing).
+PROGRAM_PARSE_ERRORS = words(
+    "kubectl pytest",
+    r"\byaml: line \d+: [a-z]",
+    r"^=*\s*(?:\d+ deselected|no tests ran) in \d[\d.]*s\s*=*$",
+)
+#: A program's own fatal-error prefix of stars (`patch: **** Only garbage was found ...`).
+PROGRAM_STARRED_FATAL = words("patch", r"^[a-z][\w.+\-]{0,30}: \*{4} \S")
+
+#: A path a program will not create because it is there already: git's `fatal: 'wt' already
+#: exists` (a worktree's directory without a slash), gzip's `x.gz already exists; not
+#: overwritten`. A program's own named things (a git tag or remote, an SQL relation) are not
+#: paths: they stay its failed command.
+NAME_EXISTS_PROGRAMS = words(
+    "git gzip",
+    r"^(?:fatal|error): '[^'\n]{1,200}' already exists\.?$",
+    r"\balready exists;?\s+not overwritten\b",
+)
+
+#: A package manager that could not reach its index or registry (the sandbox has no network, the
+#: index is down, a proxy refuses): pip's retry warnings, npm's network error codes, Maven's
+#: transfers, cargo's registry updates. The package itself may exist: "No matching distribution
+#: found" after these is the index's silence, not a missing package. A mode the command chose
+#: (Maven's `-o`, cargo's `--offline`) is the command's own failure, as the corpus labels it.
+PACKAGE_INDEX_UNREACHABLE = words(
+    "pip npm",
+    r"\bconnection broken by '(?:NewConnectionError|ConnectTimeoutError|ProxyError|SSLError"
+    r"|ReadTimeoutError|NameResolutionError|ProtocolError)",
+    r"\bCould not fetch URL \S+: There was a problem confirming the ssl certificate",
+    r"^npm (?:ERR!|error) (?:code |errno )?(?:ENOTCACHED|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT"
+    r"|ENOTFOUND|ECONNRESET|ENETUNREACH)\b",
+    r"\brequest to https?://registry\.\S+ failed\b",
+    r"\bCould not transfer (?:artifact|metadata) \S+ (?:from/to|from) \S+",
+    r"\bfailed to (?:query replaced source registry|update registry|download from) [`']",
+)
+
+#: A local service the command connects to is not running or not listening where it looked:
+#: libpq's `connection to server on socket "/tmp/.s.PGSQL.5432" failed` (with the OS's "No such
+#: file or directory", which is the socket, not a file the call named), MySQL's "Can't connect to
+#: local MySQL server through socket", redis-cli's "Could not connect to Redis at", Docker's "Is
+#: the docker daemon running?".
+SERVICE_NOT_RUNNING = words(
+    "psql redis docker",
+    # the OS's reason, not the server's (`failed: FATAL:  role "x" does not exist` is an answer)
+    r"\bconnection to server (?:on socket \"[^\"\n]{1,200}\"|at \"[^\"\n]{1,200}\""
+    r"(?: \([^)\n]{1,60}\))?, port \d+) failed: (?:No such file or directory|Connection refused)",
+    r"\bIs the server running (?:locally|on that host)\b",
+    r"\bCan't connect to (?:local )?MySQL server (?:through socket|on) ",
+    r"\bCould not connect to Redis at \S+: ",
+    r"\bCannot connect to the Docker daemon at \S+\.? Is the docker daemon running\b",
+)
+
+#: A file that is not in the format the program reads: not an archive of that kind, or truncated
+#: or corrupt (gzip, xz, unzip, tar, bzip2, Python's zipfile and tarfile).
+UNREADABLE_FORMAT = words(
+    "unzip tar gzip xz",
+    r"\bnot in gzip format\b|\bFile format not recognized\b|\bis not a bzip2 file\b",
+    r"\bEnd-of-central-directory signature not found\b|\bcannot find zipfile directory\b",
+    r"\bFile is not a zip file\b|\bBadZipFile\b|\bThis does not look like a tar archive\b",
+    r"\bfile could not be opened successfully\b|\binvalid compressed data--format violated\b",
+    r"\b(?:Unexpected EOF in archive|truncated gzip input|Compressed data is corrupt"
+    r"|unexpected end of (?:file|input))\b",
+)
+
 
 # --- the fall-through: a failure stated plainly -----------------------------------------------
 
