@@ -141,3 +141,18 @@ def load_exceptions(name: str) -> dict[str, str]:
 
 def calls_as_expected(result: toolmend.ParseResult) -> list[dict[str, Any]]:
     return [{"name": c.name, "arguments": c.arguments} for c in result.tool_calls]
+
+
+def readers_built(protocol: str, monkeypatch: Any) -> list[str]:
+    """The markers `protocol` builds a reader for from now on (the list grows as it does):
+    `monkeypatch` (pytest's) wraps the protocol's `new_reader` for the test."""
+    proto = toolmend.get_protocol(protocol)
+    built: list[str] = []
+    real = type(proto).new_reader
+
+    def counted(self: Any, marker: str, ctx: Any) -> Any:
+        built.append(marker)
+        return real(self, marker, ctx)
+
+    monkeypatch.setattr(type(proto), "new_reader", counted)
+    return built

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolmend
-from support import comparable, split_at
+from support import comparable, readers_built, split_at
 from tool_fixtures import WEATHER
 from toolmend.core.engine import StreamParser
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockContext, BlockReader, BodyStart
+from toolmend.core.reader import MAX_TAG_LENGTH, BodyStart
 from toolmend.core.textscan import TextScanner
 from toolmend.events import Event, TextDelta
 from toolmend.model import coerce_tools
@@ -124,15 +124,7 @@ def test_edges_of_an_early_refusal_give_what_the_readers_refusal_gives(
 
 @pytest.mark.parametrize("protocol", BARE_FORMATS)
 def test_brace_prose_builds_no_reader(protocol: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    proto = toolmend.get_protocol(protocol)
-    built: list[str] = []
-    real = type(proto).new_reader
-
-    def counted(self: TextProtocol, marker: str, ctx: BlockContext) -> BlockReader:
-        built.append(marker)
-        return real(self, marker, ctx)
-
-    monkeypatch.setattr(type(proto), "new_reader", counted)
+    built = readers_built(protocol, monkeypatch)
     text = "Set {a: 1} and [1, 2] then {x}.\n[1] {\n  x}\n"
     result = toolmend.parse(text, protocol, WEATHER)
     assert result.text == text and not result.tool_calls and not result.diagnostics

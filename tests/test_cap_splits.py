@@ -6,7 +6,7 @@ at the cap no more comes, so the parser steps it once more itself before it coun
 (`StreamParser._run`). Readers that change their mind without consuming anything (a call's
 header read whole just as its `{` arrives, a ```` ```json ```` fence found to hold no call)
 once overflowed there when the text came whole, and read on when it came in pieces. The fuzzer
-found three such cases (kept here); the sweep finds their siblings in every protocol's own
+found four such cases (kept here); the sweep finds their siblings in every protocol's own
 calls.
 """
 
@@ -56,6 +56,7 @@ FUZZ_CASES = [
         'print(\\"x & y\\")\\n"}<|tool_call_end|><|tool_calls_section_end|><|close|>call'
         "<|sep|><|channel|>analysis<|message|>to=functions.<end_function_response>2",
     ),
+    (300009350, "functionary-v3", 129, "write_file\r\n" + "{" * 118),
 ]
 
 

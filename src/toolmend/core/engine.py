@@ -11,7 +11,10 @@ second parser.
 A marker that is a bare character of prose (`{`, `[`) opens a block only where its format's
 `BodyStart` does not refuse what follows it: a refused one is text before any reader is built,
 exactly as its reader's own refusal would leave it, and the text scanner's one-search path
-passes over it (its guard), so prose full of `{x}` costs what prose costs.
+passes over it (its guard), so prose full of `{x}` costs what prose costs. A refused body that
+begins a JSON value (`BodyStart.data`: a list whose first item is no call, `[1, {"name": …}]`)
+is data: text to the value's end, passed over by `RefusedJson` (no reader, no marker scan), so
+no call-shaped object inside it is read as a call.
 
 Its public surface is `feed`, `finish` and read-only state (`protocol_id`, `policy`,
 `resolver`, `finished`).
@@ -44,7 +47,14 @@ from typing import Literal, TypedDict
 from toolmend.core.argstream import json_string_text
 from toolmend.core.calls import ENDED, OPEN, Block
 from toolmend.core.fastpath import MAX_PENDING
-from toolmend.core.reader import MAX_TAG_LENGTH, BlockReader, ProtocolSyntax, anchor_holds
+from toolmend.core.jsonskip import RefusedJson
+from toolmend.core.reader import (
+    DATA,
+    MAX_TAG_LENGTH,
+    BlockReader,
+    ProtocolSyntax,
+    anchor_holds,
+)
 from toolmend.core.textscan import TextScanner
 from toolmend.events import (
     Diagnostic,
@@ -99,7 +109,7 @@ class ParserOptions(TypedDict, total=False):
     reasoning: Literal["open"] | None
 
 
-_TEXT, _BLOCK, _SKIP, _REASON = 0, 1, 2, 3
+_TEXT, _BLOCK, _SKIP, _REASON, _DATA = 0, 1, 2, 3, 4
 
 
 def prepare(syntax: ProtocolSyntax) -> None:
@@ -119,6 +129,7 @@ class StreamParser:
         "_block_start",
         "_body_starts",
         "_buf",
+        "_data",
         "_finished",
         "_fragment_end",
         "_held",
@@ -205,6 +216,8 @@ class StreamParser:
         )
         #: The scanner of the rest of an oversized block, or of a reasoning span, for its closer.
         self._skipper: TextScanner | None = None
+        #: The data value being passed over as text (`BodyStart.data`).
+        self._data: RefusedJson | None = None
         self._buf = ""
         self._base = 0  # absolute input offset of self._buf[0]
         self._mode = _TEXT
@@ -374,7 +387,7 @@ class StreamParser:
         if start is None or marker in self._anchors or marker in self._reasoning:
             return -1, False
         end = at + len(marker)
-        opens = start.verdict(text, end, len(text), False)
+        opens = start.outcome(text, end, len(text), False)
         if opens is None:
             return at, True
         return (end, False) if opens is False else (-1, False)
@@ -461,14 +474,17 @@ class StreamParser:
                     self._marker_as_text(pos, marker)
                 elif marker in self._body_starts:
                     start = self._body_starts[marker]
-                    opens = start.verdict(buf, pos + len(marker), len(buf), final)
+                    opens = start.outcome(buf, pos + len(marker), len(buf), final)
                     if opens is None:
                         break  # held from the marker on until its body tells
-                    if opens:
+                    if opens is True:
                         self._open_block(pos, marker)
                     else:
                         # A body no call begins with: what its reader's revert would give.
                         self._marker_as_text(pos, marker)
+                        if opens == DATA:  # and a value it begins is text to its end, unread
+                            self._mode = _DATA
+                            self._data = RefusedJson(1, in_string=False)
                 else:
                     self._open_block(pos, marker)
                 pos += len(marker)
@@ -513,12 +529,33 @@ class StreamParser:
                 pos, done = self._step_reasoning(buf, pos, final)
                 if not done:
                     break
+            elif self._mode == _DATA:
+                pos, done = self._step_data(buf, pos)
+                if not done:
+                    break
             else:
                 pos, done = self._step_skip(buf, pos, final)
                 if not done:
                     break
         self._buf = buf[pos:]
         self._base += pos
+
+    def _step_data(self, buf: str, pos: int) -> tuple[int, bool]:
+        """Release the data value's text up to its end (all that is here, if it goes on)."""
+        data = self._data
+        assert data is not None
+        end, done = data.skip(buf, pos, len(buf))
+        if end > pos:
+            block = self._block
+            self._out.append(TextDelta(buf[pos:end]))
+            block.attributed = self._base + end
+            block.char_before_marker = buf[end - 1]
+        if done:
+            # What follows reads as after a block (as after a value its reader refused).
+            self._block.char_before_marker = "\n"
+            self._mode = _TEXT
+            self._data = None
+        return end, done
 
     def _marker_as_text(self, pos: int, marker: str) -> None:
         """The marker at `buf[pos]` opens no block: it is text, and scanning goes on after it

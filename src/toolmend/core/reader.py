@@ -69,6 +69,10 @@ def anchor_holds(anchor: Anchor, before: str, *, blank_so_far: bool) -> bool:
     return allowed is None or before in allowed
 
 
+#: `BodyStart.outcome` for a refused body that begins a JSON value: data, text to its end.
+DATA = "data"
+
+
 @dataclass(frozen=True, slots=True)
 class BodyStart:
     """How the body after an opening marker must begin for the marker to open a call: a bare
@@ -86,12 +90,18 @@ class BodyStart:
     other body at once, by this same `verdict` (reverting with nothing consumed): the parser
     then asks it before it builds a reader, and a refused marker costs what a marker out of its
     anchor costs.
+
+    `data`: where a refused body begins a JSON value after all (a bare list whose first item is
+    no call object, `[1, {"name": "rm", …}]`), by its own `verdict`: the marker and the value
+    are data, text to the value's end that no reader reads and the scanner never looks into
+    (`core/jsonskip.RefusedJson`), so nothing in a data list runs.
     """
 
     opens: Pattern[str]
     grows: Pattern[str]
     lookahead: int = MAX_TAG_LENGTH
     others: tuple[BodyStart, ...] = ()
+    data: BodyStart | None = None
 
     def verdict(self, buf: str, pos: int, end: int, final: bool) -> bool | None:
         """For the body at `buf[pos:end]` (nothing follows `end` when `final`): True when it
@@ -111,26 +121,46 @@ class BodyStart:
                 verdict = None
         return verdict
 
+    def outcome(self, buf: str, pos: int, end: int, final: bool) -> bool | str | None:
+        """`verdict`, or `DATA` where the body is refused and `data` says it begins a JSON
+        value (None while that may still be so)."""
+        opens = self.verdict(buf, pos, end, final)
+        if opens is False and self.data is not None:
+            data = self.data.verdict(buf, pos, end, final)
+            if data is not False:
+                return DATA if data else None
+        return opens
+
     @property
     def may_open(self) -> str:
-        """A lookahead pattern matching at least wherever `verdict` is not False (where the
-        body opens or may still, the lookahead bound aside): the text scanner's guard."""
+        """A lookahead pattern matching at least wherever `verdict` (or `data`'s) is not False
+        (where the body opens or may still, the lookahead bound aside): the text scanner's
+        guard."""
         own = f"(?:{self.opens.pattern})|(?:{self.grows.pattern})\\Z"
-        return "|".join((own, *(other.may_open for other in self.others)))
+        guards = [own, *(other.may_open for other in self.others)]
+        if self.data is not None:
+            guards.append(self.data.may_open)
+        return "|".join(guards)
 
     @property
     def reach(self) -> int:
-        """The most of the body any of its starts looks at."""
-        return max((self.lookahead, *(other.reach for other in self.others)))
+        """The most of the body any of its starts (and its `data`) looks at."""
+        reaches = [self.lookahead, *(other.reach for other in self.others)]
+        if self.data is not None:
+            reaches.append(self.data.reach)
+        return max(reaches)
 
     @staticmethod
     def any_of(starts: Sequence[BodyStart]) -> BodyStart:
-        """One start that opens a block when any of `starts` does (the same start once)."""
+        """One start that opens a block when any of `starts` does (the same start once), and
+        whose refused body is data when it is for any of them."""
         unique = tuple(dict.fromkeys(starts))
         first, *rest = unique
         if not rest:
             return first
-        return BodyStart(first.opens, first.grows, first.lookahead, (*first.others, *rest))
+        datas = [s.data for s in unique if s.data is not None]
+        data = BodyStart.any_of(datas) if datas else None
+        return BodyStart(first.opens, first.grows, first.lookahead, (*first.others, *rest), data)
 
 
 @dataclass(slots=True)

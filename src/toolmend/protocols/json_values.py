@@ -34,7 +34,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolmend.core.jsonskip import RefusedJson
 from toolmend.core.reader import (
+    DATA,
     MAX_TAG_LENGTH,
     Anchor,
     BlockContext,
@@ -69,6 +71,20 @@ CALL_METADATA_KEYS = METADATA_KEYS | {"tool_call_id"}
 CALL_KEYS = frozenset((*NAME_KEYS, *ARGUMENT_KEYS, *CALL_METADATA_KEYS, *ENVELOPE_KEYS))
 
 
+#: A bare list whose first item is a JSON value other than an object (`[1, …`, `["a", …`,
+#: `[[…`, `[true, …`) is data: it and every call-shaped object in it are text (`BodyStart.data`).
+#: A list of numbers is data once something other than numbers follows them, or they fill the
+#: lookahead; closed right after them (`[1, 2]`, most brackets in prose) it holds nothing the
+#: scanner would find, and is left to it as plain text.
+_NUMBERS = r"-?[0-9][ \t0-9.+\-:,]*"
+DATA_LIST_START = BodyStart(
+    re.compile(
+        rf'[ \t\r\n]*(?:["\[]|true|false|null|{_NUMBERS}[^ \t0-9.+\-:,\]])'
+        rf"|(?=[ \t\r\n]*-?[0-9])[ \t\r\n0-9.+\-:,]{{{MAX_TAG_LENGTH + 1}}}"
+    ),
+    re.compile(rf"[ \t\r\n]*(?:-|t(?:ru?)?|f(?:a(?:ls?)?)?|n(?:ul?)?|{_NUMBERS})?"),
+    lookahead=MAX_TAG_LENGTH + 1,
+)
 #: How a bare call value goes on after its first character, at most `MAX_TAG_LENGTH` blanks
 #: on (the bare guard): an object with a key (`{"`), a list with an object (`[{`). The reader
 #: refuses any other body at once (`BodyStart`), so the parser asks this before building one.
@@ -77,7 +93,10 @@ BARE_BODY_STARTS: Mapping[str, BodyStart] = {
         re.compile(r'[ \t\r\n]*"'), re.compile(r"[ \t\r\n]*"), lookahead=MAX_TAG_LENGTH + 1
     ),
     "[": BodyStart(
-        re.compile(r"[ \t\r\n]*\{"), re.compile(r"[ \t\r\n]*"), lookahead=MAX_TAG_LENGTH + 1
+        re.compile(r"[ \t\r\n]*\{"),
+        re.compile(r"[ \t\r\n]*"),
+        lookahead=MAX_TAG_LENGTH + 1,
+        data=DATA_LIST_START,
     ),
 }
 
@@ -245,11 +264,14 @@ class CallValuesReader(JsonCallsReader):
         if self.refused is not None:
             return self._skip_refused(buf, pos, end, final)
         if not self.guarded and not self.not_a_call:
-            # The guard: a call's JSON goes on with a key (`{"`) or an object (`[{`).
+            # The guard: a call's JSON goes on with a key (`{"`) or an object (`[{`); a list
+            # of other values is data, all text (as the parser takes it when it asks first).
             assert self.body_start is not None
-            opens = self.body_start.verdict(buf, pos, end, final)
+            opens = self.body_start.outcome(buf, pos, end, final)
             if opens is None:
                 return pos
+            if opens == DATA:
+                return self._pass_over(RefusedJson(1, in_string=False), buf, pos, end, final)
             if not opens:
                 return self._revert(pos, rescan=True)
             self.guarded = True
@@ -357,7 +379,11 @@ class CallValuesReader(JsonCallsReader):
         depth = self.depth + self.in_list
         if not self.skips_refused or (depth == 0 and not self.in_string):
             return self._revert(at)
-        self.refused = RefusedJson(depth, in_string=self.in_string)
+        return self._pass_over(RefusedJson(depth, in_string=self.in_string), buf, at, end, final)
+
+    def _pass_over(self, refused: RefusedJson, buf: str, at: int, end: int, final: bool) -> int:
+        """The rest of the value is text up to its end, passed on as it is read."""
+        self.refused = refused
         self.ctx.pass_text()
         self.ctx.text(self.consumed[0] + "".join(self.consumed[self.skip :]))
         return self._skip_refused(buf, at, end, final)
@@ -394,75 +420,6 @@ class CallValuesReader(JsonCallsReader):
         if self.in_value:
             return super().at_eof()
         return EofVerdict(recoverable=True)
-
-
-#: Between JSON's structural characters: blanks, numbers, `true`/`false`/`null`, `:` and `,`.
-_JSON_BETWEEN = re.compile(r"[\sA-Za-z0-9.+\-:,]*")
-_STRING_SPECIAL = re.compile(r'["\\]')
-#: How much of a refused JSON value is passed over unscanned: a value that never closes (a
-#: string left open) must not hide the markup after it for the rest of the output, and the
-#: block never holds it (`BlockContext.pass_text`). Past it, scanning resumes.
-MAX_REFUSED_JSON = 64 * 1024
-
-
-class RefusedJson:
-    """The rest of a bare JSON value refused while open: text up to where it closes.
-
-    Follows strings and nesting only. It ends where the value closes, at the first character
-    that cannot be JSON outside a string (`<`, `*`, …: the text is prose, and scanning resumes
-    there), or after `MAX_REFUSED_JSON` characters, whatever the fragment cap (its reader
-    passes it on as it goes: `BlockContext.pass_text`); each at the same place however the
-    input is split.
-    """
-
-    __slots__ = ("depth", "escape", "in_string", "seen")
-
-    def __init__(self, depth: int, *, in_string: bool) -> None:
-        self.depth = depth
-        self.in_string = in_string
-        self.escape = False  # a backslash ended the last piece, inside a string
-        self.seen = 0
-
-    def skip(self, buf: str, pos: int, end: int) -> tuple[int, bool]:
-        """How far `buf[pos:end]` belongs to the value, and whether the value is over there."""
-        start = pos
-        limit = min(end, pos + MAX_REFUSED_JSON - self.seen)
-        done = False
-        while pos < limit:
-            if self.escape:
-                self.escape = False
-                pos += 1
-            elif self.in_string:
-                m = _STRING_SPECIAL.search(buf, pos, limit)
-                if m is None:
-                    pos = limit
-                elif m.group() == '"':
-                    self.in_string = False
-                    pos = m.end()
-                else:
-                    self.escape = True
-                    pos = m.end()
-            else:
-                pos = _JSON_BETWEEN.match(buf, pos, limit).end()  # type: ignore[union-attr]
-                if pos == limit:
-                    break
-                char = buf[pos]
-                if char == '"':
-                    self.in_string = True
-                elif char in "{[":
-                    self.depth += 1
-                elif char in "}]":
-                    self.depth -= 1
-                    if self.depth == 0:
-                        pos += 1
-                        done = True
-                        break
-                else:
-                    done = True  # not JSON: prose, scanned again from here
-                    break
-                pos += 1
-        self.seen += pos - start
-        return pos, done or self.seen >= MAX_REFUSED_JSON
 
 
 def _calls_of(objects: list[dict[str, Any]]) -> list[Any]:
