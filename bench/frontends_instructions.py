@@ -24,7 +24,12 @@ each upstream read brings one chunk, as at the served benchmark's pace, and its 
 measured on its own and taken off each window by its length. Every figure is the median of its
 repeats; the front-ends' are also printed as multiples of chat's.
 
+`--endpoints` picks the rows (`agent` is the chat endpoint with `bench/proxy_bench.py`'s
+agent request: 100 messages, 9 tools, about 60 KB); `--server relay` counts
+`bench/minimal_relay.py` instead of toolmend, the floor the hop itself costs (its chat rows only).
+
     python bench/frontends_instructions.py [--chunks 10,90] [--repeats 3] [--streams 16]
+        [--endpoints chat,agent,messages,responses] [--server toolmend|relay]
 
 Needs valgrind (`callgrind_control` with it). A run takes a few minutes.
 """
@@ -50,7 +55,7 @@ import aiohttp
 from aiohttp import web
 
 from frontends_bench import ENDPOINTS, PROMPT, Endpoint
-from proxy_bench import SENTENCE, process
+from proxy_bench import MODEL, SENTENCE, agent_conversation, process
 from toolmend.server.demo.scripted import Answer, stream_chunks
 from toolmend.server.loopback import free_port
 
@@ -60,6 +65,28 @@ SETTLE_SECONDS = 0.5
 STARTUP_SECONDS = 1800.0
 #: How a stream is known to the upstream: a tag the client adds to its prompt.
 TAG = re.compile(rb"#stream-[0-9]+")
+
+
+def agent_endpoint() -> Endpoint:
+    """The chat endpoint with the proxy bench's agent request (its user turn opens with the
+    prompt, so it can be tagged)."""
+    messages, tools = agent_conversation()
+    messages[1] = {**messages[1], "content": f"{PROMPT} {messages[1]['content']}"}
+    body = {
+        "model": MODEL,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "tools": tools,
+        "messages": messages,
+    }
+    chat = ENDPOINTS[0]
+    return Endpoint("agent", chat.path, json.dumps(body).encode(), chat.is_text)
+
+
+#: Every row `--endpoints` can pick, by name; the relay serves the chat path only.
+ROWS = {endpoint.name: endpoint for endpoint in (*ENDPOINTS, agent_endpoint())}
+RELAY_ROWS = ("chat", "agent")
+RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "minimal_relay.py")
 
 
 def tagged(endpoint: Endpoint, tag: str) -> bytes:
@@ -340,6 +367,7 @@ async def measure(
     lengths: list[int],
     repeats: int,
     streams: int,
+    endpoints: list[Endpoint],
 ) -> None:
     await grind.instrument()
     # A connection per request: uvicorn closes an idle one after 5 s, which a pooled client
@@ -348,7 +376,7 @@ async def measure(
     async with aiohttp.ClientSession(connector=connector) as session:
         rig = Rig(session, proxy, grind, upstream, lengths)
         upstream.chunks, upstream.hold = lengths[0], False
-        for endpoint in ENDPOINTS:  # warm every path (imports, caches)
+        for endpoint in endpoints:  # warm every path (imports, caches)
             for _ in range(2):
                 await one_request(session, proxy + endpoint.path, endpoint, upstream)
         start = await grind.zero()
@@ -359,7 +387,7 @@ async def measure(
             f"idle: {rig.idle_rate / 1e3:.1f} K instructions per second, taken off every window\n"
         )
         figures: dict[str, dict[str, float]] = {}
-        for endpoint in ENDPOINTS:
+        for endpoint in endpoints:
             row = figures[endpoint.name] = await one_stream_figures(rig, endpoint, repeats)
             if streams > 1:
                 row["concurrent"] = await concurrent_per_chunk(rig, endpoint, streams)
@@ -385,8 +413,9 @@ COLUMNS = (
 
 
 def report(figures: dict[str, dict[str, float]], streams: int) -> None:
-    """One row per endpoint, the front-ends' figures also as multiples of chat's."""
-    chat = figures["chat"]
+    """One row per endpoint, the others' figures also as multiples of the first row's."""
+    first = next(iter(figures))
+    chat = figures[first]
     columns = [c for c in COLUMNS if c[0] in chat]
     heads = [
         f"{head.format(streams=streams)} ({'M' if unit == 1e6 else 'K'})"
@@ -397,7 +426,7 @@ def report(figures: dict[str, dict[str, float]], streams: int) -> None:
     for name, row in figures.items():
         cells = []
         for key, _, unit in columns:
-            ratio = "" if name == "chat" else f" ({row[key] / chat[key]:.3f}x)"
+            ratio = "" if name == first else f" ({row[key] / chat[key]:.3f}x)"
             cells.append(f"{row[key] / unit:.{3 if unit == 1e6 else 1}f}{ratio}")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
@@ -411,7 +440,23 @@ def main() -> int:
     parser.add_argument(
         "--streams", type=int, default=16, help="concurrent streams for the per-chunk figure"
     )
+    parser.add_argument(
+        "--endpoints", default="chat,messages,responses", help=f"rows, of {', '.join(ROWS)}"
+    )
+    parser.add_argument(
+        "--server",
+        choices=("toolmend", "relay"),
+        default="toolmend",
+        help="what is counted: `toolmend serve`, or the minimal relay (bench/minimal_relay.py)",
+    )
     args = parser.parse_args()
+    names = args.endpoints.split(",")
+    unknown = [name for name in names if name not in ROWS]
+    if unknown:
+        parser.error(f"unknown endpoints {unknown}; choose from {', '.join(ROWS)}")
+    if args.server == "relay" and any(name not in RELAY_ROWS for name in names):
+        parser.error(f"the relay serves {', '.join(RELAY_ROWS)} only")
+    endpoints = [ROWS[name] for name in names]
     lengths = sorted(int(n) for n in args.chunks.split(","))
     if len(lengths) != 2 or lengths[0] < 2:
         parser.error("--chunks takes two lengths of at least 2")
@@ -420,10 +465,28 @@ def main() -> int:
         return 2
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
-    return asyncio.run(run(lengths, args.repeats, args.pace_ms / 1000, args.keep, args.streams))
+    return asyncio.run(
+        run(
+            lengths,
+            args.repeats,
+            args.pace_ms / 1000,
+            args.keep,
+            args.streams,
+            endpoints,
+            args.server == "relay",
+        )
+    )
 
 
-async def run(lengths: list[int], repeats: int, pace: float, keep: str | None, streams: int) -> int:
+async def run(
+    lengths: list[int],
+    repeats: int,
+    pace: float,
+    keep: str | None,
+    streams: int,
+    endpoints: list[Endpoint],
+    relay: bool,
+) -> int:
     up_port, proxy_port = free_port(), free_port()
     upstream = LockstepUpstream(pace)
     runner = await upstream.serve(up_port)
@@ -431,20 +494,27 @@ async def run(lengths: list[int], repeats: int, pace: float, keep: str | None, s
         config = os.path.join(scratch, "toolmend.toml")
         with open(config, "w", encoding="utf-8") as handle:
             handle.write(f'[frontends]\nresponse_store = "sqlite://{scratch}/responses.sqlite3"\n')
+        server = (
+            [sys.executable, RELAY]
+            if relay
+            else [
+                *(sys.executable, "-m", "toolmend", "serve", "--config", config),
+                *("--log-file", os.devnull),
+            ]
+        )
         serve = [
             *("valgrind", "--tool=callgrind", "--dump-instr=no", "--compress-strings=no"),
             "--instr-atstart=no",  # start-up uninstrumented (several times faster), then on
             f"--callgrind-out-file={scratch}/callgrind.out.%p",
-            *(sys.executable, "-m", "toolmend", "serve", "--config", config),
+            *server,
             *("--port", str(proxy_port), "--upstream", f"http://127.0.0.1:{up_port}/v1"),
-            *("--log-file", os.devnull),
         ]
         probe = f"http://127.0.0.1:{proxy_port}/healthz"
         try:
             with process(serve, probe, startup_seconds=STARTUP_SECONDS) as proxy:
                 grind = Callgrind(proxy.pid, scratch, keep)
                 base = f"http://127.0.0.1:{proxy_port}"
-                await measure(base, grind, upstream, lengths, repeats, streams)
+                await measure(base, grind, upstream, lengths, repeats, streams, endpoints)
         finally:
             await runner.cleanup()
     return 0

@@ -14,8 +14,11 @@ an aiohttp client in this process. Measured, in one run:
   of 100 messages with 9 tools, about 60 KB of JSON, several failed tool results among them
   (the guard reads the whole history on every request).
 
-LiteLLM's proxy runs as a third row when it starts (`pip install 'litellm[proxy]'`); it is
-given its bundled price list so it fetches nothing (`unshare -n` makes sure of it on Linux).
+A minimal relay (`bench/minimal_relay.py`: Starlette under uvicorn and one pooled aiohttp
+session, the upstream's bytes streamed back untouched) runs as the next row: the floor the hop
+itself costs on this machine, beside toolmend's figures. LiteLLM's proxy runs as a last row when
+it starts (`pip install 'litellm[proxy]'`); it is given its bundled price list so it fetches
+nothing (`unshare -n` makes sure of it on Linux).
 
 Goals (from the proxy issue): at most 1.5 ms added to first-chunk p50, at least 0.95x direct
 throughput at 64 streams, at most 60 µs CPU per chunk, at most 3 ms added to first-chunk p50
@@ -54,6 +57,7 @@ GOAL_THROUGHPUT_64 = 0.95
 GOAL_CPU_PER_CHUNK_US = 60.0
 GOAL_AGENT_ADDED_P50_MS = 3.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "minimal_relay.py")
 #: LiteLLM reads its bundled model price list instead of fetching one; its master key is the
 #: one the load generator sends (it refuses to start without one); its upstream key is a
 #: placeholder (the scripted upstream checks none).
@@ -379,6 +383,13 @@ async def measure(targets: list[Target], requests: int, rounds: int) -> None:
     direct_rates = " / ".join(f"{base[f'tp{n}']:.0f}" for n in CONCURRENCY)
     print(f"\ndirect throughput: {direct_rates} chunks/s")
     proxy = results["toolmend"]
+    relay = results.get("minimal relay")
+    if relay is not None:
+        print(
+            f"toolmend over the minimal relay: first chunk p50 {ms(proxy['p50'] - relay['p50'])} "
+            f"ms, agent request p50 {ms(proxy['agent_p50'] - relay['agent_p50'])} ms, "
+            f"CPU per chunk {proxy['cpu_us'] / relay['cpu_us']:.2f}x"
+        )
     checks = [
         (
             "added first-chunk p50",
@@ -429,10 +440,16 @@ def main() -> int:
             "--log-file",
             os.devnull,
         ]
-        with process(serve, f"http://127.0.0.1:{proxy_port}/healthz") as proxy:
+        relay_port = free_port()
+        relay = [sys.executable, RELAY, "--port", str(relay_port), "--upstream", upstream_url]
+        with (
+            process(serve, f"http://127.0.0.1:{proxy_port}/healthz") as proxy,
+            process(relay, f"http://127.0.0.1:{relay_port}/healthz") as relay_proc,
+        ):
             targets = [
                 Target("direct", upstream_url, MODEL, None),
                 Target("toolmend", f"http://127.0.0.1:{proxy_port}/v1", MODEL, proxy.pid),
+                Target("minimal relay", f"http://127.0.0.1:{relay_port}/v1", MODEL, relay_proc.pid),
             ]
             litellm = shutil.which("litellm")
             if litellm is None:

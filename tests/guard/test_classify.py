@@ -778,6 +778,134 @@ BATCH30_SIBLINGS = [
 ]
 
 
+#: The fifth blind split's families (guard14, after the split was read): archivers' missing
+#: members, a file in a format the program cannot read, a refused password, curl's and
+#: requests' HTTP statuses, optparse's and click's refused options, a test run whose failing test
+#: raised something else, an edit text that occurs more than once, an agent's ignore file, a
+#: result counted in characters, a tool invoked the wrong way, a registered tool switched off.
+BLIND5_SIBLINGS = [
+    ("tar: src/settings.py: Not found in archive", "FILE_NOT_FOUND"),
+    ("caution: filename not matched:  docs/setup.md", "FILE_NOT_FOUND"),
+    ("\tzip warning: name not matched: dist\n\nzip error: Nothing to do!", "FILE_NOT_FOUND"),
+    ("zipfile.BadZipFile: File is not a zip file", "COMMAND_FAILED"),
+    (
+        "tar: This does not look like a tar archive\ntar: Exiting with failure status",
+        "COMMAND_FAILED",
+    ),
+    ("tar: Error opening archive: Unrecognized archive format", "COMMAND_FAILED"),
+    ("PIL.UnidentifiedImageError: cannot identify image file 'logo.png'", "COMMAND_FAILED"),
+    ("bash: ./server: cannot execute binary file: Exec format error", "COMMAND_FAILED"),
+    ("skipping: secrets/key.pem  incorrect password", "PERMISSION_DENIED"),
+    ("Error: invalid username or password", "PERMISSION_DENIED"),
+    ("curl: (22) The requested URL returned error: 403", "PERMISSION_DENIED"),
+    (
+        "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: "
+        "http://127.0.0.1:8000/me",
+        "PERMISSION_DENIED",
+    ),
+    (
+        "requests.exceptions.HTTPError: 503 Server Error: Service Unavailable for url: "
+        "http://127.0.0.1:8000/jobs",
+        "NETWORK_ERROR",
+    ),
+    (
+        "I ran this command:\n\npip download --frob x\n\nAnd got this output:\n\nno such option: --frob\n",
+        "COMMAND_FAILED",
+    ),
+    (
+        "Usage: app [OPTIONS]\nTry 'app --help' for help.\n\nError: No such option: --frob",
+        "COMMAND_FAILED",
+    ),
+    (
+        "Exit code: 1\nOutput:\n=================================== FAILURES ===\n"
+        "E       FileNotFoundError: [Errno 2] No such file or directory: 'fixtures/a.json'\n"
+        "FAILED tests/test_load.py::test_load - FileNotFoundError\n1 failed in 0.12s",
+        "COMMAND_FAILED",
+    ),
+    (
+        'thrown: "Exceeded timeout of 5000 ms for a test."\n\nTests:       1 failed, 4 passed, 5 '
+        "total",
+        "COMMAND_FAILED",
+    ),
+    ("Found 2 matches. Please provide more context to make the match unique.", "DIFF_MATCH_FAILED"),
+    ("old_str `return None` is not unique in the file", "DIFF_MATCH_FAILED"),
+    ("The path 'secrets/prod.env' is excluded by .geminiignore", "PERMISSION_DENIED"),
+    ("src/.env matches a pattern in .aiderignore", "PERMISSION_DENIED"),
+    ("Command output has too many lines (52000). Maximum line count is 2000.", "CONTEXT_OVERFLOW"),
+    (
+        "edit rejected: diff written without an explicit call to apply_patch",
+        "INVALID_TOOL_PROTOCOL",
+    ),
+    ("Tool search_docs disabled", "TOOL_NOT_FOUND"),
+    (
+        '{"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Tool search_docs '
+        'disabled"}}',
+        "MCP_TOOL_MISSING",
+    ),
+    (
+        "MCP error -32602: Input validation error: Invalid arguments for tool list_issues: "
+        'state: Invalid option: expected one of "open"|"closed"',
+        "PARAM_INVALID_VALUE",
+    ),
+    (
+        "Invalid arguments for tool get_page: limit: Too big: expected number to be <=100",
+        "PARAM_INVALID_VALUE",
+    ),
+    (
+        "Invalid arguments for tool get_page: limit: Invalid input: expected number, received "
+        "string",
+        "PARAM_TYPE_MISMATCH",
+    ),
+]
+
+
+#: Batch 33's families (guard14): jsonschema-go's validation errors as the MCP Go SDK returns
+#: them, a tool's own output refused by its schema, mcp-go's argument getters, kotlinx's token
+#: errors at a field's path, serde's unknown variant, an argument the tool does not take, a path
+#: that escapes the workspace or lies under no root, a bare "tool not found", a Python
+#: SyntaxError's str form, a "non-existent file".
+BATCH33_SIBLINGS = [
+    (
+        'validating "arguments": validating root: required: missing properties: ["repo"]',
+        "PARAM_MISSING",
+    ),
+    (
+        'validating root: validating /properties/page: type: two has type "string", want "integer"',
+        "PARAM_TYPE_MISMATCH",
+    ),
+    (
+        "validating root: validating /properties/sort: enum: newest does not equal any of: "
+        "[asc desc]",
+        "PARAM_INVALID_VALUE",
+    ),
+    ('validating root: unexpected additional properties ["force"]', "PARAM_INVALID_VALUE"),
+    (
+        'validating tool output: validating root: validating /properties/count: type: "3" has '
+        'type "string", want "integer"',
+        "COMMAND_FAILED",
+    ),
+    ('required parameter "owner" was not provided', "PARAM_MISSING"),
+    ('argument "limit" is not an integer', "PARAM_TYPE_MISMATCH"),
+    ('item 0 in argument "ids" is not an int', "PARAM_TYPE_MISMATCH"),
+    (
+        "Unexpected JSON token at offset 11: Expected quotation mark '\"', but had '1' instead "
+        "at path: $.city",
+        "PARAM_TYPE_MISMATCH",
+    ),
+    ("unknown variant `weekly`, expected one of `daily`, `hourly`", "PARAM_INVALID_VALUE"),
+    ("Arg color is not in the tool's arguments", "PARAM_INVALID_VALUE"),
+    ('Path "../secrets/.env" escapes the project root', "PERMISSION_DENIED"),
+    ("/var/log/syslog is not under any of the allowed roots", "PERMISSION_DENIED"),
+    ("Error: tool not found", "TOOL_NOT_FOUND"),
+    (
+        '{"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "tool not found"}}',
+        "MCP_TOOL_MISSING",
+    ),
+    ("unexpected indent (report.py, line 14)", "COMMAND_FAILED"),
+    ("Cannot open non-existent directory: fixtures/v2", "FILE_NOT_FOUND"),
+]
+
+
 ALL_SIBLINGS = (
     BLIND2_SIBLINGS
     + BATCH24_SIBLINGS
@@ -790,6 +918,8 @@ ALL_SIBLINGS = (
     + BLIND4_AGENT_SIBLINGS
     + BATCH30_SIBLINGS
     + BATCH31_SIBLINGS
+    + BLIND5_SIBLINGS
+    + BATCH33_SIBLINGS
 )
 
 
@@ -983,6 +1113,37 @@ BATCH29_NEIGHBOURS = [
 ]
 
 
+#: The fifth blind split's neighbours: a program's own "Error: Invalid value" line is not a zod
+#: issue, a password mentioned in passing is no refusal, a JSON-RPC answer that is a result is
+#: no error, a passing test run stays quiet, an archive listing is no missing member.
+BLIND5_NEIGHBOURS = [
+    (
+        "Exit code: 1\nOutput:\nError: Invalid value for variable\n\nenv must be one of dev, "
+        "staging or prod.",
+        "COMMAND_FAILED",
+    ),
+    ("Error: Reading the password file failed: EACCES", "PERMISSION_DENIED"),
+    ('{"jsonrpc": "2.0", "id": 3, "result": {"content": [], "isError": false}}', "UNCLASSIFIED"),
+    ("5 passed in 0.31s", "UNCLASSIFIED"),
+    (
+        "curl: (7) Failed to connect to 127.0.0.1 port 9 after 0 ms: Connection refused",
+        "NETWORK_ERROR",
+    ),
+]
+
+
+#: Batch 33's neighbours: a program that is not found stays a missing program, a TLS chain that
+#: failed validating is no validation list (only a plain failure), a type named in a sentence about the code is no argument's type.
+BATCH33_NEIGHBOURS = [
+    ("sh: 1: jq: not found", "COMMAND_FAILED"),
+    (
+        "validating root certificate chain failed: x509: certificate signed by unknown authority",
+        "COMMAND_FAILED",
+    ),
+    ("Value of the input is not a valid key-value dictionary", "INVALID_JSON_ARGUMENTS"),
+]
+
+
 ALL_NEIGHBOURS = (
     NEIGHBOURS
     + BLIND3_NEIGHBOURS
@@ -994,6 +1155,8 @@ ALL_NEIGHBOURS = (
     + BLIND4_AGENT_NEIGHBOURS
     + BATCH30_NEIGHBOURS
     + BATCH31_NEIGHBOURS
+    + BLIND5_NEIGHBOURS
+    + BATCH33_NEIGHBOURS
 )
 
 

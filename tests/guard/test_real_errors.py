@@ -24,7 +24,9 @@ from toolmend.guard.patterns import PATTERNS, PATTERNS_BY_ID, Category
 
 from .conftest import load_cases
 
-ROWS = load_cases("real_errors.json")
+#: The corpus, and the batches kept in files of their own (so that batches harvested in parallel
+#: merge): the same columns, scored the same way.
+ROWS = load_cases("real_errors.json") + load_cases("batch33_errors.json")
 #: The blind split: harvested before the session's wordings were written, scored once at its end.
 BLIND = load_cases("blind_errors.json")
 ERRORS = [r for r in ROWS if r["kind"] == "error"]
@@ -55,6 +57,11 @@ BLIND4 = load_cases("blind4_errors.json")
 #: at main d8879be with the plain `Classifier()` (the same at guard13's 7eb4720): right, total.
 BLIND5_FIRST_SCORING = (250, 291)
 BLIND5 = load_cases("blind5_errors.json")
+#: NOT A BLIND FIGURE: the fifth split after its misses were read (guard14): 23 labels brought to
+#: the corpus's conventions for texts it already holds (each row's note says which rows; the
+#: first scoring above counts them with their first labels) and the families its other misses
+#: showed widened (`FIRST_SCORINGS.md`, "Blind5 after reading"). A floor for regressions only.
+BLIND5_AFTER_READING = 289
 #: NOT A BLIND FIGURE: the fourth split after its misses were read and the families they showed
 #: were widened (guard11: 166; guard13's agent families, batches 28 and 29 and the split's own
 #: agent misses: 190; guard12's server and API readers, batches 31 and 32: 195; both: 218;
@@ -108,6 +115,12 @@ BATCH31_FIRST_SCORING = (37, 90)
 #: code paths, and the clients' exception lines), first scored leave-one-source-out at 8457741,
 #: after batch 31's readers and wordings and before any wording for it: right, total.
 BATCH32_FIRST_SCORING = (30, 35)
+
+#: Batch 33 (guard14, `batch33_errors.json`): 77 errors of the MCP SDKs for Go (and jsonschema-go),
+#: Rust, C#, Kotlin and Java, mark3labs/mcp-go, the OpenAI Agents SDK for JavaScript, DSPy and
+#: Haystack, first scored leave-one-source-out at f5dd133 before any wording was written for them:
+#: right, total.
+BATCH33_FIRST_SCORING = (52, 77)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -183,7 +196,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind2", BLIND2, BLIND2_FIRST_SCORING, BLIND2_AFTER_READING, 60),
         ("blind3", BLIND3, BLIND3_FIRST_SCORING, BLIND3_AFTER_READING, 60),
         ("blind4", BLIND4, BLIND4_FIRST_SCORING, BLIND4_AFTER_READING, 50),
-        ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_FIRST_SCORING[0], 60),
+        ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_AFTER_READING, 60),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
@@ -215,6 +228,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (30, BATCH30_FIRST_SCORING, 4),
         (31, BATCH31_FIRST_SCORING, 20),
         (32, BATCH32_FIRST_SCORING, 10),
+        (33, BATCH33_FIRST_SCORING, 20),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

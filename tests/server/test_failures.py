@@ -59,18 +59,19 @@ def test_an_upstream_that_stalls_past_the_read_timeout_gives_a_504(
 def test_an_upstream_that_goes_silent_mid_stream_past_the_read_timeout_ends_with_a_timeout(
     upstream: ScriptedHandle, start_proxy: StartProxy
 ) -> None:
-    # The head comes at once, then each chunk 0.8 s apart: the silence after the head passes
-    # the 0.3 s read timeout, so the stream ends with the timeout's error event, long before
-    # the answer would have.
-    proxy = start_proxy(limits=Limits(read_timeout=0.3))
-    model = upstream.script(Answer("one two three four", chunk_size=4, pace_ms=800))
+    # The head comes at once, then each chunk 5 s apart: the silence after the head passes
+    # the 1 s read timeout, so the stream ends with the timeout's error event, long before
+    # the first chunk would have come. The read timeout also bounds the wait for the head,
+    # so it leaves a loaded machine a second to bring it (0.3 s did not always suffice).
+    proxy = start_proxy(limits=Limits(read_timeout=1.0))
+    model = upstream.script(Answer("one two three four", chunk_size=4, pace_ms=5000))
     started = time.perf_counter()
     stream = proxy.client().chat.completions.create(model=model, messages=ASK, stream=True)
     with pytest.raises(openai.APIError) as caught:
         for _ in stream:
             pass
     assert "stopped sending" in str(caught.value.message)
-    assert time.perf_counter() - started < 2.5
+    assert time.perf_counter() - started < 4.5
     assert proxy.log(at_least=1)[-1]["error"]["type"] == "upstream_timeout"
 
 

@@ -420,6 +420,8 @@ class StreamParser:
         buf = self._buf
         pos = 0
         block = self._block
+        # The reader at the cap that consumed nothing and was stepped again, and where.
+        looked_again: tuple[BlockReader, int] | None = None
         while True:
             if self._mode == _TEXT:
                 end, marker_at = self._scanner.scan(buf, pos, final)
@@ -488,6 +490,12 @@ class StreamParser:
                 if end < n:
                     if pos < new_pos < end:
                         pos = new_pos  # read on: only a reader stuck at the cap overflows
+                        continue
+                    if new_pos == pos and looked_again != (reader, self._base + pos):
+                        # A step that consumed nothing may have changed the reader's mind
+                        # (a header read whole, a fence found to hold no call): below the cap
+                        # the next feed steps it again, so here too, before it counts as stuck.
+                        looked_again = (reader, self._base + pos)
                         continue
                     if block.passing_text:
                         self._fragment_end = self._base + n  # holds nothing: no cap to keep

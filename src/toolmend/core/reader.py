@@ -10,9 +10,11 @@ Reasoning spans (`THINK`, and a format's `reasoning_spans`) are the parser's too
 hands their text to a reader.
 
 One return contract for every reader: `step` returns the position up to which it consumed the
-input. Returning the position it was given means it needs more input. After it ends the block
-(`end_block`, `fail_block`) or gives it back as text (`revert`), the returned position is where
-the parser resumes scanning text.
+input. Returning the position it was given means it needs more input: the parser steps it
+again when more arrives, and once more at the fragment cap before it takes it as stuck there, so
+a step that only changed the reader's state (a header read whole) decides the same however the
+input is split. After it ends the block (`end_block`, `fail_block`) or gives it back as text
+(`revert`), the returned position is where the parser resumes scanning text.
 
 This module holds only the contract; it never parses.
 """

@@ -34,7 +34,7 @@ from toolmend.guard.patterns import (
     Flag,
     Pattern,
 )
-from toolmend.guard.wordings import PROGRAM_CRASH_FRAMING, Wording
+from toolmend.guard.wordings import PROGRAM_CRASH_FRAMING, TEST_RUN_FAILED, Wording
 from toolmend.model import Tool
 
 #: Wordings are matched on at most this many leading characters, plus the tail below: error
@@ -464,7 +464,9 @@ class Classifier:
             return UNCLASSIFIED
         found = self._structural(env)
         if found is None:
-            found = self._worded(texts, ran=env.exit_code is not None)
+            found = self._worded(texts, ran=env.exit_code is not None or env.command_output)
+            if found is not None and found[0].category is not Category.COMMAND_FAILED:
+                found = _test_run_reading(found, texts)
             decisive = _code_pattern(env) or _decisive_status_pattern(env)
             if found is not None and decisive and found[0].id in _GENERIC_PATTERNS:
                 found = (_BY_ID[decisive], found[1], ENVELOPE_CONFIDENCE)
@@ -520,6 +522,19 @@ class Classifier:
                             return pattern, groups, pattern.text_confidence
         return None
 
+
+def _test_run_reading(
+    found: tuple[Pattern, dict[str, str], float], texts: list[str]
+) -> tuple[Pattern, dict[str, str], float]:
+    """A test runner's report of failed tests is the suite's failure, whatever a failing test
+    raised inside it (a timeout, a missing file, a refused connection)."""
+    if any(report.search(body) for body in texts for report in TEST_RUN_FAILED):
+        return _BY_ID[_TEST_RUN_PATTERN], found[1], found[2]
+    return found
+
+
+#: A failed test run: the command ran and reported errors.
+_TEST_RUN_PATTERN = "EI/COMMAND_FAILED/001"
 
 #: Categories that blame the arguments of the call itself; inside a program's crash report (see
 #: `PROGRAM_CRASH_FRAMING`) the same words describe that program's own input.

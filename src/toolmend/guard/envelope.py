@@ -77,6 +77,9 @@ class Envelope:
     available_tools: list[str] = field(default_factory=list)
     mcp: bool = False
     mcp_protocol_error: bool = False
+    #: The text is a command's output as an agent reports it, whether or not an exit status is
+    #: shown (aider's "I ran this command: ... And got this output:").
+    command_output: bool = False
     #: The field of the request a model server refused, as a dotted path ("tools.0.function.name",
     #: "temperature"): the server's `param`, vLLM's `(parameter=...)`, a path the message names.
     request_param: str | None = None
@@ -146,6 +149,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         # and Qwen Code's `Command:`/`Directory:`/`Output:` fields, an exit-status header line
         # (Codex `Exit code: N` + `Wall time:`, Claude Code `Error: Exit code N`)
         r"^\s*Command executed in terminal.{0,400}?\nOutput:\n",
+        # aider's /run message: the command, then its output, with no exit status
+        r"^\s*I ran this command:\n\n[^\n]*\n\nAnd got this output:\n(?P<ran>)",
         r"^\s*(?:Command: [^\n]*\n)?(?:Directory: [^\n]*\n)?Output: ",
         r"^\s*(?:Error: )?(?:Exit code|Process exited with code)[: ]\s*-?\d+\s*\n"
         r"(?:(?:Wall time|Duration|Total output lines|Original token count)[^\n]*\n){0,4}"
@@ -179,7 +184,11 @@ _EXIT = re.compile(
 _STATUS = re.compile(
     r"(?:HTTP/\d(?:\.\d)? |HTTP (?:error )?|status(?: code)?:? |\(Status: |received status "
     r"|Request failed with status code |Error code: |API Error: |\"code\":\s*"
-    r"|awaiting response\.\.\. |(?-i:ERROR )(?=\d{3}: )|(?:Client|Server) error ')([45]\d\d)\b",
+    r"|awaiting response\.\.\. |(?-i:ERROR )(?=\d{3}: )|(?:Client|Server) error '"
+    # curl's `-f` ("curl: (22) The requested URL returned error: 401")
+    r"|The requested URL returned error: )([45]\d\d)\b"
+    # requests' HTTPError ("401 Client Error: Unauthorized for url: ..."), status first
+    r"|\b([45]\d\d) (?:Client|Server) Error: ",
     re.IGNORECASE,
 )
 _AVAILABLE = re.compile(
@@ -251,6 +260,16 @@ _ZOD_AT_LINE = re.compile(
     r" at (?P<loc>[A-Za-z_][\w.\-]{0,63})(?=\s*(?:;|$))",
     re.MULTILINE,
 )
+#: zod 4's issues as "path: message", one after another (the MCP TypeScript SDK's "Invalid
+#: arguments for tool open_file: mode: Invalid option: expected one of \"read\"|\"write\""):
+#: zod 4's own message openings ("Invalid input: expected number, received string", "Too big:",
+#: "Unrecognized key:").
+_ZOD4_LINE = re.compile(
+    r"(?:^|;\s*)(?!(?:error|warning|fatal|note|hint|caution)\b)(?P<loc>[A-Za-z_][\w.]{0,63}): "
+    r"(?P<msg>(?:Invalid (?:input|option|string|number): (?:expected|must)|Invalid (?:key|value"
+    r"|element) in |Too (?:big|small): expected |Unrecognized keys?: )[^;\n]{0,200})",
+    re.IGNORECASE | re.MULTILINE,
+)
 #: A validation list as bullet lines under a "validation failed" heading (Mastra: "Tool input
 #: validation failed for x. Please fix the following errors and try again:\n- days: Too big:
 #: expected number to be <=14"): the path, then the validator's message.
@@ -272,6 +291,17 @@ _JSONSCHEMA_KEYWORD = re.compile(
 _JSONSCHEMA_INSTANCE = re.compile(
     r"^On instance\[['\"](?P<loc>[A-Za-z_][\w.\-]{0,63})['\"]\]", re.M
 )
+#: google/jsonschema-go's errors, as the MCP Go SDK returns a refused call ("validating
+#: \"arguments\": validating root: validating /properties/days: type: ten has type \"string\",
+#: want \"integer\"",
+#: "validating root: required: missing properties: [\"city\"]"): each schema it descended into,
+#: then the keyword that failed and its message.
+_JSONSCHEMA_GO = re.compile(
+    r"\bvalidating root: (?:validating (?P<path>/[\w/~.\-]{1,200}): )*"
+    r"(?:(?P<keyword>[a-z][A-Za-z]{1,30})(?:\[[^\]\n]{0,80}\])?: (?P<msg>[^\n]{0,300})"
+    r"|(?P<extra>unexpected additional properties) (?P<names>[^\n]{0,200}))"
+)
+_QUOTED_NAME = re.compile(r"[\"'](?P<name>[A-Za-z_][\w.\-]{0,63})[\"']")
 _JSONSCHEMA_REQUIRED = re.compile(
     r"^'(?P<loc>[A-Za-z_][\w.\-]{0,63})' is a required property", re.M
 )
@@ -341,6 +371,7 @@ def _text_issues(text: str) -> list[Issue]:
         Issue(m["loc"], _pydantic_kind("", m["msg"]), m["msg"]) for m in _COLON_LINE.finditer(text)
     ]
     issues += _zod_at_issues(text) + _jsonschema_issues(text) + _dash_issues(text)
+    issues += _jsonschema_go_issues(text)
     issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
     for m in _AJV_TYPE.finditer(text):
         kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
@@ -361,8 +392,13 @@ def _zod_message_kind(message: str) -> IssueKind:
 
 
 def _zod_at_issues(text: str) -> list[Issue]:
-    return [
+    issues = [
         Issue(m["loc"], _zod_message_kind(m["msg"]), m["msg"]) for m in _ZOD_AT_LINE.finditer(text)
+    ]
+    if _VALIDATION_HEADING.search(text):
+        return issues  # its bullet lines are read by `_dash_issues`
+    return issues + [
+        Issue(m["loc"], _zod_message_kind(m["msg"]), m["msg"]) for m in _ZOD4_LINE.finditer(text)
     ]
 
 
@@ -374,6 +410,22 @@ def _dash_issues(text: str) -> list[Issue]:
         loc = m["loc"].split(".")[0]
         issues.append(Issue(None if loc == "root" else loc, _zod_message_kind(m["msg"]), m["msg"]))
     return issues
+
+
+def _jsonschema_go_issues(text: str) -> list[Issue]:
+    m = _JSONSCHEMA_GO.search(text)
+    if m is None:
+        return []
+    path = m["path"] or ""
+    param = path.rsplit("/properties/", 1)[1].split("/")[0] if "/properties/" in path else None
+    if m["extra"]:
+        named = _QUOTED_NAME.search(m["names"])
+        return [Issue(named["name"] if named else param, "value", m[0])]
+    if m["keyword"] in ("required", "dependentRequired"):
+        named = _QUOTED_NAME.search(m["msg"])
+        return [Issue(named["name"] if named else param, "missing", m[0])]
+    kind: IssueKind = "type" if m["keyword"] == "type" else "value"
+    return [Issue(param, kind, m[0])]
 
 
 def _jsonschema_issues(text: str) -> list[Issue]:
@@ -407,7 +459,9 @@ _REDIS_REPLY = re.compile(
 _OUTPUT_REJECTED = re.compile(
     r"\b(?:the )?tool returned (?:an? )?invalid (?:output|result|response)\b"
     r"|\breturned (?:structuredContent|structured content|output|content) that does not match\b"
-    r"|\bhas an output schema but no structured content\b|^Returned output: ",
+    r"|\bhas an output schema but no structured content\b|^Returned output: "
+    # the MCP Go SDK's and the Java SDK's checks of a tool's structured result
+    r"|\bvalidating tool output: |\bTool call result validation failed\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")
@@ -468,6 +522,8 @@ class _Reader:
             self.env.mcp = self.env.mcp_protocol_error = True
         if groups.get("status") and self.env.status is None:
             self.env.status = int(groups["status"])
+        if groups.get("ran") is not None:
+            self.env.command_output = True
 
     def _scan_structure(self, text: str) -> None:
         head = text[:MAX_DECODE_CHARS]
@@ -479,7 +535,7 @@ class _Reader:
         if env.status is None:
             status = _STATUS.search(head)
             if status:
-                env.status = int(status.group(1))
+                env.status = int(status.group(1) or status.group(2))
         if not env.available_tools:
             listed = _AVAILABLE.search(head)
             if listed:
@@ -573,6 +629,8 @@ class _Reader:
         env = self.env
         if "iserror" in folded or ("content" in folded and "structuredcontent" in folded):
             env.mcp = True
+        if folded.get("jsonrpc") == "2.0" and isinstance(folded.get("error"), Mapping):
+            env.mcp = True  # a JSON-RPC error response: what an MCP server answers a tools/call
         issue = _issue_from_mapping({str(k): v for k, v in obj.items()})
         if issue is not None and not env.issues:
             env.issues = [issue]

@@ -268,7 +268,12 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=78,
         flags=frozenset({Flag.UNKNOWN_TOOL}),
-        text=w.UNKNOWN_TOOL + w.TOOL_CHOICE_UNKNOWN + w.NOT_A_TOOL + w.NOT_LISTED_TOOL,
+        text=w.UNKNOWN_TOOL
+        + w.TOOL_CHOICE_UNKNOWN
+        + w.NOT_A_TOOL
+        + w.NOT_LISTED_TOOL
+        + w.TOOL_DISABLED
+        + w.TOOL_ABSENT_BARE,
         what="There is no tool named {tool_or_requested}.",
         why="Only the declared tools can be called, under their exact names.",
         next=(
@@ -383,7 +388,12 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=68,
         flags=frozenset({Flag.TYPE_MISMATCH}),
-        text=w.PARAM_TYPE + w.ONLY_OF_TYPE + w.SCALAR_PARSE + w.TYPE_PLAIN + w.TYPE_CONVERSION,
+        text=w.PARAM_TYPE
+        + w.ONLY_OF_TYPE
+        + w.SCALAR_PARSE
+        + w.TYPE_PLAIN
+        + w.TYPE_CONVERSION
+        + w.NAMED_NOT_OF_TYPE,
         what="The {tool} call passed {param_or_a} with the wrong type.",
         why="Each parameter must have the JSON type its schema declares.",
         next=(
@@ -472,7 +482,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.INVALID_TOOL_PROTOCOL,
         variant="malformed_call",
         priority=64,
-        text=w.MALFORMED_CALL + w.UNCALLABLE,
+        text=w.MALFORMED_CALL + w.UNCALLABLE + w.IMPLICIT_INVOCATION,
         what="Your tool call could not be read: its name or markup is malformed.",
         why="A call needs a declared tool name and one well-formed argument object, in the "
         "native tool-calling format.",
@@ -548,7 +558,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="policy_denied",
         priority=58,
-        text=w.POLICY_DENIED + w.POLICY_RULES + w.NOTHING_ALLOWED,
+        text=w.POLICY_DENIED + w.POLICY_RULES + w.NOTHING_ALLOWED + w.IGNORE_FILE,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was blocked by the agent's access rules (workspace, ignore "
@@ -564,7 +574,11 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="os_denied",
         priority=55,
-        text=w.OS_DENIED + w.MISSING_CREDENTIALS + w.REFUSED_CALLER + w.UNTRUSTED_REQUEST,
+        text=w.OS_DENIED
+        + w.MISSING_CREDENTIALS
+        + w.REFUSED_CALLER
+        + w.UNTRUSTED_REQUEST
+        + w.WRONG_SECRET,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was refused by the operating system or server: permission denied.",
@@ -572,6 +586,24 @@ PATTERNS: tuple[Pattern, ...] = (
         next=(
             "Do not retry the same target.",
             "Work with files inside the project workspace, or pick another approach.",
+        ),
+    ),
+    Pattern(
+        id="EI/COMMAND_FAILED/004",
+        category=Category.COMMAND_FAILED,
+        variant="wrong_format",
+        # above FILE_NOT_FOUND: unzip says "cannot find zipfile directory" of a file that is
+        # there but is no zip
+        priority=53,
+        text=w.WRONG_FORMAT,
+        what="The command of this {tool} call failed: a file it reads is not in the format it "
+        "expects.",
+        why="The file exists but is not what the program takes (not an archive of that kind, a "
+        "truncated download, an HTML error page saved under the file's name, another format); "
+        "running it again on the same file fails the same way.",
+        next=(
+            "Check what the file really is (`file NAME`, its size, its first bytes) first.",
+            "Fetch or build it again, or use the program that reads its real format.",
         ),
     ),
     Pattern(
@@ -597,7 +629,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.FILE_MISSING_PROGRAMS
         + w.NOTHING_NAMED
         + w.UNREADABLE_PATH
-        + w.FILE_NOT_LOCATED,
+        + w.FILE_NOT_LOCATED
+        + w.ARCHIVE_MEMBER_MISSING,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -645,6 +678,7 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.UNSUPPORTED_REQUEST
         + w.BAD_CHARACTERS
         + w.NOT_VALID_PARAM
+        + w.NOT_A_CHOICE
         + w.NOTHING_WITH_ID
         + w.SELF_REFERENCE,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",

@@ -333,6 +333,11 @@ OVER_SIZE = words(
     r" than (?:the )?(?:max(?:imum)?|limit|allowed)\b",
     r"\bmax(?:imum)? (?:file |output |response |request |payload |content |body )?(?:size|length)"
     r"\b[^\n]{0,30}\bexceeded\b",
+    # a result counted and refused: goose's "Shell output from command 'cat x' has too many
+    # characters (1843210). Maximum character count is 400000."
+    r"\b(?:output|result|response|content|file)\b[^\n]{0,80}?\btoo many (?:characters|chars|bytes"
+    r"|tokens|lines)\b",
+    r"\bmax(?:imum)? (?:character|char|byte|token|line) count (?:is|of) \d",
 )
 
 RATE = words(
@@ -480,6 +485,18 @@ UNKNOWN_TOOL = words(
     r"|name|use|response)\b)" + name("tool") + r" is (?:invalid|not valid)\b",
 )
 
+#: A registered tool switched off: the MCP TypeScript SDK's "Tool delete_branch disabled" (its
+#: JSON-RPC error), "tool 'x' is disabled".
+TOOL_DISABLED = words(
+    "mcp-typescript-sdk plain",
+    r"^(?:Error: )?(?:Tool|Function) [`'\"]?(?P<tool>[A-Za-z_][\w.\-]{0,63})[`'\"]? (?:is )?"
+    r"(?:currently )?disabled\.?$",
+)
+#: A whole message saying only that the tool is not there (rmcp's ToolRouter: "tool not found").
+TOOL_ABSENT_BARE = words(
+    "rmcp plain", r"^(?:Error: )?(?:tool|function) (?:not found|does not exist|is unknown)\.?$"
+)
+
 #: A tool_choice naming no declared tool: TGI's "Tool with name get_wether not found", vLLM's
 #: "The tool specified in `tool_choice` does not match any of the specified `tools`".
 TOOL_CHOICE_UNKNOWN = words("tgi", r"\bTool with name " + name("tool") + r" not found\b") + words(
@@ -572,6 +589,14 @@ MALFORMED_CALL = words(
     r"(?:response|output|reply|completion)\b|\bExpected to find output fields\b",
 )
 
+#: A tool invoked the wrong way round: Codex's "patch detected without explicit call to
+#: apply_patch. Rerun as [\"apply_patch\", \"<patch>\"]" (a patch written into a shell command).
+IMPLICIT_INVOCATION = words(
+    "codex plain",
+    r"\bwithout (?:an? )?explicit (?:call|invocation) (?:to|of)\b",
+    r"^Rerun as \[",
+)
+
 #: A provider refusing a history whose tool calls and results do not pair up (Anthropic's
 #: "`tool_use` ids were found without `tool_result` blocks", "unexpected `tool_use_id` found in
 #: `tool_result` blocks"; OpenAI's "must be followed by tool messages responding to each
@@ -662,6 +687,10 @@ PARAM_MISSING = words(
     r"|property|key)s?:? " + _PARAM,
     r"required (?:parameter|argument|property|field) " + _PARAM + r" is missing",
     r"required argument \"?" + _PARAM + r"\"? is missing",
+    # mark3labs/mcp-go's getters: "required argument \"city\" not found"; "required parameter 'x'
+    # was not provided"
+    r"\brequired (?:parameter|argument|field|property|param|key) [`'\"]?" + _PARAM + r"[`'\"]? "
+    r"(?:not found|not provided|was not (?:provided|given|found)|not given)\b",
     r"(?:must have|missing) required (?:property|properties|field|argument)s? " + _PARAM,
     r"'" + _PARAM + r"' is a required property",
     r"\bmissing field `" + _PARAM + r"`",
@@ -763,6 +792,20 @@ PARAM_TYPE = words(
     r"\bwrong (?:type|data type)\b",
     r"\bexpected (?:an? )?(?:str|int|float|bool|dict|list)\b[^\n]{0,20}\bgot\b",
 )
+#: A named argument said not to be of a scalar or container type (mark3labs/mcp-go's getters:
+#: "argument \"days\" is not an int", "item 2 in argument \"ids\" is not a string"), and a JSON
+#: decoder that found the wrong kind of token at a field's path (kotlinx.serialization: "Unexpected
+#: JSON token at offset 23: Unexpected symbol 't' in numeric literal at path: $.days").
+NAMED_NOT_OF_TYPE = words(
+    "mcp-go mcp-kotlin-sdk plain",
+    r"\b(?:argument|parameter|param|field|property|value|key|option) [`'\"]?" + _PARAM + r"[`'\"]?"
+    r" is not an? (?:int|integer|bool|boolean|float(?:32|64)?|double|number|string|str|array|object"
+    r"|list|map|dict|slice|string slice|int slice)\b",
+    r"\bUnexpected JSON token at offset \d+: (?:Unexpected symbol [^\n]{1,8} in numeric literal"
+    r"|Expected (?:numeric literal|quotation mark|boolean literal|start of the (?:object|array))"
+    r"|Failed to parse (?:literal|type))[^\n]{0,120}? at path: \$\.",
+)
+
 #: A list whose items must all be of one kind: "stop_token_ids must contain only integers".
 ONLY_OF_TYPE = words(
     "plain", r"\bmust contain only (?:integers|strings|numbers|booleans|objects|arrays)\b"
@@ -1003,6 +1046,15 @@ NOT_VALID_PARAM = words(
     r"|suffix)\b",
 )
 
+#: An enum variant that does not exist (serde: "unknown variant `kelvin`, expected `celsius` or
+#: `fahrenheit`"), and an argument the tool does not take (DSPy: "Arg verbose is not in the
+#: tool's args.").
+NOT_A_CHOICE = words(
+    "rmcp dspy plain",
+    r"\bunknown variant [`'\"][^`'\"\n]{1,64}[`'\"], expected\b",
+    r"\bis not (?:in|among|one of) the (?:tool'?s? )?(?:args|arguments|parameters|params|inputs)\b",
+)
+
 #: A graph of tasks or dependencies the call would make invalid: a cycle, a thing that depends on
 #: itself (gemini-cli's task tracker, and the same shape in build and workflow tools).
 SELF_REFERENCE = words(
@@ -1203,6 +1255,8 @@ FILE_MISSING = words(
     r"Cannot find module '(?:/|\.{1,2}/|[A-Za-z]:\\)",  # Node: a script path, not a package
     r"(?:file or directory|path) not found:",
     r"unable to open (?:the )?(?:database )?file",  # SQLite's SQLITE_CANTOPEN
+    # "Cannot mount non-existent file: data/sales.csv" (DSPy's interpreter)
+    r"\bnon-?existent (?:file|path|directory|folder)\b",
 )
 
 #: A file or directory a search did not find, in plain words ("Unable to locate file a.py",
@@ -1239,6 +1293,16 @@ FILE_MISSING_PROGRAMS = words(
     r"Failed to open/read local data",
     r"\bnone of the [^\n]{0,40}\b(?:files|directories|paths|folders) (?:are|were) (?:accessible"
     r"|found|readable)",
+)
+
+#: A member an archiver did not find in the archive, or a name it was given that matched nothing:
+#: tar's "x: Not found in archive", zip's "name not matched: build", unzip's "caution: filename
+#: not matched:  index.html", 7-Zip's "No files to process".
+ARCHIVE_MEMBER_MISSING = words(
+    "tar zip",
+    r"\bNot found in archive\b",
+    r"\b(?:file)?name not matched:",
+    r"^No files to process$",
 )
 
 FILE_EXISTS = words(
@@ -1316,6 +1380,15 @@ DIFF_AMBIGUOUS = words(
     r"Occurrence count mismatch|Expected \d+ occurrences?(?:\(s\))?,? but (?:found|matching found)",
     r"appears (?:\d+ times|multiple times|more than once)",
     r"more than (?:one|once) (?:match|occurrence|place)",
+) + words(
+    # goose's editor: "Found 3 matches. Please provide more context to identify a unique match";
+    # the same request in other words ("old_str is not unique in the file", "make the match
+    # unique")
+    "goose plain",
+    r"^(?:Error: )?Found (?:[2-9]|\d{2,}) matches\b",
+    r"\b(?:identify|find|get|make) (?:a |the )?(?:match|search text|old_?str(?:ing)?) unique\b"
+    r"|\bto identify a unique match\b",
+    r"\b" + SEARCH_TEXT + r"\b[^\n]{0,80}? (?:is not|isn't|was not|must be) unique\b",
 )
 
 #: The search text counted more than once, in plain words ("old_str matched 3 times").
@@ -1488,6 +1561,11 @@ POLICY_DENIED = words(
     " aider codex",
     r"outside (?:of )?(?:the )?(?:current )?(?:allowed|workspace|project|cwd|base directory"
     r"|root directory|working directory|repository|repo\b|sandbox)",
+    # "Sandbox path \"../x\" escapes the workspace root." (the Agents SDK for JavaScript), "URI path
+    # \"/etc/passwd\" is not under any root" (the MCP Go SDK's file resources)
+    r"\bescapes (?:the |its )?(?:workspace|project|sandbox|base|root|working|allowed)(?: root"
+    r"| directory| dir| folder)?\b|\bis not (?:under|within|inside) any (?:of the )?(?:allowed )?"
+    r"(?:roots?|workspaces?|allowed directories)\b",
     r"\bpath traversal\b|\b(?:would|must not|may not|cannot|can't) escape (?:the )?(?:base|root"
     r"|workspace|project|target|working|allowed|output) directory",
     r"(?:must|may only) (?:stay|be|change directories to)[^\n]{0,40}(?:within|inside|child"
@@ -1517,6 +1595,17 @@ POLICY_DENIED = words(
     r"(?:rejected|refused|blocked)\b",
     r"not in the (?:list of )?allowed|not (?:in|inside|within) (?:the |one of the )?(?:allowed |"
     r"current )?(?:workspace|project|sandbox|allowed directories)",
+)
+
+#: A path an agent's ignore file keeps from the model (goose's "The command attempts to access
+#: '.env' which is restricted by .gooseignore"; Roo Code's and Cline's ".rooignore" /
+#: ".clineignore" refusals, gemini-cli's ".geminiignore", aider's ".aiderignore").
+IGNORE_FILE = words(
+    "goose plain",
+    r"\b(?:restricted|excluded|ignored|blocked|denied|protected|hidden) (?:by|in|via|through) "
+    r"(?:the |your |a |an )?[`'\"]?\.\w[\w-]*ignore\b",
+    r"\b(?:listed|matched|matches a pattern|matches patterns?) in (?:the |your )?[`'\"]?\.\w[\w-]*"
+    r"ignore\b",
 )
 
 #: A rule of the agent that refuses the call: a policy, a role that may not do it, a feature
@@ -1563,6 +1652,16 @@ REFUSED_CALLER = words(
     r"\b(?:status|code|HTTP)(?: code)?:? 40[13]\b",
     r"\bmust be a member of (?:an? |the )?(?:organi[sz]ation|org|team|project|workspace)\b",
 )
+#: A password or secret refused: unzip's "skipping: key.txt  incorrect password", "wrong
+#: password", "invalid username or password", "bad decrypt".
+WRONG_SECRET = words(
+    "zip plain",
+    r"\b(?:incorrect|wrong|invalid|bad) (?:password|passphrase|pass phrase|credentials|pin)\b",
+    r"\b(?:password|passphrase|credentials) (?:is |was |were )?(?:incorrect|wrong|invalid"
+    r"|rejected|refused)\b",
+    r"\binvalid (?:username|user name|login) or password\b",
+)
+
 #: vLLM refusing a chat template sent with the request that it was not told to trust.
 UNTRUSTED_REQUEST = words("vllm", r"\brefused (?:the )?request with (?:an? )?untrusted\b")
 
@@ -1821,6 +1920,11 @@ RUNTIME_FAILURE = words(
     r"|\bobject has no attribute\b|\bnothing (?:added )?to commit\b",
     r"^(?:ERROR: )?usage: \S|\berror: unrecognized arguments?\b",
     r"\bsyntax error(?: near| at|: unexpected|$)|\bunbound variable\b|\bno such (?:table|column)\b",
+    # a Python SyntaxError as `str()` gives it: "invalid syntax (<string>, line 3)" (DSPy's
+    # CodeAct), "unexpected indent (app.py, line 2)"
+    r"\b(?:invalid syntax|unexpected indent|expected ':'|unindent does not match any outer "
+    r"indentation level|unterminated string literal[^\n(]{0,40}) \((?:<\w+>|[\w./\-]+\.py), "
+    r"line \d+\)",
     r"No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b|Directory not empty"
     r"|\bENOTEMPTY\b|\bEPIPE\b|Broken pipe|\bE[MN]FILE\b|Too many open files|No such process"
     r"|\bESRCH\b|Cannot allocate memory|\bENOMEM\b|\bEADDRINUSE\b|address already in use",
@@ -1852,6 +1956,33 @@ PROGRAM_CRASH_FRAMING = regexes(
         # a program's own prefix, lower case (`bwrap: Unknown option`), not an agent's "Error:"
         r"^(?!(?:error|warning|fatal):)(?-i:[a-z][\w.+\-]{0,30}): (?:invalid|unrecognized|unknown"
         r"|illegal|bad) option\b",
+    )
+)
+
+#: A file that exists but is not in the format the program reads: unzip's "End-of-central-directory
+#: signature not found ... this file is not a zipfile", Python's "File is not a zip file",
+#: gzip's "not in gzip format", tar's "does not look like a tar archive", bsdtar's "Unrecognized
+#: archive format", SQLite's "file is not a database", PIL's "cannot identify image file", the
+#: linker's "file format not recognized", the kernel's "Exec format error".
+WRONG_FORMAT = words(
+    "zip unzip tar cpython sqlite3 os plain",
+    r"\bEnd-of-central-directory signature not found\b|\bis not a zip ?file\b|\bBadZipFile\b",
+    r"\bnot in gzip format\b|\bdoes not look like a tar archive\b|\bUnrecognized archive "
+    r"format\b",
+    r"\bfile is not a database\b|\bcannot identify image file\b|\bfile format not recognized\b",
+    r"\bExec format error\b|\binvalid ELF header\b|\bbad magic number\b",
+)
+
+#: A test runner's report of failed tests (pytest's sections and summary, TAP, jest, mocha,
+#: cargo test, go test): the failures are the tests', so whatever an assertion or an exception
+#: inside says (a timeout, a missing file), the command that ran the suite failed.
+TEST_RUN_FAILED = regexes(
+    words(
+        "os",
+        _PYTEST_SECTION,
+        r"^FAILED \S+::|^=+ (?:\d+ failed|short test summary info)\b|^\d+ failed(?:,| in )",
+        r"^not ok \d+ |^# fail [1-9]|^Tests?:\s+\d+ failed|^\d+ failing$|^test result: FAILED\b"
+        r"|^--- FAIL: ",
     )
 )
 
@@ -1894,6 +2025,10 @@ PROGRAM_USAGE = words(
 #: `ls: unrecognized option`, git's `fatal: unrecognized argument`).
 PROGRAM_BAD_OPTION = words(
     "coreutils git docker tsc eslint",
+    # optparse's (pip's) and click's refusals: "no such option: --bogus-flag", "Error: No such
+    # option: --frob", "Got unexpected extra argument (x)"
+    r"(?:^|: )no such option:? [`'\"]?-",
+    r"\bGot unexpected extra arguments? \(",
     r"^[a-z][\w.+\-]{0,30}: (?:invalid|unrecognized|unknown|missing|illegal|bad) (?:option|number"
     r"|argument|operand|mode|predicate|expression|flag|switch|primary|action)\b",
     _OPTION_WITH_DASHES,
@@ -1927,7 +2062,8 @@ MISSING_DEPENDENCY = words(
 MISSING_PROGRAM = words(
     "mcp-python-sdk bash",
     # a command, lower case; not the nouns of a missing file ("file not found: src/Main.java")
-    r"^(?:(?:ba|da|z)?sh: \d+: )?(?!(?:file|directory|dir|folder|path|image|resource)\b)"
+    r"^(?:(?:ba|da|z)?sh: \d+: )?(?!(?:file|directory|dir|folder|path|image|resource|tool|function"
+    r"|prompt|method|model|page|key|user|session|record|item|entry|server)\b)"
     r"(?-i:[a-z][\w.+\-]*):? not found\b",
 )
 #: A program that a runner, an exec call or a subprocess tried to start and did not find: the

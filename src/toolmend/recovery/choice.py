@@ -80,14 +80,18 @@ class ChoiceRecovery:
         settler: NativeSettler,
         new_id: Callable[[set[str]], str],
         report: Callable[[RecoveryDiagnostic], None],
+        *,
+        leg: TextLeg | None = None,
     ) -> None:
+        """`leg`: the text leg `protocols` and `tools` give, built ahead and not yet fed
+        (`StreamRecovery.prepare`); else it is built at the choice's first text."""
         self.index = index
         self._protocols = protocols
         self._tools = tools
         self._settler = settler
         self._new_id = new_id
         self._report = report
-        self._leg: TextLeg | None = None
+        self._leg = leg
         self._native = NativeAssembler()
         #: Calls in source order: settled recovered calls, and native calls still assembling.
         self._slots: list[SettledCall | NativeCall] = []

@@ -35,6 +35,7 @@ from toolmend.recovery.families import (
     select_protocols,
 )
 from toolmend.recovery.native import NativeSettler
+from toolmend.recovery.textleg import TextLeg
 
 DiagnosticSink = Callable[[RecoveryDiagnostic], None]
 
@@ -64,6 +65,7 @@ class StreamRecovery:
         "_model_from_stream",
         "_on_diagnostic",
         "_pending",
+        "_prepared",
         "_protocols",
         "_settler",
         "_tools",
@@ -92,11 +94,23 @@ class StreamRecovery:
         self._pending: list[RecoveryDiagnostic] = []
         self._last: Mapping[str, Any] = {}
         self._ended = False
+        #: The first choice's text leg, built by `prepare` before its first chunk came.
+        self._prepared: TextLeg | None = None
 
     @property
     def protocols(self) -> tuple[str, ...]:
         """The protocol ids the visible text is scanned with."""
         return self._protocols
+
+    def prepare(self) -> None:
+        """Build now the parsers the stream's first choice (index 0) builds at its first text,
+        the largest cost of a stream's first chunk (about 0.4 M instructions under `auto`), so a
+        caller that waits for the upstream anyway (the proxy, while the model prefills) takes
+        them off the first chunk's path. Nothing else changes: the choice begins with its first
+        chunk, as without this. A stream whose formats its own `model` decides (no model named,
+        the family's default asked for) cannot know them yet, so nothing is built for it."""
+        if self._prepared is None and not self._model_from_stream and not self._choices:
+            self._prepared = TextLeg(self._protocols, self._tools)
 
     # ---------------------------------------------------------------------------- feeding
 
@@ -199,8 +213,15 @@ class StreamRecovery:
     def _choice(self, index: int) -> ChoiceRecovery:
         state = self._choices.get(index)
         if state is None:
+            leg, self._prepared = (self._prepared, None) if index == 0 else (None, self._prepared)
             state = ChoiceRecovery(
-                index, self._protocols, self._tools, self._settler, self._new_id, self._report
+                index,
+                self._protocols,
+                self._tools,
+                self._settler,
+                self._new_id,
+                self._report,
+                leg=leg,
             )
             self._lane = None if self._choices else state
             self._choices[index] = state

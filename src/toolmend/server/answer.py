@@ -19,6 +19,7 @@ from typing import Any
 from toolmend.model import ToolCall
 from toolmend.recovery import REJECTED_CALLS_FIELD
 from toolmend.recovery.emitter import rejected_entry
+from toolmend.server.requestlog import empty_counter
 
 #: Characters of arguments JSON per chunk when a checked call is sent: small enough for agents
 #: that render calls while they arrive, large enough that a 1 MiB call is a few hundred chunks.
@@ -50,9 +51,9 @@ class Outcome:
 
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
-    recovered: Counter[str] = field(default_factory=Counter)
-    repairs: Counter[str] = field(default_factory=Counter)
-    diagnostics: Counter[str] = field(default_factory=Counter)
+    recovered: Counter[str] = field(default_factory=empty_counter)
+    repairs: Counter[str] = field(default_factory=empty_counter)
+    diagnostics: Counter[str] = field(default_factory=empty_counter)
 
     def count_call(self, call: ToolCall, protocol: str | None) -> None:
         if protocol is not None:

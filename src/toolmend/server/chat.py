@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -42,6 +42,8 @@ from toolmend.server.upstream import (
 )
 
 ENDPOINT = "/v1/chat/completions"
+#: What an upstream request gives (`ChatPipeline._while_first_request`).
+Opened = TypeVar("Opened")
 INTERNAL_ERROR = "toolmend failed on this request; the request log has its id"
 #: HTTP status the client gets for each way the upstream can fail (its own status passes).
 UPSTREAM_FAILURE_STATUS = {"timeout": 504}
@@ -195,6 +197,9 @@ class ChatPipeline:
         #: The streamed frames held back while the upstream read that brought them has more.
         self.batch = FrameBatch()
         self._reading: UpstreamStream | None = None
+        #: The first answer's shaper, made while the upstream works on the first request.
+        self._first: TextAnswer | NativeAnswer | None = None
+        self._opened = False
 
     @property
     def more_in_read(self) -> bool:
@@ -217,14 +222,40 @@ class ChatPipeline:
         body = self.upstream_body(messages)
         limits = self.rule.limits
         if self.stream:
-            upstream_stream = await client.open_stream(self.upstream, body, self.headers, limits)
+            upstream_stream = await self._while_first_request(
+                client.open_stream(self.upstream, body, self.headers, limits)
+            )
             self.record.upstream_status = upstream_stream.status
             upstream_stream.batch = self.batch
             self._reading = upstream_stream
             return upstream_stream.chunks()
-        status, response = await client.post_json(self.upstream, body, self.headers, limits)
+        status, response = await self._while_first_request(
+            client.post_json(self.upstream, body, self.headers, limits)
+        )
         self.record.upstream_status = status
         return _one(completion_as_chunk(response))
+
+    async def _while_first_request(self, request: Coroutine[Any, Any, Opened]) -> Opened:
+        """`request`'s result; for the first upstream request, the first answer's shaper is
+        made while the upstream works on it. Making a shaper builds its parsers (under `auto`,
+        about 0.4 M instructions, the largest cost of an answer's first chunk), and the model
+        takes far longer than that to prefill, so the first chunk no longer waits for them.
+
+        The request runs as a task that is given two turns of the loop before the shaper is
+        made: one to send the request's head, one for aiohttp's task that writes the body
+        (Python 3.11 runs it as a task of its own), so the request is on the wire first."""
+        if self._opened:
+            return await request
+        self._opened = True
+        sending = asyncio.ensure_future(request)
+        try:
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            self._first = self._shaper(self._writer, self.guard, hold=self.rule.self_correction > 0)
+        except BaseException:
+            sending.cancel()
+            raise
+        return await sending
 
     def _shaper(
         self, writer: ChunkWriter, guard: HistoryGuard | None, hold: bool
@@ -305,8 +336,10 @@ class ChatPipeline:
         budget = self.rule.self_correction
         reasked = False
         texts: list[str] = []
+        first, self._first = self._first, None
         while True:
-            shaper = self._shaper(writer, guard, hold=budget > 0)
+            shaper = first or self._shaper(writer, guard, hold=budget > 0)
+            first = None
             async for chunk in shaper.run(source):
                 yield chunk
             outcome = shaper.outcome

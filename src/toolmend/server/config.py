@@ -9,6 +9,7 @@ rule that applies to a model id. It never opens a socket and never reads a reque
 from __future__ import annotations
 
 import fnmatch
+import functools
 import ipaddress
 import json
 import os
@@ -127,6 +128,14 @@ class ModelRule:
         return FALLBACK_TEXT_PROTOCOL
 
 
+@functools.lru_cache(maxsize=16)
+def default_rule(limits: Limits) -> ModelRule:
+    """The rule of a model no configured rule matches, under `limits`: made once per set of
+    limits (both are frozen, so one object serves every request; making it costs more than the
+    rest of the rule lookup)."""
+    return ModelRule(limits=limits)
+
+
 @dataclass(frozen=True, slots=True)
 class ApiKey:
     """A client key; `name` is what a log may say about who called, never the key."""
@@ -171,7 +180,7 @@ class ServerConfig:
         for rule in self.models:
             if fnmatch.fnmatchcase(lowered, rule.match.lower()):
                 return rule
-        return ModelRule(limits=self.limits)
+        return default_rule(self.limits)
 
     def resolve_alias(self, model: str) -> str:
         """The upstream model id a client's model id stands for."""

@@ -21,20 +21,25 @@ from typing import Any
 
 from toolmend.guard.answers import blocking_guidance, rejected_guidance
 from toolmend.guard.history import HistoryGuard
+from toolmend.guard.interceptor import InterceptorConfig
 from toolmend.guard.patterns import Category
 from toolmend.model import Tool, ToolCall
+from toolmend.server.requestlog import empty_counter
 
 #: The versioned guidance header (`[toolmend guidance v1] CATEGORY PATTERN_ID | ...`), read at the
 #: start of a result or after the blank line a protocol note is appended with.
 _HEADER = re.compile(r"(?:^|\n\n)\[toolmend guidance v\d+\] ([A-Z_]+) (\S+)")
+#: The guard's settings for every request: the defaults, made once (`InterceptorConfig` is
+#: frozen; making it checks its bounds, about a fifth of a one-message request's guard).
+GUARD_CONFIG = InterceptorConfig()
 
 
 @dataclass(slots=True)
 class GuidanceCounts:
     """Guidance carried by the tool results that answer the latest assistant turn."""
 
-    by_category: Counter[str] = field(default_factory=Counter)
-    by_pattern: Counter[str] = field(default_factory=Counter)
+    by_category: Counter[str] = field(default_factory=empty_counter)
+    by_pattern: Counter[str] = field(default_factory=empty_counter)
 
     @property
     def loops_broken(self) -> int:
@@ -56,7 +61,7 @@ def guard_request(
     counted by the request that first delivered them, so a log summed over a conversation
     counts each piece of guidance once.
     """
-    state = HistoryGuard(tools)
+    state = HistoryGuard(tools, GUARD_CONFIG)
     guarded = state.read_all(messages)
     counts = GuidanceCounts()
     for original, message in zip(reversed(messages), reversed(guarded), strict=True):

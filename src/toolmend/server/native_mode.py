@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from toolmend.model import Tool, ToolCall
-from toolmend.recovery import REJECTED_CALLS_FIELD, arecover_stream
+from toolmend.recovery import REJECTED_CALLS_FIELD, AsyncRecoveredStream, StreamRecovery
 from toolmend.recovery.diagnostics import (
     ARGUMENTS_REPAIRED,
     LEAKED_CALL_RECOVERED,
@@ -55,23 +55,21 @@ class NativeAnswer:
         *,
         hold_rejected: bool,
     ) -> None:
-        self._tools = tools
-        self._model = model
-        self._protocols = protocols
         self._writer = writer
         self._gate = gate
         self._hold = hold_rejected
         self.outcome = Outcome()
+        #: The answer's recovery, its first choice's parsers built now (`StreamRecovery.prepare`):
+        #: the pipeline makes this answer while the upstream works on the request, so the first
+        #: chunk does not wait for them.
+        self._recovery = StreamRecovery(
+            tools, model=model, protocols=protocols, on_diagnostic=self._diagnostic
+        )
+        self._recovery.prepare()
 
     async def run(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
         """The client's chunks; calls complete before a failure are still delivered."""
-        recovered = arecover_stream(
-            chunks,
-            tools=self._tools,
-            model=self._model,
-            protocols=self._protocols,
-            on_diagnostic=self._diagnostic,
-        )
+        recovered = AsyncRecoveredStream(self._recovery, chunks)
         try:
             async for chunk in recovered:
                 shaped = self._shape(chunk)
