@@ -17,10 +17,10 @@ How it measures, so that one run on a shared machine, whose speed shifts for sec
 time, gives a stable answer:
 
 - CPU time (`time.process_time`), not wall time, which counts the waits for a core.
-- Every sample is the same amount of input, `SAMPLE_KB`: a 1 KB row runs 500 times in one
-  sample, 10 KB 50 times, 50 KB 10 times, 500 KB once, and a row's figure is its sample's time
-  divided by its runs. A sub-millisecond row is not one reading of the clock, and the 50 ->
-  500 KB growth compares samples of the same length.
+- A sample is many runs of a row: 100 KB of input for the smaller rows (a 1 KB row runs 100
+  times, 10 KB 10 times), 500 KB for the 50 and 500 KB rows (50 KB 10 times, 500 KB once), and
+  a row's figure is its sample's time divided by its runs. A sub-millisecond row is not one
+  reading of the clock, and the 50 -> 500 KB growth compares samples of the same length.
 - Rounds (`--repeat`, default 7): each round is a fresh process that first runs every
   protocol's 1 KB rows once untimed (the first parse pays for lazy imports and pattern
   compiles; under `auto`, every protocol's), then takes one sample of every row, a protocol's
@@ -67,9 +67,12 @@ import toolmend
 from toolmend.events import ToolCallDelta, ToolCallEnd
 
 SIZES_KB = (1, 10, 50, 500)
-#: The input of every timed sample: a row of `kb` KB runs `SAMPLE_KB // kb` times in one, so
-#: every sample lasts about as long as the 500 KB row's single run.
+#: The input of a timed sample of the 50 and 500 KB rows: the 50 KB row runs 10 times in one,
+#: so the growth compares samples of the same length.
 SAMPLE_KB = 500
+#: The input of a timed sample of the smaller rows (a 1 KB row runs 100 times in one): enough
+#: that a sub-millisecond row is not one reading of the clock.
+SMALL_SAMPLE_KB = 100
 #: The size of the `--prose` row, and the line it repeats.
 PROSE_KB = 220
 PROSE_LINE = "Set the map to {a: 1} and the list to [1, 2], then print {x} once it is done.\n"
@@ -185,8 +188,10 @@ def sizes(with_prose: bool) -> tuple[int, ...]:
 
 
 def runs_per_sample(kb: int) -> int:
-    """How many runs of a `kb` KB row make one timed sample (`SAMPLE_KB` of input)."""
-    return max(1, SAMPLE_KB // kb) if kb else SAMPLE_KB * 1024 // (DELTA * FLOOR_DELTAS)
+    """How many runs of a `kb` KB row make one timed sample."""
+    if not kb:  # the floor
+        return SAMPLE_KB * 1024 // (DELTA * FLOOR_DELTAS)
+    return max(1, (SAMPLE_KB if kb >= 50 else SMALL_SAMPLE_KB) // kb)
 
 
 def deltas_of(text: str) -> list[str]:
@@ -444,7 +449,10 @@ def main() -> None:
     if opts.instructions:
         print("instructions (callgrind, one run of each row; independent of the machine's load)")
     else:
-        print(f"{rounds} rounds, best of each row, per run; {SAMPLE_KB} KB of input per sample")
+        print(
+            f"{rounds} rounds, best of each row, per run; samples of {SMALL_SAMPLE_KB} KB of"
+            f" input ({SAMPLE_KB} KB for the 50 and 500 KB rows)"
+        )
     for checkout in checkouts:
         print(f"{checkout.label}: {checkout.src}", end="")
         if checkout.calibrations:
