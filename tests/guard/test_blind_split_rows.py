@@ -1,6 +1,6 @@
 """The blind batches (`data/blind2_errors.json`, batch 22; `data/blind3_errors.json`, batch 23;
-`data/blind4_errors.json`, batch 26; `data/blind5_errors.json`, batch 28): their rows are well
-formed.
+`data/blind4_errors.json`, batch 26; `data/blind5_errors.json`, batch 28; `data/blind6_errors.json`,
+batch 37): their rows are well formed.
 
 Each batch was harvested by an engineer who never read the classifier, in parallel with the
 session's wording changes, and is scored exactly once at its session's end
@@ -115,6 +115,16 @@ BATCHES = (
         None,
         min_errors=250,
         min_error_sources=15,
+    ),
+    Batch(
+        "blind6_errors.json",
+        37,
+        "blind6",
+        "snapshot",
+        (*EARLIER, *(f"blind{n}_errors.json" for n in range(2, 6))),
+        0.8,
+        min_errors=250,
+        min_error_sources=25,
     ),
 )
 
