@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -67,8 +68,16 @@ class Proxy:
     def client(self) -> openai.OpenAI:
         return openai.OpenAI(base_url=f"{self.url}/v1", api_key="sk-test", max_retries=0)
 
-    def logged(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.log.read_text().splitlines()]
+    def logged(self, endpoint: str, count: int) -> list[dict[str, Any]]:
+        """The request log's records of `endpoint`, once there are `count` of them: a stream's
+        line is written after its last byte, so the client can finish before it is there."""
+        deadline = time.monotonic() + PATIENCE_SECONDS
+        while True:
+            lines = self.log.read_text().splitlines() if self.log.exists() else []
+            records = [r for r in map(json.loads, lines) if r["endpoint"] == endpoint]
+            if len(records) >= count or time.monotonic() > deadline:
+                return records
+            time.sleep(0.01)
 
 
 def _proxy(tmp_path: Path, store: SQLiteResponseStore) -> Iterator[Proxy]:
@@ -153,7 +162,7 @@ def test_a_failing_store_costs_no_answer_and_is_named_in_the_request_log(
             streamed = stream.get_final_response()
         assert whole.output_text == streamed.output_text == "All done."
         assert streamed.status == "completed"
-        records = [r for r in proxy.logged() if r["endpoint"] == "/v1/responses"]
+        records = proxy.logged("/v1/responses", 2)
         assert [r["diagnostics"].get("response_store_failed") for r in records] == [1, 1]
 
 
@@ -181,4 +190,4 @@ def test_a_failure_of_toolmend_itself_is_a_500_in_the_apis_own_error_shape(tmp_p
             )
         assert caught.value.status_code == 500
         assert isinstance(caught.value.body, dict) and caught.value.body["type"] == "internal_error"
-        assert [r["status"] for r in proxy.logged()] == [500]
+        assert [r["status"] for r in proxy.logged("/v1/responses", 1)] == [500]
