@@ -73,7 +73,7 @@ def enclosing_closer_is_text(
     False when an opener comes first or the window (or, when `final`, the input) holds neither;
     None while the window is not all there yet."""
     limit = min(end, stop + LITERAL_CLOSER_LOOKAHEAD)
-    _, marker = find_closer(buf, stop, limit, closers(own, *openers), final=True)
+    _, marker = find_closer(buf, stop, limit, (own, *openers), final=True)
     if marker:
         return marker == own
     if final or limit - stop >= LITERAL_CLOSER_LOOKAHEAD:

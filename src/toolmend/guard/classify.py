@@ -464,7 +464,9 @@ class Classifier:
         texts = [_scan_window(t) for t in env.texts()]
         if not texts:
             return UNCLASSIFIED
-        program_status = status_pattern(env.exit_code, _command(metadata, text))
+        program_status = (
+            status_pattern(env.exit_code, _command(metadata, text)) if env.exit_code else None
+        )
         found = self._structural(env)
         if found is None:
             found = self._worded(texts, ran=env.exit_code is not None or env.command_output)

@@ -260,8 +260,11 @@ def harness_output(text: str) -> str:
 
 def _status_failed(status: int, text: str, command: str | None) -> bool:
     """A non-zero status the harness stated is a failure unless the program documents it as an
-    answer (grep's 1: no line selected; diff's 1: the files differ; `exit_status`)."""
-    return status != 0 and not is_an_answer(status, command, harness_output(text))
+    answer (grep's 1: no line selected; diff's 1: the files differ; `exit_status`). The program
+    is the call's `command`, else the one the command-result format printed in `text`."""
+    if status == 0:
+        return False
+    return not is_an_answer(status, command or command_in_text(text), harness_output(text))
 
 
 def _runtime_flag(result: object) -> str | None:
@@ -413,8 +416,7 @@ class _Walker:
         if field not in TEXT_ONLY_FIELDS:
             status = harness_exit_status(text)
             if status is not None:
-                command = self.command or command_in_text(text)
-                failed = _status_failed(status, text, command)
+                failed = _status_failed(status, text, self.command)
                 return f"exit status {status} at {label}" if failed else None
         first = _first_line(text)
         if _FAILURE_PREFIX.match(first):
@@ -466,7 +468,7 @@ def _answer_despite_flag(result: object, command: str | None) -> bool:
     status = harness_exit_status(text)
     if not status:
         return False
-    return not _status_failed(status, text, command or command_in_text(text))
+    return not _status_failed(status, text, command)
 
 
 def _known_kind(text: str) -> bool:
@@ -516,7 +518,7 @@ def classify_result(
             return ResultVerdict(True, "suspect", "harness failure text at result")
         status = harness_exit_status(result)
         if status is not None:
-            if not _status_failed(status, result, command or command_in_text(result)):
+            if not _status_failed(status, result, command):
                 return SUCCESS
             return ResultVerdict(True, "suspect", f"exit status {status} at result")
         if _FAILURE_PREFIX.match(_first_line(result)) and _known_kind(result[:4096]):

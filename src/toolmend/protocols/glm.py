@@ -464,13 +464,14 @@ class GlmReader(BlockReader):
 
     def _value_open(self) -> bool:
         """Whether the body read so far ends inside an `<arg_value>` (its closer not written):
-        asked at a `</tool_call>`, once per closer position (the answer is kept, so a closer
-        held for its look-ahead is not asked again per chunk)."""
-        text = "".join(self.pieces)
-        self.pieces[:] = [text]  # in place: the engine's run appends to this list
-        if self._open_asked[0] != len(text):
+        asked at a `</tool_call>`, once per closer position (the answer is kept, and the body
+        joined only when it grew, so a closer held for its look-ahead costs nothing per chunk)."""
+        size = sum(map(len, self.pieces))
+        if self._open_asked[0] != size:
+            text = "".join(self.pieces)
+            self.pieces[:] = [text]  # in place: the engine's run appends to this list
             opened = text.rfind(self.tags.arg_value)
-            self._open_asked = (len(text), opened > text.rfind(self.tags.arg_value_end))
+            self._open_asked = (size, opened > text.rfind(self.tags.arg_value_end))
         return self._open_asked[1]
 
     def at_eof(self) -> EofVerdict:

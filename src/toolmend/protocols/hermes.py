@@ -24,7 +24,7 @@ from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char, declare_tools
 from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax, header_name_by
-from toolmend.protocols.json_calls import NAME_KEYS, JsonCallFormat, JsonCallsReader
+from toolmend.protocols.json_calls import FENCE_LINE, NAME_KEYS, JsonCallFormat, JsonCallsReader
 from toolmend.protocols.json_values import BARE_BODY_STARTS, CallValuesReader
 
 OPEN = "<tool_call>"
@@ -37,7 +37,7 @@ BLOCK = JsonCallFormat(
 BARE = ("{", "[")
 #: A `<tool_call>` body fenced as code, as the reader takes it (`json_calls`): the fence line
 #: (```` ```json ````), then the JSON's first character, if it has come (group 1).
-_FENCED_BODY = re.compile(r"`{3,}[\w+-]*[ \t]*\r?\n\s*([\[{])?")
+_FENCED_BODY = re.compile(rf"{FENCE_LINE.pattern}[ \t]*\r?\n\s*([\[{{])?")
 #: What may still grow into a fence line.
 _FENCE_PREFIX = re.compile(r"`{1,}[\w+-]*[ \t]*\r?")
 

@@ -62,7 +62,7 @@ METADATA_KEYS = frozenset(("name", "id", "type", "call_id"))
 ENVELOPE_KEY = "tool_calls"
 #: A code fence around a block's JSON (```` ```json ````, ```` ``` ````): the one text a call
 #: block may hold before its first call object.
-_FENCE_LINE = re.compile(r"`{3,}[\w+-]*")
+FENCE_LINE = re.compile(r"`{3,}[\w+-]*")
 LEGACY_CALL_KEY = "function_call"
 #: The other keys such a message may begin with (`role`, or `content` first as SDKs dump it).
 MESSAGE_KEYS = ("role", "content")
@@ -382,7 +382,7 @@ class JsonCallsReader(JsonScan, BlockReader):
     def on_scalar(self, raw: str) -> None:
         if self.depth == 0 and self.named:
             self.stray_text = True  # text where the arguments object belongs
-        elif self.depth == 0 and not self.objects_seen and not _FENCE_LINE.fullmatch(raw):
+        elif self.depth == 0 and not self.objects_seen and not FENCE_LINE.fullmatch(raw):
             self.prose_first = True
         elif self.depth == self.args_depth and self.args_open and self.begun:
             try:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -160,9 +160,7 @@ class ResponsesStream:
         ]
         first = self._text_item("message", 0, self._sequence)
         frames = b"".join([sse_frame(event) for event in first.events])
-        self._first_message = _TextItem(
-            first.item, first.delta_fields, first.template, first.events, first.sequence, frames
-        )
+        self._first_message = replace(first, frames=frames)
         return events
 
     def text_frame(self, text: str) -> bytes | None:
