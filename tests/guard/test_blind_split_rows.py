@@ -1,6 +1,6 @@
 """The blind batches (`data/blind2_errors.json`, batch 22; `data/blind3_errors.json`, batch 23;
 `data/blind4_errors.json`, batch 26; `data/blind5_errors.json`, batch 28; `data/blind6_errors.json`,
-batch 37): their rows are well formed.
+batch 37; `data/blind7_errors.json`, batch 40): their rows are well formed.
 
 Each batch was harvested by an engineer who never read the classifier, in parallel with the
 session's wording changes, and is scored exactly once at its session's end
@@ -125,6 +125,16 @@ BATCHES = (
         0.8,
         min_errors=250,
         min_error_sources=25,
+    ),
+    Batch(
+        "blind7_errors.json",
+        40,
+        "blind7",
+        "snapshot",
+        (*EARLIER, *(f"blind{n}_errors.json" for n in range(2, 7))),
+        0.8,
+        min_errors=250,
+        min_error_sources=20,
     ),
 )
 
