@@ -229,3 +229,43 @@ def test_the_plain_variant_needs_only_key_value_words_and_its_closer(text: str) 
     result = toolmend.parse(text, "glm47", MULTIPLY)
     assert result.tool_calls == [] and result.text == text
     check_all_invariants("glm47", text, MULTIPLY)
+
+
+# GLM-4.7 in production writes a tag twice (vLLM #54971, tests/corpus/engines/user_reports.jsonl):
+# the key must be the one the model meant, not one holding the stray tag.
+DOUBLED_TAGS = [
+    "<tool_call>list_dir<arg_key>path</arg_key></arg_key><arg_value>/tmp/x</arg_value></tool_call>",
+    "<tool_call>list_dir<arg_key><arg_key>path</arg_key><arg_value>/tmp/x</arg_value></tool_call>",
+    "<tool_call>list_dir<arg_key>path</arg_key>\n<arg_value>/tmp/x</arg_value></arg_value></tool_call>",
+]
+LIST_DIR = [
+    {
+        "type": "function",
+        "function": {
+            "name": "list_dir",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+]
+
+
+@pytest.mark.parametrize("text", DOUBLED_TAGS)
+@pytest.mark.parametrize("protocol", ["glm47", "auto"])
+def test_a_tag_written_twice_is_read_once_as_a_repair(protocol: str, text: str) -> None:
+    result = toolmend.parse(text, protocol, LIST_DIR)
+    assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+        ("list_dir", {"path": "/tmp/x"}, True)
+    ]
+    check_all_invariants(protocol, text, LIST_DIR)
+
+
+def test_a_tag_written_twice_is_an_error_under_the_strict_policy() -> None:
+    result = toolmend.parse(DOUBLED_TAGS[0], "glm47", LIST_DIR, policy="strict")
+    assert [c.executable for c in result.tool_calls] == [False]
+
+
+def test_a_doubled_tag_is_dropped_only_when_nothing_but_blanks_lies_between() -> None:
+    assert read_pairs("<arg_key>a</arg_key> </arg_key><arg_value>1</arg_value>").items == [
+        ("a", "1")
+    ]
+    assert read_pairs("<arg_key>a</arg_key>x</arg_key><arg_value>1</arg_value>").error is not None

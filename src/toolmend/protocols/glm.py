@@ -162,15 +162,23 @@ def read_pairs(rest: str, tags: KeyValueTags = GLM_TAGS) -> Pairs:
 
     One pass over the tags. A value is the raw text between its tags; a value whose opening tag
     is missing is the text after `</arg_key>`, stripped; a value whose closing tag is missing
-    ends at the next `<arg_key>` or the end of the body, its trailing blanks trimmed.
+    ends at the next `<arg_key>` or the end of the body, its trailing blanks trimmed. A tag
+    written twice in a row, only blanks between (`<arg_key><arg_key>path`,
+    `path</arg_key></arg_key>`, seen from GLM-4.7 in production, vLLM #54971), is written once:
+    the key and value stay what the model meant, never the stray tag.
     """
     out = Pairs()
     key: str | None = None  # a key read, waiting for its value
     open_tag = ""  # the tag whose content is being read ("" between pairs)
     start = 0  # where the current content began
+    previous = ""  # the tag before this one
     for m in tags.tag.finditer(rest):
         tag, text = tags.canonical[m.group()], rest[start : m.start()]
         start = m.end()
+        if tag == previous and not without_escaped_breaks(text):
+            out.repairs.append("doubled-tag")
+            continue
+        previous = tag
         if open_tag == ARG_VALUE:
             if tag == ARG_VALUE_END:
                 out.items.append((key or "", text))
@@ -265,7 +273,7 @@ def read_body(rest: str, ctx: BlockContext, tags: KeyValueTags = GLM_TAGS) -> Bo
     repairs = list(pairs.repairs)
     error = pairs.error
     if repairs and not lenient and error is None:
-        error = f"a tag is missing ({repairs[0]})"
+        error = f"a tag is missing or written twice ({repairs[0]})"
     keys = [k for k, _ in pairs.items]
     if len(set(keys)) < len(keys):
         repairs.append(DUPLICATE_KEPT)
