@@ -55,6 +55,7 @@ _MODULES: dict[str, str] = {
     "seed-oss": "toolmend.protocols.seed_oss",
     "deepseek-v3.2": "toolmend.protocols.deepseek_dsml",
     "step3": "toolmend.protocols.step3",
+    "minicpm4-xml": "toolmend.protocols.minicpm4_xml",
 }
 _loaded: dict[str, TextProtocol] = {}
 
