@@ -103,6 +103,13 @@ def test_a_rendered_call_reads_back_named_and_under_auto() -> None:
         assert calls(text, protocol) == [("sum_values", call.arguments)]
 
 
+@pytest.mark.parametrize("value", ["<![CDATA[", "  <![CDATA[x]]> & more", "a ]]> b"])
+def test_a_value_that_looks_like_cdata_is_rendered_so_it_reads_back_as_written(value: str) -> None:
+    call = ToolCall(id="c", name="get_weather", arguments={"city": value})
+    text = toolmend.get_protocol("minicpm4-xml").render_call(call)
+    assert calls(text) == [("get_weather", {"city": value})]
+
+
 def test_the_prompt_teaches_the_format() -> None:
     prompt = toolmend.get_protocol("minicpm4-xml").render_tools(
         [toolmend.Tool(name="get_weather", parameters=WEATHER[0]["parameters"])]

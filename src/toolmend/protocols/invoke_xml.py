@@ -73,7 +73,7 @@ from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char
 from toolmend.schema_gate import Policy, SchemaGate
 from toolmend.textvalue import typed_value
-from toolmend.xmltext import CDATA_OPEN, unwrap_cdata
+from toolmend.xmltext import CDATA_CLOSE, CDATA_OPEN, unwrap_cdata
 
 #: The one namespace prefix the tags may carry, exactly as written (lowercase, with the colon).
 PREFIX = "antml:"
@@ -150,7 +150,8 @@ class InvokeFormat:
     invoke_tag: str = "invoke"
     parameter_tag: str = "parameter"
     #: A value written as `<![CDATA[...]]>` is that section's content (MiniCPM4). Its values
-    #: then arrive whole, not streamed: a section is unwrapped once the value has closed.
+    #: then arrive whole, not streamed: a section is unwrapped once the value has closed, after
+    #: entities are decoded (as everywhere in a value), and ends at the value's closer.
     cdata: bool = False
     #: Where values end and how the fast path takes them, derived from the above.
     value_ends: ValueEnds = field(init=False, repr=False, compare=False)
@@ -242,9 +243,16 @@ def escape_attribute(text: str) -> str:
     return escape_text(text).replace('"', "&quot;")
 
 
-def render_value(value: Any) -> str:
-    """A parameter value as written: a string as it is, anything else as JSON (escaped)."""
-    return escape_text(value if isinstance(value, str) else canonical_json(value))
+def render_value(value: Any, *, cdata: bool = False) -> str:
+    """A parameter value as written: a string as it is, anything else as JSON (escaped).
+
+    With `cdata` (a format reading `<![CDATA[…]]>` values), a text that would read as a CDATA
+    section once its entities are decoded is written inside one, so it reads back as written.
+    """
+    text = escape_text(value if isinstance(value, str) else canonical_json(value))
+    if cdata and decode_entities(text).strip(" \t\r\n").startswith(CDATA_OPEN):
+        return CDATA_OPEN + text + CDATA_CLOSE
+    return text
 
 
 def render_invoke(
@@ -254,6 +262,7 @@ def render_invoke(
     string_attribute: bool = False,
     invoke_tag: str = "invoke",
     parameter_tag: str = "parameter",
+    cdata: bool = False,
 ) -> str:
     """A call as one invoke, its tags with `prefix`; with `string_attribute` each parameter
     says whether its value is a string (DSML's `string="true|false"`)."""
@@ -262,7 +271,7 @@ def render_invoke(
         attr = f' string="{str(isinstance(value, str)).lower()}"' if string_attribute else ""
         lines.append(
             f'<{prefix}{parameter_tag} name="{escape_attribute(key)}"{attr}>'
-            f"{render_value(value)}</{prefix}{parameter_tag}>"
+            f"{render_value(value, cdata=cdata)}</{prefix}{parameter_tag}>"
         )
     lines.append(f"</{prefix}{invoke_tag}>")
     return "\n".join(lines)
@@ -386,6 +395,7 @@ class InvokeProtocol(TextProtocol):
             string_attribute=fmt.string_attribute,
             invoke_tag=fmt.invoke_tag,
             parameter_tag=fmt.parameter_tag,
+            cdata=fmt.cdata,
         )
         return (
             f"<{self.format.wrapper}>\n{invoke}\n</{self.format.wrapper}>"
