@@ -247,11 +247,13 @@ def render_value(value: Any, *, cdata: bool = False) -> str:
     """A parameter value as written: a string as it is, anything else as JSON (escaped).
 
     With `cdata` (a format reading `<![CDATA[…]]>` values), a text that would read as a CDATA
-    section once its entities are decoded is written inside one, so it reads back as written.
+    section once its entities are decoded is written inside one, so it reads back as written:
+    a `]]>` in it (escaped `]]&gt;`, which reads as `]]>`) ends one section and opens the next.
     """
     text = escape_text(value if isinstance(value, str) else canonical_json(value))
     if cdata and decode_entities(text).strip(" \t\r\n").startswith(CDATA_OPEN):
-        return CDATA_OPEN + text + CDATA_CLOSE
+        split = text.replace("]]&gt;", f"]]{CDATA_CLOSE}{CDATA_OPEN}&gt;")
+        return CDATA_OPEN + split + CDATA_CLOSE
     return text
 
 
