@@ -153,6 +153,9 @@ class InvokeFormat:
     #: then arrive whole, not streamed: a section is unwrapped once the value has closed, after
     #: entities are decoded (as everywhere in a value), and ends at the value's closer.
     cdata: bool = False
+    #: An invoke may end with its closer's tag name cut short (`</｜DSML｜inv>`: DeepSeek V4's
+    #: quantised models write it so), read as the closer with a repair (an error under strict).
+    short_invoke_close: bool = False
     #: Where values end and how the fast path takes them, derived from the above.
     value_ends: ValueEnds = field(init=False, repr=False, compare=False)
 
@@ -614,10 +617,25 @@ class InvokeReader(BlockReader):
         if status == _NEED:
             self.tail_closes = self.closer_begun = self.invoke_close.startswith(buf[pos:end])
             return pos, False
+        short_end = self._short_invoke_close(buf, pos, end)
+        if short_end:
+            self._forgotten("close-invoke", f"the invoke is closed short of {self.invoke_close}")
+            return self._end_invoke(short_end), True
         self.error = "the invoke holds something other than <parameter> tags"
         self.ctx.args.halt()
         self.state = _SKIP
         return pos, True
+
+    def _short_invoke_close(self, buf: str, pos: int, end: int) -> int:
+        """The end of a complete `</PREFIXinv>` at `pos` (a non-empty, proper start of the invoke
+        tag's name), with `short_invoke_close`; else 0. Asked only once `buf[pos:]` can no
+        longer grow into the real closer, so the tag is complete whenever it is there."""
+        opening = self.invoke_close[: -len(self.fmt.invoke_tag) - 1]  # `</PREFIX`
+        if not self.fmt.short_invoke_close or not buf.startswith(opening, pos, end):
+            return 0
+        gt = buf.find(">", pos + len(opening), min(end, pos + len(self.invoke_close)))
+        name = buf[pos + len(opening) : gt]
+        return gt + 1 if gt != -1 and name and self.fmt.invoke_tag.startswith(name) else 0
 
     def _open_value(self, key: str, *, as_json: bool = False) -> None:
         self.key = key
