@@ -91,6 +91,8 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     # transformers' response-template tests (fmt10): Inkling's (TMLv0) message blocks, no
     # protocol yet; llama-stack's Llama 3/4 tool-call tests use pythonic and llama3_json
     "inkling": "inkling",
+    # NVIDIA Dynamo's tool-calling fixtures (fmt10): Nemotron's `<TOOLCALL>[…]</TOOLCALL>`
+    "nemotron": "nemotron",
 }
 
 
