@@ -88,6 +88,11 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "gigachat3": "gigachat3",
     # SGLang's MiniCPM4 detector (fmt9): `<function name="…"><param name="…">`, no protocol yet
     "minicpm4_xml": "minicpm4-xml",
+    # transformers' response-template tests (fmt10): Inkling's (TMLv0) message blocks, no
+    # protocol yet; llama-stack's Llama 3/4 tool-call tests use pythonic and llama3_json
+    "inkling": "inkling",
+    # NVIDIA Dynamo's tool-calling fixtures (fmt10): Nemotron's `<TOOLCALL>[…]</TOOLCALL>`
+    "nemotron": "nemotron",
 }
 
 

@@ -121,3 +121,55 @@ def test_a_type_name_that_is_no_type_nor_alias_is_still_refused_naming_the_field
         Tool.from_dict(broken)
     with pytest.raises(ToolSchemaError):
         toolmend.parse("hi", "auto", [broken])
+
+
+# transformers' `get_json_schema` writes `Optional[str]` as OpenAPI does (its chat-parsing test
+# `test_callable_tools_are_converted_to_schemas`, huggingface/transformers@0d7e95d, Apache-2.0).
+NULLABLE = {
+    "name": "set_alarm",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "hour": {"type": "integer"},
+            "label": {"type": "string", "nullable": True},
+            "tone": {"enum": ["beep", "ring"], "nullable": True},
+        },
+        "required": ["hour"],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("protocol", "text"),
+    [
+        (
+            "qwen3-coder",
+            "<tool_call>\n<function=set_alarm>\n<parameter=hour>\n7\n</parameter>\n"
+            "<parameter=label>\nnull\n</parameter>\n</function>\n</tool_call>",
+        ),
+        (
+            "anthropic-xml",
+            '<invoke name="set_alarm"><parameter name="hour">7</parameter>'
+            '<parameter name="label">null</parameter></invoke>',
+        ),
+        (
+            "hermes",
+            '<tool_call>{"name": "set_alarm", "arguments": {"hour": 7, "label": null}}</tool_call>',
+        ),
+    ],
+)
+def test_openapi_nullable_lets_a_value_be_null(protocol: str, text: str) -> None:
+    (call,) = toolmend.parse(text, protocol, [NULLABLE]).tool_calls
+    assert call.executable and call.arguments == {"hour": 7, "label": None}
+
+
+def test_openapi_nullable_adds_null_to_an_enum_and_a_plain_string_stays_text() -> None:
+    text = '<tool_call>{"name": "set_alarm", "arguments": {"hour": 7, "tone": null}}</tool_call>'
+    (call,) = toolmend.parse(text, "hermes", [NULLABLE]).tool_calls
+    assert call.executable and call.arguments == {"hour": 7, "tone": None}
+    plain = {**NULLABLE["parameters"], "properties": {"label": {"type": "string"}}}
+    qwen = "<tool_call>\n<function=set_alarm>\n<parameter=label>\nnull\n</parameter>\n</function>\n</tool_call>"
+    (call,) = toolmend.parse(
+        qwen, "qwen3-coder", [{"name": "set_alarm", "parameters": plain}]
+    ).tool_calls
+    assert call.arguments == {"label": "null"}

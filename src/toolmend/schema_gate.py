@@ -154,7 +154,38 @@ class _Compiled:
 
 @lru_cache(maxsize=MAX_CACHED_VALIDATORS)
 def _compile(schema_text: str) -> _Compiled:
-    return _Compiled(json.loads(schema_text))
+    return _Compiled(with_nullable_as_null(json.loads(schema_text)))
+
+
+def with_nullable_as_null(schema: Any, depth: int = 0) -> Any:
+    """`schema` with OpenAPI's `nullable: true` written as JSON Schema says it: null among the
+    types (or the `anyOf`/`oneOf` branches, or the `enum` members).
+
+    OpenAPI 3.0 has no null type; tools declared in its dialect (Gemini's, transformers'
+    `get_json_schema` for an `Optional` parameter) mark a nullable value so, and a JSON Schema
+    validator ignores the keyword: without this a model's `null` would be refused or kept the
+    text "null". Beyond `MAX_REPAIR_DEPTH` levels the schema is left as it is.
+    """
+    if depth > MAX_REPAIR_DEPTH:
+        return schema
+    if isinstance(schema, list):
+        return [with_nullable_as_null(s, depth + 1) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: with_nullable_as_null(v, depth + 1) for k, v in schema.items()}
+    if out.get("nullable") is not True:
+        return out
+    declared = out.get("type")
+    if isinstance(declared, str) and declared != "null":
+        out["type"] = [declared, "null"]
+    elif isinstance(declared, list) and "null" not in declared:
+        out["type"] = [*declared, "null"]
+    for keyword in ("anyOf", "oneOf"):
+        if isinstance(out.get(keyword), list):
+            out[keyword] = [*out[keyword], {"type": "null"}]
+    if isinstance(out.get("enum"), list) and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
 
 
 def _compiled_for(tool: Tool) -> _Compiled:
@@ -192,10 +223,13 @@ def schema_types(schema: Any) -> set[str]:
 def declared_types(schema: Any, depth: int = 0) -> frozenset[str] | None:
     """The JSON types a parameter's schema declares, or None when it declares none we can read.
 
-    Reads `type` (a name or a list), the branches of `anyOf`/`oneOf`, and `enum`/`const` members.
+    Reads `type` (a name or a list), the branches of `anyOf`/`oneOf`, and `enum`/`const` members;
+    OpenAPI's `nullable: true` adds null (`with_nullable_as_null`).
     """
     if not isinstance(schema, dict) or depth > MAX_REPAIR_DEPTH:
         return None
+    if schema.get("nullable") is True:
+        schema = with_nullable_as_null(schema, MAX_REPAIR_DEPTH)
     declared = schema.get("type")
     if isinstance(declared, str):
         return frozenset((declared,))

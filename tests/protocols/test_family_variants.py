@@ -185,6 +185,44 @@ def test_dsml_siblings_json_arguments_v4_wrapper_and_ascii_bars_are_read(text: s
     check_all_invariants("deepseek-v3.2", text, WEATHER)
 
 
+# mlx-lm's test_deepseek_dsml_close_tag.py (ml-explore/mlx-lm@5f9e04e, MIT): DeepSeek V4's 4- to
+# 6-bit quants close the invoke with `</｜DSML｜inv>`.
+SHORT_CLOSE = (
+    '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" '
+    'string="true">Paris</｜DSML｜parameter>\n</｜DSML｜inv>\n</｜DSML｜tool_calls>'
+)
+
+
+@pytest.mark.parametrize("short", ["</｜DSML｜inv>", "</｜DSML｜i>", "</|DSML|invok>"])
+def test_a_dsml_invoke_closed_short_is_closed_with_a_repair(short: str) -> None:
+    text = SHORT_CLOSE.replace("</｜DSML｜inv>", short)
+    if short.startswith("</|"):
+        text = text.replace("｜DSML｜", "|DSML|")
+    for protocol in ("deepseek-v3.2", "auto"):
+        (call,) = toolmend.parse(text, protocol, WEATHER).tool_calls
+        assert (call.name, call.arguments, call.executable) == (
+            "get_weather",
+            {"city": "Paris"},
+            True,
+        )
+        assert "close-invoke" in call.repairs
+        assert toolmend.parse(text, protocol, WEATHER).text.strip() == ""
+    check_all_invariants("deepseek-v3.2", text, WEATHER)
+    (strict,) = toolmend.parse(text, "deepseek-v3.2", WEATHER, policy="strict").tool_calls
+    assert not strict.executable
+
+
+@pytest.mark.parametrize("tag", ["</｜DSML｜>", "</｜DSML｜invokes>", "</｜DSML｜int>"])
+def test_a_closing_tag_that_is_no_start_of_invoke_still_breaks_the_invoke(tag: str) -> None:
+    text = SHORT_CLOSE.replace("</｜DSML｜inv>", tag)
+    assert calls(text, "deepseek-v3.2") == []
+
+
+def test_other_invoke_formats_keep_their_closer_exact() -> None:
+    text = '<invoke name="get_weather"><parameter name="city">Paris</parameter></inv>'
+    assert calls(text, "anthropic-xml") == []
+
+
 def test_a_dsml_json_body_cut_off_mid_object_never_runs() -> None:
     text = '<｜DSML｜function_calls><｜DSML｜invoke name="get_weather">{"city": "Pa'
     result = toolmend.parse(text, "deepseek-v3.2", WEATHER)

@@ -290,3 +290,47 @@ def test_under_auto_a_glm_name_in_tool_call_tags_is_still_glms() -> None:
 def test_an_expression_in_a_tagged_pythonic_call_is_never_evaluated() -> None:
     result = toolmend.parse("<tool_call>get_weather(x=2+2)</tool_call>", "auto", IN_TAGS_TOOLS)
     assert not any(c.executable for c in result.tool_calls)
+
+
+# llama-stack's `test_hyphenated_function_name` and `test_single_quotes_in_arguments`
+# (meta-llama/llama-stack@bd1e0fe, tests/unit/models/llama/llama3/test_tool_utils.py, MIT):
+# MCP tool names hold hyphens, which Python's grammar reads as a subtraction.
+HYPHENATED = [
+    {
+        "name": "add-note",
+        "parameters": {"type": "object", "properties": {"name": {"type": "string"}}},
+    },
+    {
+        "name": "get-x-y",
+        "parameters": {"type": "object", "properties": {"from": {"type": "string"}}},
+    },
+]
+
+
+@pytest.mark.parametrize("protocol", ["pythonic", "lfm2", "auto"])
+def test_a_hyphenated_tool_name_is_read_as_one_name(protocol: str) -> None:
+    body = "[add-note(name='demo'), get-x-y(from=\"SFO\")]"
+    text = f"<|tool_call_start|>{body}<|tool_call_end|>" if protocol == "lfm2" else body
+    assert calls(text, protocol, HYPHENATED) == [
+        ("add-note", {"name": "demo"}, True),
+        ("get-x-y", {"from": "SFO"}, True),
+    ]
+    check_all_invariants(protocol, text, HYPHENATED)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "[f(x=a-b(1))]",  # a hyphenated call inside an argument is an expression, not a literal
+        "[f(x=1)-g(y=2)]",  # two calls subtracted
+        "[add - note(name='demo')]",  # blanks around the hyphen: a subtraction
+    ],
+)
+def test_a_subtraction_is_still_no_call(source: str) -> None:
+    with pytest.raises(NotALiteral):
+        read_calls(source)
+
+
+def test_a_hyphen_inside_a_string_value_is_kept_as_written() -> None:
+    (call,) = read_calls('[add-note(name="a-b(c) - d")]')
+    assert (call.name, call.arguments) == ("add-note", {"name": "a-b(c) - d"})

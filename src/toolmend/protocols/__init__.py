@@ -46,6 +46,7 @@ _MODULES: dict[str, str] = {
     "phi4-mini": "toolmend.protocols.phi4_mini",
     "longcat": "toolmend.protocols.longcat",
     "gigachat3": "toolmend.protocols.gigachat3",
+    "nemotron": "toolmend.protocols.nemotron",
     # Model-native formats of the header-and-channel and recipient families.
     "harmony": "toolmend.protocols.harmony",
     "functionary-v3.1": "toolmend.protocols.functionary:V31_PROTOCOL",
@@ -55,6 +56,7 @@ _MODULES: dict[str, str] = {
     "seed-oss": "toolmend.protocols.seed_oss",
     "deepseek-v3.2": "toolmend.protocols.deepseek_dsml",
     "step3": "toolmend.protocols.step3",
+    "minicpm4-xml": "toolmend.protocols.minicpm4_xml",
 }
 _loaded: dict[str, TextProtocol] = {}
 

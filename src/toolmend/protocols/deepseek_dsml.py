@@ -10,7 +10,9 @@
 The invoke family's wire format (`toolmend.protocols.invoke_xml`), configured: the prefix
 `｜DSML｜` (also read with ASCII bars, `|DSML|`), its wrappers (`function_calls`; DeepSeek V4's
 `tool_calls`), and each parameter's `string` attribute (`false`: the value is JSON), written on
-rendering too. A parameter given twice keeps its last value, as DeepSeek's own
+rendering too. An invoke closed short, `</｜DSML｜inv>` (DeepSeek V4's 4- to 6-bit quants write
+it, mlx-lm's `test_deepseek_dsml_close_tag.py`), is closed with a repair. A parameter given twice
+keeps its last value, as DeepSeek's own
 parser does; the schema gate repairs leniently. It holds no parsing of its own. V3 and V3.1's
 special-token calls are the `deepseek` protocol's.
 """
@@ -40,6 +42,7 @@ FORMAT = InvokeFormat(
     prefixes=(DSML, DSML_ASCII),
     wrappers=WRAPPERS,
     string_attribute=True,
+    short_invoke_close=True,
 )
 
 

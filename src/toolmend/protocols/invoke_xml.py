@@ -73,6 +73,7 @@ from toolmend.names import ToolResolver
 from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char
 from toolmend.schema_gate import Policy, SchemaGate
 from toolmend.textvalue import typed_value
+from toolmend.xmltext import CDATA_CLOSE, CDATA_OPEN, unwrap_cdata
 
 #: The one namespace prefix the tags may carry, exactly as written (lowercase, with the colon).
 PREFIX = "antml:"
@@ -145,11 +146,25 @@ class InvokeFormat:
     wrappers: tuple[str, ...] = WRAPPER_MARKERS
     #: Rendered parameters say whether their value is a string (`string="true|false"`).
     string_attribute: bool = False
+    #: The tag names of a call and of its parameters (MiniCPM4: `function` and `param`).
+    invoke_tag: str = "invoke"
+    parameter_tag: str = "parameter"
+    #: A value written as `<![CDATA[...]]>` is that section's content (MiniCPM4). Its values
+    #: then arrive whole, not streamed: a section is unwrapped once the value has closed, after
+    #: entities are decoded (as everywhere in a value), and ends at the value's closer.
+    cdata: bool = False
+    #: An invoke may end with its closer's tag name cut short (`</｜DSML｜inv>`: DeepSeek V4's
+    #: quantised models write it so), read as the closer with a repair (an error under strict).
+    short_invoke_close: bool = False
     #: Where values end and how the fast path takes them, derived from the above.
     value_ends: ValueEnds = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "value_ends", _value_ends(self.prefixes, self.wrappers))
+        object.__setattr__(
+            self,
+            "value_ends",
+            _value_ends(self.prefixes, self.wrappers, self.invoke_tag, self.parameter_tag),
+        )
 
 
 # ------------------------------------------------------------------------------- text helpers
@@ -206,13 +221,15 @@ class ValueEnds:
 
 
 @cache
-def _value_ends(prefixes: tuple[str, ...], wrappers: tuple[str, ...]) -> ValueEnds:
-    """The `ValueEnds` of a format's prefixes and wrappers (shared by formats that agree)."""
+def _value_ends(
+    prefixes: tuple[str, ...], wrappers: tuple[str, ...], invoke_tag: str, parameter_tag: str
+) -> ValueEnds:
+    """The `ValueEnds` of a format's prefixes, wrappers and tags (shared by formats that agree)."""
     wrapper_closes = ("", *(f"</{marker[1:]}" for marker in wrappers))
     closers: dict[tuple[str, str], NestedClosers] = {}
     for prefix in prefixes:
         for wrap_close in wrapper_closes:
-            levels = [(f"</{prefix}parameter>",), (f"</{prefix}invoke>",)]
+            levels = [(f"</{prefix}{parameter_tag}>",), (f"</{prefix}{invoke_tag}>",)]
             if wrap_close:
                 levels.append((wrap_close,))
             closers[prefix, wrap_close] = NestedClosers(levels)
@@ -229,22 +246,39 @@ def escape_attribute(text: str) -> str:
     return escape_text(text).replace('"', "&quot;")
 
 
-def render_value(value: Any) -> str:
-    """A parameter value as written: a string as it is, anything else as JSON (escaped)."""
-    return escape_text(value if isinstance(value, str) else canonical_json(value))
+def render_value(value: Any, *, cdata: bool = False) -> str:
+    """A parameter value as written: a string as it is, anything else as JSON (escaped).
+
+    With `cdata` (a format reading `<![CDATA[…]]>` values), a text that would read as a CDATA
+    section once its entities are decoded is written inside one, so it reads back as written:
+    a `]]>` in it (escaped `]]&gt;`, which reads as `]]>`) ends one section and opens the next.
+    """
+    text = escape_text(value if isinstance(value, str) else canonical_json(value))
+    if cdata and decode_entities(text).strip(" \t\r\n").startswith(CDATA_OPEN):
+        split = text.replace("]]&gt;", f"]]{CDATA_CLOSE}{CDATA_OPEN}&gt;")
+        return CDATA_OPEN + split + CDATA_CLOSE
+    return text
 
 
-def render_invoke(call: ToolCall, prefix: str = "", *, string_attribute: bool = False) -> str:
+def render_invoke(
+    call: ToolCall,
+    prefix: str = "",
+    *,
+    string_attribute: bool = False,
+    invoke_tag: str = "invoke",
+    parameter_tag: str = "parameter",
+    cdata: bool = False,
+) -> str:
     """A call as one invoke, its tags with `prefix`; with `string_attribute` each parameter
     says whether its value is a string (DSML's `string="true|false"`)."""
-    lines = [f'<{prefix}invoke name="{escape_attribute(call.name)}">']
+    lines = [f'<{prefix}{invoke_tag} name="{escape_attribute(call.name)}">']
     for key, value in call.arguments.items():
         attr = f' string="{str(isinstance(value, str)).lower()}"' if string_attribute else ""
         lines.append(
-            f'<{prefix}parameter name="{escape_attribute(key)}"{attr}>{render_value(value)}'
-            f"</{prefix}parameter>"
+            f'<{prefix}{parameter_tag} name="{escape_attribute(key)}"{attr}>'
+            f"{render_value(value, cdata=cdata)}</{prefix}{parameter_tag}>"
         )
-    lines.append(f"</{prefix}invoke>")
+    lines.append(f"</{prefix}{invoke_tag}>")
     return "\n".join(lines)
 
 
@@ -288,10 +322,11 @@ class InvokeProtocol(TextProtocol):
         self.summary = fmt.summary
         self.default_policy = fmt.policy
         # Last-wins duplicates may replace an earlier value: deltas only once the call is final.
-        self.incremental_arguments = fmt.duplicates is DuplicateRule.REJECT
+        self.incremental_arguments = fmt.duplicates is DuplicateRule.REJECT and not fmt.cdata
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        markers = [*(f"<{p}invoke" for p in self.format.prefixes), *self.format.wrappers]
+        tag = self.format.invoke_tag
+        markers = [*(f"<{p}{tag}" for p in self.format.prefixes), *self.format.wrappers]
         if self.format.missing_angle:
             markers.append(MISSING_ANGLE_MARKER)
         return markers
@@ -301,7 +336,7 @@ class InvokeProtocol(TextProtocol):
         return {MISSING_ANGLE_MARKER: "word"} if self.format.missing_angle else {}
 
     def closing_markers(self) -> Sequence[str]:
-        return tuple(f"</{p}invoke>" for p in self.format.prefixes)
+        return tuple(f"</{p}{self.format.invoke_tag}>" for p in self.format.prefixes)
 
     def claims(self, marker: str, body: str) -> Claim:
         if marker == "<minimax:tool_call>":
@@ -330,13 +365,14 @@ class InvokeProtocol(TextProtocol):
             .replace(">", "\\u003e")
             .replace("&", "\\u0026")
         )
-        p = self.format.prefixes[0]
-        attr = ' string="true"' if self.format.string_attribute else ""
+        fmt = self.format
+        p, call, param = fmt.prefixes[0], fmt.invoke_tag, fmt.parameter_tag
+        attr = ' string="true"' if fmt.string_attribute else ""
         example = (
-            f'<{p}invoke name="FUNCTION_NAME">\n'
-            f'<{p}parameter name="PARAMETER_NAME"{attr}>PARAMETER_VALUE</{p}parameter>\n'
+            f'<{p}{call} name="FUNCTION_NAME">\n'
+            f'<{p}{param} name="PARAMETER_NAME"{attr}>PARAMETER_VALUE</{p}{param}>\n'
             "...\n"
-            f"</{p}invoke>"
+            f"</{p}{call}>"
         )
         if self.format.string_attribute:
             example += '\n(string="false" when the value is a number, boolean, array or object)'
@@ -358,7 +394,14 @@ class InvokeProtocol(TextProtocol):
 
     def render_call(self, call: ToolCall) -> str:
         fmt = self.format
-        invoke = render_invoke(call, fmt.prefixes[0], string_attribute=fmt.string_attribute)
+        invoke = render_invoke(
+            call,
+            fmt.prefixes[0],
+            string_attribute=fmt.string_attribute,
+            invoke_tag=fmt.invoke_tag,
+            parameter_tag=fmt.parameter_tag,
+            cdata=fmt.cdata,
+        )
         return (
             f"<{self.format.wrapper}>\n{invoke}\n</{self.format.wrapper}>"
             if self.format.wrap_output
@@ -437,7 +480,7 @@ class InvokeReader(BlockReader):
         self.wrapped = marker in fmt.wrappers
         self.missing_angle = marker == MISSING_ANGLE_MARKER
         self.wrap_close = f"</{marker[1:]}" if self.wrapped else ""
-        self.invoke_tags = tuple(f"<{p}invoke" for p in fmt.prefixes)
+        self.invoke_tags = tuple(f"<{p}{fmt.invoke_tag}" for p in fmt.prefixes)
         self.prefix = next(
             (p for p in fmt.prefixes if p and marker.startswith((f"<{p}", p))), fmt.prefixes[0]
         )
@@ -448,9 +491,9 @@ class InvokeReader(BlockReader):
 
     def _new_invoke(self, prefix: str) -> None:
         self.prefix = prefix
-        self.param_tag = f"<{prefix}parameter"
-        self.param_close = f"</{prefix}parameter>"
-        self.invoke_close = f"</{prefix}invoke>"
+        self.param_tag = f"<{prefix}{self.fmt.parameter_tag}"
+        self.param_close = f"</{prefix}{self.fmt.parameter_tag}>"
+        self.invoke_close = f"</{prefix}{self.fmt.invoke_tag}>"
         self.value_closers = self.fmt.value_ends.closers[prefix, self.wrap_close]
         self.done: dict[str, Any] = {}
         self.key = ""
@@ -484,7 +527,7 @@ class InvokeReader(BlockReader):
             status, tag = _one_of(buf, j, end, self.invoke_tags)
             if status != _OK:
                 return _Opening(status)
-            prefix = tag[1:-6]
+            prefix = tag[1 : -len(self.fmt.invoke_tag)]
             i = j + len(tag)
         status, header_end, name = _tag_rest(buf, i, end, tail=self.missing_angle and i == pos)
         if status != _OK:
@@ -496,8 +539,8 @@ class InvokeReader(BlockReader):
             return _Opening(_NEED, prefix, name, header_end)
         if buf[j] == "{":
             return _Opening(_OK, prefix, name, header_end)  # the arguments as one JSON object
-        close = f"</{prefix}invoke>"
-        status, tag = _one_of(buf, j, end, (f"<{prefix}parameter", close))
+        close = f"</{prefix}{self.fmt.invoke_tag}>"
+        status, tag = _one_of(buf, j, end, (f"<{prefix}{self.fmt.parameter_tag}", close))
         if status == _OK and tag != close:
             status = _tag_rest(buf, j + len(tag), end, tail=False)[0]
         return _Opening(status, prefix, name, header_end)
@@ -574,10 +617,25 @@ class InvokeReader(BlockReader):
         if status == _NEED:
             self.tail_closes = self.closer_begun = self.invoke_close.startswith(buf[pos:end])
             return pos, False
+        short_end = self._short_invoke_close(buf, pos, end)
+        if short_end:
+            self._forgotten("close-invoke", f"the invoke is closed short of {self.invoke_close}")
+            return self._end_invoke(short_end), True
         self.error = "the invoke holds something other than <parameter> tags"
         self.ctx.args.halt()
         self.state = _SKIP
         return pos, True
+
+    def _short_invoke_close(self, buf: str, pos: int, end: int) -> int:
+        """The end of a complete `</PREFIXinv>` at `pos` (a non-empty, proper start of the invoke
+        tag's name), with `short_invoke_close`; else 0. Asked only once `buf[pos:]` can no
+        longer grow into the real closer, so the tag is complete whenever it is there."""
+        opening = self.invoke_close[: -len(self.fmt.invoke_tag) - 1]  # `</PREFIX`
+        if not self.fmt.short_invoke_close or not buf.startswith(opening, pos, end):
+            return 0
+        gt = buf.find(">", pos + len(opening), min(end, pos + len(self.invoke_close)))
+        name = buf[pos + len(opening) : gt]
+        return gt + 1 if gt != -1 and name and self.fmt.invoke_tag.startswith(name) else 0
 
     def _open_value(self, key: str, *, as_json: bool = False) -> None:
         self.key = key
@@ -590,7 +648,7 @@ class InvokeReader(BlockReader):
             if self.fmt.duplicates is DuplicateRule.REJECT:
                 self.duplicate = self.duplicate or key
                 self.discard = True
-        elif self.duplicate is None and not as_json:
+        elif self.duplicate is None and not as_json and not self.fmt.cdata:
             self.streaming = self.ctx.args.open_string(key)
         if not self.discard:
             self.ctx.stream_value(self.fmt.value_ends.text, decoded=(self.pieces,))
@@ -652,6 +710,8 @@ class InvokeReader(BlockReader):
             return
         text = "".join(self.pieces)
         self.pieces = []
+        if self.fmt.cdata:
+            text = self._unwrap_cdata(text)
         if self.streaming:
             self.ctx.args.close_string()
             self.streaming = False
@@ -669,6 +729,17 @@ class InvokeReader(BlockReader):
                 self.repairs.append(DUPLICATE_KEPT)
         self.done[self.key] = value
         self.ctx.args.put(self.key, value)
+
+    def _unwrap_cdata(self, text: str) -> str:
+        """A value quoted in CDATA sections is their content (blanks around them are layout);
+        a malformed section makes the call malformed, its text kept for the diagnostic."""
+        quoted = text.strip(" \t\r\n")
+        if not quoted.startswith(CDATA_OPEN):
+            return text
+        content, error = unwrap_cdata(quoted)
+        if error is not None and self.error is None:
+            self.error = error
+        return content
 
     def _json(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """`<invoke name="NAME">{"key": "value"}</invoke>`: the JSON, up to the invoke's closer."""

@@ -51,6 +51,7 @@ from toolmend.protocols.base import declare_tools
 from toolmend.protocols.toolname_tags import ToolTagReader, ToolTagSyntax
 from toolmend.schema_gate import schema_types
 from toolmend.textvalue import NOT_READ, read_as, typed_value
+from toolmend.xmltext import CDATA_CLOSE, CDATA_OPEN, unwrap_cdata
 
 #: Spaces or tabs before a closer on its own line that count as layout (the closer's indent).
 #: Bounds what a streaming string holds back while it cannot tell layout from value.
@@ -59,8 +60,6 @@ MAX_LAYOUT_INDENT = 64
 #: cannot make decoding quadratic or exhaust the stack.
 MAX_VALUE_DEPTH = 32
 
-CDATA_OPEN = "<![CDATA["
-CDATA_CLOSE = "]]>"
 ITEM = "item"
 
 _PARAM_TAG = re.compile(r"<([A-Za-z_][\w.:-]*)[ \t]*(/?)>")
@@ -94,19 +93,7 @@ def decode_string(raw: str) -> tuple[str, str | None]:
         raw = raw[1:]
     if not raw.startswith(CDATA_OPEN):
         return _TRAILING_LAYOUT.sub("", raw, count=1), None
-    out: list[str] = []
-    i = 0
-    while raw.startswith(CDATA_OPEN, i):
-        j = raw.find(CDATA_CLOSE, i + len(CDATA_OPEN))
-        if j < 0:
-            out.append(raw[i + len(CDATA_OPEN) :])
-            return "".join(out), "a CDATA section is not closed"
-        out.append(raw[i + len(CDATA_OPEN) : j])
-        i = j + len(CDATA_CLOSE)
-    rest = raw[i:]
-    if rest.strip(_WS):
-        return "".join(out) + rest, "text follows a CDATA section inside a value"
-    return "".join(out), None
+    return unwrap_cdata(raw)
 
 
 def _raw_end(text: str, start: int, closer: str) -> int:

@@ -133,9 +133,10 @@ def _dotted(node: ast.AST) -> str | None:
 def _call(node: ast.AST) -> PythonicCall:
     if not isinstance(node, ast.Call):
         raise NotALiteral("an element is not a call")
-    name = _dotted(node.func)
-    if name is None:
+    dotted = _dotted(node.func)
+    if dotted is None:
         raise NotALiteral("a call's function is not a name")
+    name = dotted.replace(_HYPHEN, "-")
     arguments: dict[str, Any] = {}
     if node.args:
         if len(node.args) != 1 or node.keywords:
@@ -153,37 +154,58 @@ def _call(node: ast.AST) -> PythonicCall:
 
 #: A keyword argument named by a Python keyword (`from=`, `class=`) is parsed under this prefix.
 _KEYWORD_ARG = "_toolmend_kw_"
+#: A hyphen in a call's name (`add-note(`: MCP tool names hold them) is parsed as this.
+_HYPHEN = "_toolmend_hyphen_"
 
 
-def _keyword_arguments_renamed(source: str) -> str | None:
-    """`source` with every `KEYWORD=` argument renamed (`from="SFO"` is what models write for a
-    parameter called `from`), or None when it holds none or does not tokenize."""
+def _adjacent(a: tokenize.TokenInfo, b: tokenize.TokenInfo | None) -> bool:
+    return b is not None and a.end == b.start
+
+
+def _hyphenated_name_end(tokens: list[tokenize.TokenInfo], i: int) -> int:
+    """Where the hyphenated call name starting at `tokens[i]` ends (`NAME-NAME…(`, written
+    without blanks), or `i` when there is none there."""
+    j = i
+    while (
+        j + 2 < len(tokens)
+        and tokens[j + 1].string == "-"
+        and tokens[j + 2].type == tokenize.NAME
+        and _adjacent(tokens[j], tokens[j + 1])
+        and _adjacent(tokens[j + 1], tokens[j + 2])
+    ):
+        j += 2
+    if j > i and j + 1 < len(tokens) and tokens[j + 1].string == "(":
+        return j
+    return i
+
+
+def _python_renamed(source: str) -> str | None:
+    """`source` with what models write that Python cannot parse renamed, or None when it holds
+    none or does not tokenize: every `KEYWORD=` argument (`from="SFO"` for a parameter called
+    `from`) and every hyphenated call name (`weather-forecast(city="London")`)."""
     out, renamed = [], False
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
         return None
-    for tok, after in zip(tokens, [*tokens[1:], None], strict=True):
-        if (
-            tok.type == tokenize.NAME
-            and keyword.iskeyword(tok.string)
-            and after is not None
-            and after.string == "="
-        ):
-            tok = tok._replace(string=_KEYWORD_ARG + tok.string)
-            renamed = True
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if tok.type == tokenize.NAME and keyword.iskeyword(tok.string) and after is not None:
+            if after.string == "=":
+                tok = tok._replace(string=_KEYWORD_ARG + tok.string)
+                renamed = True
+        elif tok.type == tokenize.NAME:
+            last = _hyphenated_name_end(tokens, i)
+            if last > i:
+                name = _HYPHEN.join(t.string for t in tokens[i : last + 1 : 2])
+                tok = tok._replace(string=name, end=tokens[last].end)
+                renamed = True
+                i = last
         out.append(tok)
+        i += 1
     return tokenize.untokenize(out) if renamed else None
-
-
-def _parse(source: str) -> ast.Module:
-    try:
-        return ast.parse(source, mode="exec")
-    except SyntaxError:
-        renamed = _keyword_arguments_renamed(source)
-        if renamed is None:
-            raise
-        return ast.parse(renamed, mode="exec")
 
 
 def json_calls(source: str) -> list[PythonicCall] | None:
@@ -220,9 +242,24 @@ def json_calls(source: str) -> list[PythonicCall] | None:
 
 
 def read_calls(source: str) -> list[PythonicCall]:
-    """The calls `source` writes: `[f(a=1), g()]`, `f(a=1), g()`, or one call per line."""
+    """The calls `source` writes: `[f(a=1), g()]`, `f(a=1), g()`, or one call per line.
+
+    What does not parse as calls is read again with the names Python cannot take renamed
+    (`_python_renamed`): `add-note(…)` is valid Python (a subtraction) but no call.
+    """
+    text = source.strip()
     try:
-        tree = _parse(source.strip())
+        return _calls_of(text)
+    except NotALiteral:
+        renamed = _python_renamed(text)
+        if renamed is None:
+            raise
+        return _calls_of(renamed)
+
+
+def _calls_of(source: str) -> list[PythonicCall]:
+    try:
+        tree = ast.parse(source, mode="exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise NotALiteral(f"not Python call syntax ({type(exc).__name__})") from None
     calls: list[PythonicCall] = []
