@@ -944,7 +944,8 @@ BATCH34_SIBLINGS = [
 #: digest, docker's layer sha), a position that exceeds what is there (Codex's list_dir and
 #: read_file), the `jsonschema` npm package's lines under LM Studio's "Failed to parse arguments
 #: for tool" (every keyword's message), and the MCP TypeScript SDK client's checks of a tool's
-#: structured output (the tool's fault, not the call's).
+#: structured output (the tool's fault, not the call's), a program that could not be launched
+#: because it is not installed (Codex's ripgrep, Rust's spawn errors).
 BATCH39_SIBLINGS = [
     ('source "bad name!" is invalid', "PARAM_INVALID_VALUE"),
     ("model `gpt-4o:latest:x` is not valid", "PARAM_INVALID_VALUE"),
@@ -976,6 +977,8 @@ BATCH39_SIBLINGS = [
         "temperature must be number",
         "COMMAND_FAILED",
     ),
+    ("Error: could not spawn `node`: No such file or directory (os error 2)", "COMMAND_FAILED"),
+    ("deno not available. Ensure deno is installed and on your PATH.", "COMMAND_FAILED"),
 ]
 
 ALL_SIBLINGS = (
@@ -1227,13 +1230,15 @@ BATCH34_NEIGHBOURS = [
 
 
 #: Batch 39 (guard17): what its families must leave alone: JSON that is not valid under LM
-#: Studio's prefix stays a JSON error, a missing file whose name has "params" in it stays missing.
+#: Studio's prefix stays a JSON error, a missing file whose name has "params" in it stays missing,
+#: a script that could not be run because it is not there is a missing file, not a program.
 BATCH39_NEIGHBOURS = [
     (
         'Failed to parse arguments for tool "x":\nUnexpected token } in JSON at position 12',
         "INVALID_JSON_ARGUMENTS",
     ),
     ("Error: File not found: params.json", "FILE_NOT_FOUND"),
+    ("Failed to run script scripts/build.sh: No such file or directory", "FILE_NOT_FOUND"),
 ]
 
 ALL_NEIGHBOURS = (

@@ -728,7 +728,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.MISSING_PROGRAM_EXEC
         + w.RECIPE_PROGRAM_MISSING
         + w.INSTALL_HINT
-        + w.MUST_INSTALL,
+        + w.MUST_INSTALL
+        + w.MISSING_PROGRAM_LAUNCH,
         what="The command of this {tool} call failed: a program, module or package it needs is "
         "not installed.",
         why="The environment lacks that dependency (or the project's virtual environment or "

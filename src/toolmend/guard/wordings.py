@@ -2333,3 +2333,15 @@ POSITION_EXCEEDS = words(
     r"\b(?:offset|start(?:_line)?|line|index|position|page|entry) (?:\d+ )?exceeds (?:the )?"
     r"(?:file|directory|entry|line|total|number|length|count|size)\b",
 )
+
+#: A program that could not be started because it is not there, said by the caller that tried:
+#: Codex's grep_files `failed to launch ripgrep at \`rg\`: No such file or directory (os error 2).
+#: Ensure ripgrep is installed and on PATH`, goose's "Could not run extension command (`uvx ...`):
+#: No such file or directory", Rust's spawn errors (not a script or file it was asked to run: that
+#: is the file missing); and the hint to install it.
+MISSING_PROGRAM_LAUNCH = words(
+    "codex goose os",
+    r"\b(?:failed to|could not|couldn't|unable to|cannot|can't) (?:launch|spawn|start|execute|exec"
+    r"|run) (?!(?:the )?(?:script|file|notebook)\b)[^\n]{0,80}?: No such file or directory\b",
+    r"\bEnsure [\w.+\-]+ is installed\b",
+)
