@@ -1231,7 +1231,8 @@ BATCH34_NEIGHBOURS = [
 
 #: Batch 39 (guard17): what its families must leave alone: JSON that is not valid under LM
 #: Studio's prefix stays a JSON error, a missing file whose name has "params" in it stays missing,
-#: a script that could not be run because it is not there is a missing file, not a program.
+#: a script that could not be run because it is not there is a missing file, not a program, and a
+#: daemon to "ensure is installed and running" is one the caller could not reach.
 BATCH39_NEIGHBOURS = [
     (
         'Failed to parse arguments for tool "x":\nUnexpected token } in JSON at position 12',
@@ -1239,6 +1240,10 @@ BATCH39_NEIGHBOURS = [
     ),
     ("Error: File not found: params.json", "FILE_NOT_FOUND"),
     ("Failed to run script scripts/build.sh: No such file or directory", "FILE_NOT_FOUND"),
+    (
+        "Failed to connect to Podman. Please ensure Podman is installed and running.",
+        "NETWORK_ERROR",
+    ),
 ]
 
 ALL_NEIGHBOURS = (

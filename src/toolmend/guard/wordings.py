@@ -2343,5 +2343,6 @@ MISSING_PROGRAM_LAUNCH = words(
     "codex goose os",
     r"\b(?:failed to|could not|couldn't|unable to|cannot|can't) (?:launch|spawn|start|execute|exec"
     r"|run) (?!(?:the )?(?:script|file|notebook)\b)[^\n]{0,80}?: No such file or directory\b",
-    r"\bEnsure [\w.+\-]+ is installed\b",
+    # (not "installed and running": a daemon the caller could not reach)
+    r"\bEnsure [\w.+\-]+ is installed\b(?! and (?:running|started|reachable))",
 )
