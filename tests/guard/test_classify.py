@@ -937,6 +937,50 @@ BATCH34_SIBLINGS = [
 ]
 
 
+#: Batch 39 (guard17): siblings of the families its misses showed (each wording is another message
+#: of the same function or enum in the source the batch row came from, or the same sentence shape
+#: elsewhere): a quoted value named invalid (Ollama's name/source/destination checks), an invalid
+#: kind of value, neither of two alternatives given, a checksum that does not match (Ollama's
+#: digest, docker's layer sha), a position that exceeds what is there (Codex's list_dir and
+#: read_file), the `jsonschema` npm package's lines under LM Studio's "Failed to parse arguments
+#: for tool" (every keyword's message), and the MCP TypeScript SDK client's checks of a tool's
+#: structured output (the tool's fault, not the call's), a program that could not be launched
+#: because it is not installed (Codex's ripgrep, Rust's spawn errors).
+BATCH39_SIBLINGS = [
+    ('source "bad name!" is invalid', "PARAM_INVALID_VALUE"),
+    ("model `gpt-4o:latest:x` is not valid", "PARAM_INVALID_VALUE"),
+    ("invalid parameter type", "PARAM_TYPE_MISMATCH"),
+    ("Error: neither url nor path was provided", "PARAM_MISSING"),
+    ("sha256 mismatch for layer 3f2a9c", "COMMAND_FAILED"),
+    ("checksum mismatch: expected 1a2b, got 3c4d", "COMMAND_FAILED"),
+    ("start_line exceeds file length", "PARAM_INVALID_VALUE"),
+    ("page 7 exceeds the total of 3", "PARAM_INVALID_VALUE"),
+    (
+        'Failed to parse arguments for tool "search":\nparams.limit must be less than or equal to 50',
+        "PARAM_INVALID_VALUE",
+    ),
+    (
+        'Failed to parse arguments for tool "search":\n'
+        'params is not allowed to have the additional property "verbose"',
+        "PARAM_INVALID_VALUE",
+    ),
+    (
+        'Failed to parse arguments for tool "tag":\nparams.tags is not of a type(s) array',
+        "PARAM_TYPE_MISMATCH",
+    ),
+    (
+        'Failed to parse arguments for tool "ship":\nparams.address requires property "zip"',
+        "PARAM_MISSING",
+    ),
+    (
+        "MCP error -32602: Structured content does not match the tool's output schema: "
+        "temperature must be number",
+        "COMMAND_FAILED",
+    ),
+    ("Error: could not spawn `node`: No such file or directory (os error 2)", "COMMAND_FAILED"),
+    ("deno not available. Ensure deno is installed and on your PATH.", "COMMAND_FAILED"),
+]
+
 ALL_SIBLINGS = (
     BLIND2_SIBLINGS
     + BATCH24_SIBLINGS
@@ -952,6 +996,7 @@ ALL_SIBLINGS = (
     + BLIND5_SIBLINGS
     + BATCH33_SIBLINGS
     + BATCH34_SIBLINGS
+    + BATCH39_SIBLINGS
 )
 
 
@@ -1184,6 +1229,23 @@ BATCH34_NEIGHBOURS = [
 ]
 
 
+#: Batch 39 (guard17): what its families must leave alone: JSON that is not valid under LM
+#: Studio's prefix stays a JSON error, a missing file whose name has "params" in it stays missing,
+#: a script that could not be run because it is not there is a missing file, not a program, and a
+#: daemon to "ensure is installed and running" is one the caller could not reach.
+BATCH39_NEIGHBOURS = [
+    (
+        'Failed to parse arguments for tool "x":\nUnexpected token } in JSON at position 12',
+        "INVALID_JSON_ARGUMENTS",
+    ),
+    ("Error: File not found: params.json", "FILE_NOT_FOUND"),
+    ("Failed to run script scripts/build.sh: No such file or directory", "FILE_NOT_FOUND"),
+    (
+        "Failed to connect to Podman. Please ensure Podman is installed and running.",
+        "NETWORK_ERROR",
+    ),
+]
+
 ALL_NEIGHBOURS = (
     NEIGHBOURS
     + BLIND3_NEIGHBOURS
@@ -1198,6 +1260,7 @@ ALL_NEIGHBOURS = (
     + BLIND5_NEIGHBOURS
     + BATCH33_NEIGHBOURS
     + BATCH34_NEIGHBOURS
+    + BATCH39_NEIGHBOURS
 )
 
 
@@ -1295,3 +1358,19 @@ def test_a_history_the_server_refuses_gets_the_history_guidance_not_a_missing_fi
     ):
         got = classify_error(text)
         assert (got.category, got.variant) == ("INVALID_TOOL_PROTOCOL", "history_shape"), text
+
+
+#: Successful outputs in the words of batch 39's families (guard17): a count of no mismatches, a
+#: "neither ... changed" status, a note that quotes an invalid name.
+BATCH39_SUCCESSES = [
+    ("verified 12 layers: 0 digest mismatches", "pull"),
+    ("neither cache nor lockfile changed; nothing to do", "sync"),
+    ('{"valid": true, "errors": [], "note": "name \\"x\\" is invalid in v1 only"}', "lint"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"), BATCH39_SUCCESSES, ids=[t[:40] for t, _ in BATCH39_SUCCESSES]
+)
+def test_batch39_families_take_no_success_for_a_failure(text: str, tool: str) -> None:
+    assert not classify_result(text, tool=tool).failed

@@ -313,6 +313,20 @@ _CFWORKER_LINE = re.compile(
     r"(?P<msg>Instance [^\n]{0,300}|[^\n]{0,300})$",
     re.MULTILINE,
 )
+#: The `jsonschema` npm package's ValidationError messages, one per line under the root's name, as
+#: LM Studio's `.act` returns a refused call ("Failed to parse arguments for tool \"set_mode\":\n
+#: params.mode is not one of enum values: fast,accurate", "params requires property \"path\"",
+#: "params.overwrite is not of a type(s) boolean"): the property, then the keyword's message.
+_JSONSCHEMA_JS_LINE = re.compile(
+    r"^(?:params|instance)(?:\.(?P<loc>[A-Za-z_][\w\-]{0,63}))?(?:[.\[]\S*)? "
+    r"(?:requires property \"(?P<required>[A-Za-z_][\w.\-]{0,63})\""
+    r"|(?P<type>is not of a type\(s\) )"
+    r"|is not allowed to have the additional property \"(?P<extra>[A-Za-z_][\w.\-]{0,63})\""
+    r"|is not one of enum values|does not match pattern|must be (?:strictly )?(?:greater|less) than"
+    r"|does not meet (?:minimum|maximum) length|does not conform to the|is not exactly one from"
+    r"|is not any of|must be unique|is not a multiple of)",
+    re.MULTILINE,
+)
 _QUOTED_NAME = re.compile(r"[\"'](?P<name>[A-Za-z_][\w.\-]{0,63})[\"']")
 _JSONSCHEMA_REQUIRED = re.compile(
     r"^'(?P<loc>[A-Za-z_][\w.\-]{0,63})' is a required property", re.M
@@ -384,6 +398,7 @@ def _text_issues(text: str) -> list[Issue]:
     ]
     issues += _zod_at_issues(text) + _jsonschema_issues(text) + _dash_issues(text)
     issues += _jsonschema_go_issues(text) + _cfworker_issues(text)
+    issues += _jsonschema_js_issues(text)
     issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
     for m in _AJV_TYPE.finditer(text):
         kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
@@ -440,6 +455,16 @@ def _cfworker_issues(text: str) -> list[Issue]:
     return _keyword_issue(m["path"], m["keyword"], m["msg"], m[0]) if m else []
 
 
+def _jsonschema_js_issues(text: str) -> list[Issue]:
+    issues: list[Issue] = []
+    for m in _JSONSCHEMA_JS_LINE.finditer(text):
+        if m["required"]:
+            issues.append(Issue(m["required"], "missing", m[0]))
+        else:
+            issues.append(Issue(m["extra"] or m["loc"], "type" if m["type"] else "value", m[0]))
+    return issues
+
+
 def _schema_property(path: str) -> str | None:
     """The property a schema location descends into last ("/properties/days/type": "days")."""
     return path.rsplit("/properties/", 1)[1].split("/")[0] if "/properties/" in path else None
@@ -491,7 +516,10 @@ _OUTPUT_REJECTED = re.compile(
     # the MCP Go SDK's and the Java SDK's checks of a tool's structured result
     r"|\bvalidating tool output: |\bTool call result validation failed\b"
     # CrewAI's structured tool: "Failed to validate or serialize output from tool x: ..."
-    r"|\bFailed to validate or serialize output from tool\b",
+    r"|\bFailed to validate or serialize output from tool\b"
+    # the MCP TypeScript SDK client's checks of a tool's structured result (client.ts)
+    r"|\bdoes not match the tool's output schema\b|\bFailed to validate structured content\b"
+    r"|\bhas an output schema but did not return structured content\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")

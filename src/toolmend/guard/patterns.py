@@ -301,7 +301,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=76,
         flags=frozenset({Flag.MISSING_PARAM}),
-        text=w.PARAM_MISSING + w.NOTHING_GIVEN + w.MUST_SPECIFY + w.MISSING_THING,
+        text=w.PARAM_MISSING + w.NOTHING_GIVEN + w.MUST_SPECIFY + w.MISSING_THING + w.NEITHER_GIVEN,
         what="The {tool} call is missing the required parameter {param_or_required}.",
         why="The tool cannot run without every required parameter.",
         next=(
@@ -397,7 +397,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.SCALAR_PARSE
         + w.TYPE_PLAIN
         + w.TYPE_CONVERSION
-        + w.NAMED_NOT_OF_TYPE,
+        + w.NAMED_NOT_OF_TYPE
+        + w.INVALID_KIND_OF_VALUE,
         what="The {tool} call passed {param_or_a} with the wrong type.",
         why="Each parameter must have the JSON type its schema declares.",
         next=(
@@ -687,7 +688,9 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.SCHEMA_REFUSED_INPUT
         + w.PAST_END_OF_FILE
         + w.NOTHING_WITH_ID
-        + w.SELF_REFERENCE,
+        + w.SELF_REFERENCE
+        + w.QUOTED_VALUE_INVALID
+        + w.POSITION_EXCEEDS,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",
@@ -725,7 +728,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.MISSING_PROGRAM_EXEC
         + w.RECIPE_PROGRAM_MISSING
         + w.INSTALL_HINT
-        + w.MUST_INSTALL,
+        + w.MUST_INSTALL
+        + w.MISSING_PROGRAM_LAUNCH,
         what="The command of this {tool} call failed: a program, module or package it needs is "
         "not installed.",
         why="The environment lacks that dependency (or the project's virtual environment or "
@@ -823,7 +827,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.GIT_REFUSALS
         + w.LINT_DIAGNOSTICS
         + w.PROGRAM_STARRED_FATAL
-        + w.PROGRAM_PARSE_ERRORS,
+        + w.PROGRAM_PARSE_ERRORS
+        + w.CHECKSUM_MISMATCH,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

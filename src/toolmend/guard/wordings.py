@@ -2284,3 +2284,65 @@ PLAIN_FAILURE = words(
     # an exception's `Type: message` line: the code behind the tool raised it
     r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?: \[\w+\])?: \S",
 )
+
+
+# --- batch 39 (guard17): families read from the newest agents' and servers' messages ----------
+# (kept in one block at the end so that helpers working in parallel merge cleanly; each family
+# belongs with its category above and can move there once merged)
+
+#: A quoted value the server names as invalid: Ollama's `name "x" is invalid`, `source "x" is
+#: invalid`, `destination "x" is invalid` (server/routes.go), the MCP SDK's `Resource URI x is
+#: invalid`; a general sentence shape (a noun, the value, then the verdict), hence `plain`.
+QUOTED_VALUE_INVALID = words(
+    "ollama mcp-typescript-sdk plain",
+    r"\b(?:name|source|destination|model|tag|path|uri|url|digest|reference|ref|format|id)\s+"
+    r"(?:\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`]{1,200})"
+    r" is (?:invalid|not valid)\b",
+)
+
+#: A value of the wrong kind, said as the kind being invalid: Ollama's `invalid input type` (an
+#: embed input neither string nor list), "invalid argument type", "invalid parameter type".
+INVALID_KIND_OF_VALUE = words(
+    "ollama plain",
+    r"\binvalid (?:input|argument|parameter|value|content|field) type\b",
+)
+
+#: Two alternatives, neither given: Ollama's create `neither 'from' or 'files' was specified`;
+#: "neither X nor Y was provided", "neither X nor Y is set".
+NEITHER_GIVEN = words(
+    "ollama plain",
+    r"\bneither [^\n]{1,60}? n?or [^\n]{1,60}? (?:was|were|is|are|has been|have been) "
+    r"(?:specified|given|provided|set|supplied|passed)\b",
+)
+
+#: A download or artifact whose content failed its checksum: Ollama's `digest mismatch, file must
+#: be downloaded again`, npm's `EINTEGRITY` / "integrity checksum failed", pip's "THESE PACKAGES
+#: DO NOT MATCH THE HASHES", docker's "filesystem layer verification failed for digest".
+CHECKSUM_MISMATCH = words(
+    "ollama npm pip docker",
+    r"\b(?:digest|checksum|hash|sha\d*(?:sum)?) mismatch\b",
+    r"\bintegrity checksum failed\b|\bEINTEGRITY\b",
+    r"\bdo not match the hashes\b",
+    r"\blayer verification failed for digest\b",
+)
+
+#: A position past what is there, said with "exceeds": Codex's list_dir `offset exceeds directory
+#: entry count` and read_file `offset exceeds file length`, "line 90 exceeds the number of lines".
+POSITION_EXCEEDS = words(
+    "codex plain",
+    r"\b(?:offset|start(?:_line)?|line|index|position|page|entry) (?:\d+ )?exceeds (?:the )?"
+    r"(?:file|directory|entry|line|total|number|length|count|size)\b",
+)
+
+#: A program that could not be started because it is not there, said by the caller that tried:
+#: Codex's grep_files `failed to launch ripgrep at \`rg\`: No such file or directory (os error 2).
+#: Ensure ripgrep is installed and on PATH`, goose's "Could not run extension command (`uvx ...`):
+#: No such file or directory", Rust's spawn errors (not a script or file it was asked to run: that
+#: is the file missing); and the hint to install it.
+MISSING_PROGRAM_LAUNCH = words(
+    "codex goose os",
+    r"\b(?:failed to|could not|couldn't|unable to|cannot|can't) (?:launch|spawn|start|execute|exec"
+    r"|run) (?!(?:the )?(?:script|file|notebook)\b)[^\n]{0,80}?: No such file or directory\b",
+    # (not "installed and running": a daemon the caller could not reach)
+    r"\bEnsure [\w.+\-]+ is installed\b(?! and (?:running|started|reachable))",
+)
