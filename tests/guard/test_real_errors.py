@@ -73,6 +73,10 @@ BLIND5 = load_cases("blind5_errors.json")
 #: before that session's guard work).
 BLIND6_FIRST_SCORING = (210, 296)
 BLIND6 = load_cases("blind6_errors.json")
+#: NOT A BLIND FIGURE: the sixth split after its misses were read (guard16): the meaning classes
+#: (`meanings`) read the cause what no family recognised states last (`FIRST_SCORINGS.md`,
+#: "Blind6 after reading (guard16)"). A floor for regressions only.
+BLIND6_AFTER_READING = 254
 #: NOT A BLIND FIGURE: the fifth split after its misses were read (guard14): 23 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note says which rows; the
 #: first scoring above counts them with their first labels) and the families its other misses
@@ -245,7 +249,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind3", BLIND3, BLIND3_FIRST_SCORING, BLIND3_AFTER_READING, 60),
         ("blind4", BLIND4, BLIND4_FIRST_SCORING, BLIND4_AFTER_READING, 50),
         ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_AFTER_READING, 60),
-        ("blind6", BLIND6, BLIND6_FIRST_SCORING, BLIND6_FIRST_SCORING[0], 60),
+        ("blind6", BLIND6, BLIND6_FIRST_SCORING, BLIND6_AFTER_READING, 60),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(

@@ -28,6 +28,7 @@ from typing import Any
 
 from toolmend.guard.envelope import METASCHEMA_CODE, Envelope, Issue, unwrap
 from toolmend.guard.exit_status import command_in_text, status_pattern
+from toolmend.guard.meanings import FAILURE, meaning_of
 from toolmend.guard.patterns import (
     PATTERNS,
     UNCLASSIFIED_PATTERN,
@@ -483,6 +484,7 @@ class Classifier:
             # a status field that says only "error": a failure stated plainly, of no known kind
             status = status or (PLAIN_FAILURE_PATTERN_ID if env.failed else None)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
+        found = _meaning_reading(found, texts)
         if found is None:
             return UNCLASSIFIED
         pattern, groups, confidence = found
@@ -528,14 +530,48 @@ class Classifier:
         return None
 
 
+def _meaning_reading(
+    found: tuple[Pattern, dict[str, str], float] | None, texts: list[str]
+) -> tuple[Pattern, dict[str, str], float] | None:
+    """What no family recognised, or only as a generic failure, read by the cause it states
+    last (`meanings`): never over a specific family's reading. A program's failure in
+    `COMMAND_FAILED`'s own words takes only a cause that is the same inside a program's output
+    (a tag or a table that already exists, an unknown subcommand, stay the command's failure)."""
+    if found is not None and found[0].id not in _MEANING_READABLE:
+        return found
+    if found is not None and _reports_a_test_run(texts):
+        return found  # a test run's failure, whatever its tests raised
+    program = found is not None and not _states_no_cause(found)
+    meant = meaning_of(texts, program=program)
+    if meant is None or (found is not None and meant == FAILURE.pattern_id):
+        return found
+    return _BY_ID[meant], found[1] if found else {}, MEANING_CONFIDENCE
+
+
+def _states_no_cause(found: tuple[Pattern, dict[str, str], float]) -> bool:
+    """The reading is a failure of no known kind: stated plainly, or only by a status."""
+    pattern, _, confidence = found
+    return pattern.id == PLAIN_FAILURE_PATTERN_ID or confidence < pattern.text_confidence
+
+
+#: The generic readings a stated cause refines.
+_MEANING_READABLE = frozenset({"EI/COMMAND_FAILED/001", PLAIN_FAILURE_PATTERN_ID})
+#: Confidence of a reading by a meaning class: the cause's common words, not a source's wording.
+MEANING_CONFIDENCE = 0.55
+
+
 def _test_run_reading(
     found: tuple[Pattern, dict[str, str], float], texts: list[str]
 ) -> tuple[Pattern, dict[str, str], float]:
     """A test runner's report of failed tests is the suite's failure, whatever a failing test
     raised inside it (a timeout, a missing file, a refused connection)."""
-    if any(report.search(body) for body in texts for report in TEST_RUN_FAILED):
+    if _reports_a_test_run(texts):
         return _BY_ID[_TEST_RUN_PATTERN], found[1], found[2]
     return found
+
+
+def _reports_a_test_run(texts: list[str]) -> bool:
+    return any(report.search(body) for body in texts for report in TEST_RUN_FAILED)
 
 
 #: A failed test run: the command ran and reported errors.
