@@ -6,20 +6,22 @@ on, the request carrying a tool), so the proxy's CPU time is read from /proc alo
 aiohttp load generator in this process. For the upstream direct (chat) and for each endpoint
 through toolmend:
 
-- time to the first answer event at concurrency 1 (p50, p99 over `--requests`): the first
-  content chunk on chat, the first `text_delta` on Messages, the first
-  `response.output_text.delta` on Responses; the added time is the figure minus direct's;
+- the time each endpoint adds to the first answer event at concurrency 1 (the first content
+  chunk on chat, the first `text_delta` on Messages, the first `response.output_text.delta` on
+  Responses), paired: each round runs `--requests` cycles of one request direct and one
+  through every endpoint back to back, the order rotated every cycle, and an endpoint's added
+  time is its first event less direct's in the same cycle (p50 and p99 of the pairs);
 - throughput (answer-text events per second over all streams) at 64 concurrent streams, as a
   ratio to direct's;
 - the proxy's CPU time per upstream chunk over those 64-stream runs.
 
 Goals (from the front-end issue): the front-ends' added first-event time and CPU per chunk
 within 1.2x of the chat endpoint's, and throughput at 64 streams at least 0.95x direct.
-Each goal is printed with PASS or MISS. The endpoints are measured in turn, `--rounds` times,
-and each figure is the best of its rounds (on a shared machine the best round is the least
-disturbed one). Each round's ratios are printed too, taken within the round (its endpoints ran
-minutes apart at most, so a load that drifts over the run moves both sides of a ratio), with
-their median over the rounds and the goals checked against those medians.
+Each goal is printed with PASS or MISS, twice: over every round's pairs pooled (first events:
+the median of all pairs; load figures: the best round's, the least disturbed on a shared
+machine), and per round with the median over the rounds. A first-event ratio is a ratio of
+medians of pairs, never a difference of two medians taken minutes apart (on a loaded machine
+those moved by more than the ~1 ms being measured).
 
     python bench/frontends_bench.py [--requests N] [--rounds R]
 """
@@ -146,63 +148,111 @@ async def one_stream(
     return first, texts
 
 
-async def run(base: str, endpoint: Endpoint, requests: int, pid: int | None) -> dict[str, float]:
-    url = base + endpoint.path
+async def first_events(
+    upstream: str, proxy: str, requests: int
+) -> tuple[list[float], dict[str, list[float]]]:
+    """Direct's first-event times, and each endpoint's added time to its first event, paired:
+    `requests` cycles, each a request direct and one through every endpoint back to back, in
+    an order rotated every cycle (no endpoint always runs first, or right after another), each
+    endpoint's time less direct's of the same cycle. A load that drifts over the run moves
+    both sides of a pair, so the median of the pairs holds still where a difference of two
+    medians taken minutes apart does not."""
+    targets = [(upstream, ENDPOINTS[0], "direct")] + [(proxy, e, e.name) for e in ENDPOINTS]
+    connector = aiohttp.TCPConnector(limit=STREAMS * 2)
+    direct: list[float] = []
+    added: dict[str, list[float]] = {e.name: [] for e in ENDPOINTS}
+    async with aiohttp.ClientSession(connector=connector) as session:
+        for base, endpoint, _ in targets:  # warm the connections and the caches
+            await one_stream(session, base + endpoint.path, endpoint)
+        for cycle in range(requests):
+            shift = cycle % len(targets)
+            times: dict[str, float] = {}
+            for base, endpoint, name in targets[shift:] + targets[:shift]:
+                times[name] = (await one_stream(session, base + endpoint.path, endpoint))[0]
+            direct.append(times["direct"])
+            for name, values in added.items():
+                values.append(times[name] - times["direct"])
+    return direct, added
+
+
+async def load(base: str, endpoint: Endpoint, pid: int | None) -> dict[str, float]:
+    """Throughput over `STREAMS` concurrent streams and, through the proxy, its CPU per chunk."""
     connector = aiohttp.TCPConnector(limit=STREAMS * 2)
     async with aiohttp.ClientSession(connector=connector) as session:
-        await one_stream(session, url, endpoint)  # warm the connection and the caches
-        firsts = [(await one_stream(session, url, endpoint))[0] for _ in range(requests)]
+        url = base + endpoint.path
+        await one_stream(session, url, endpoint)  # warm the connection
         cpu_before = cpu_seconds(pid) if pid else 0.0
         started = time.perf_counter()
         counts = await asyncio.gather(*(one_stream(session, url, endpoint) for _ in range(STREAMS)))
         elapsed = time.perf_counter() - started
         cpu = (cpu_seconds(pid) - cpu_before) if pid else 0.0
-    row = {
-        "p50": percentile(firsts, 0.5),
-        "p99": percentile(firsts, 0.99),
-        "tp64": sum(n for _, n in counts) / elapsed,
-    }
+    row = {"tp64": sum(n for _, n in counts) / elapsed}
     if pid:
         row["cpu_us"] = cpu / (STREAMS * CHUNKS) * 1e6
     return row
 
 
-def best(rows: list[dict[str, float]]) -> dict[str, float]:
-    """Each figure's best over the rounds: the lowest time and CPU, the highest throughput."""
-    return {key: (max if key == "tp64" else min)(row[key] for row in rows) for key in rows[0]}
+@dataclass
+class Round:
+    """One round's figures: the paired first events, then each path's load."""
+
+    direct_first: list[float]
+    added: dict[str, list[float]]
+    direct_load: dict[str, float]
+    loads: dict[str, dict[str, float]]
 
 
-def report(direct: dict[str, float], rows: dict[str, dict[str, float]]) -> None:
+def report(rounds: list[Round]) -> None:
+    """The table: first events over every round's pairs, load figures the best round's (the
+    lowest CPU, the highest throughput: on a shared machine the least disturbed one)."""
+    direct_first = [t for r in rounds for t in r.direct_first]
+    direct_tp = max(r.direct_load["tp64"] for r in rounds)
     print(
-        "| path | first event p50 / p99 (ms) | added p50 / p99 (ms) | throughput at 64 "
+        "| path | added first event p50 / p99 (ms, paired) | throughput at 64 "
         "(x direct) | CPU per chunk (µs) |"
     )
-    print("|" + "---|" * 5)
-    print(f"| direct | {direct['p50'] * 1e3:.2f} / {direct['p99'] * 1e3:.2f} | - | 1.000 | - |")
-    for name, row in rows.items():
-        added50, added99 = (row["p50"] - direct["p50"]) * 1e3, (row["p99"] - direct["p99"]) * 1e3
+    print("|" + "---|" * 4)
+    d50, d99 = percentile(direct_first, 0.5) * 1e3, percentile(direct_first, 0.99) * 1e3
+    print(f"| direct | first event {d50:.2f} / {d99:.2f} | 1.000 | - |")
+    for name in rounds[0].loads:
+        added = [t for r in rounds for t in r.added[name]]
+        tp = max(r.loads[name]["tp64"] for r in rounds)
+        cpu = min(r.loads[name]["cpu_us"] for r in rounds)
         print(
-            f"| {name} | {row['p50'] * 1e3:.2f} / {row['p99'] * 1e3:.2f} | {added50:.2f} / "
-            f"{added99:.2f} | {row['tp64'] / direct['tp64']:.3f} | {row['cpu_us']:.1f} |"
+            f"| {name} | {percentile(added, 0.5) * 1e3:.2f} / {percentile(added, 0.99) * 1e3:.2f}"
+            f" | {tp / direct_tp:.3f} | {cpu:.1f} |"
         )
-    print()
-    for label, value in ratios(direct, rows).items():
+    print("\nover every round's pairs:\n")
+    pooled = Round(
+        direct_first,
+        {name: [t for r in rounds for t in r.added[name]] for name in rounds[0].added},
+        {"tp64": direct_tp},
+        {
+            name: {
+                "tp64": max(r.loads[name]["tp64"] for r in rounds),
+                "cpu_us": min(r.loads[name]["cpu_us"] for r in rounds),
+            }
+            for name in rounds[0].loads
+        },
+    )
+    for label, value in ratios(pooled).items():
         print(f"{verdict(label, value)} {label}: {value:.3f}")
 
 
-def ratios(direct: dict[str, float], rows: dict[str, dict[str, float]]) -> dict[str, float]:
-    """One round's goal figures: the front-ends' added first event and CPU as multiples of the
-    chat endpoint's, every endpoint's 64-stream throughput as a multiple of direct's."""
-    chat = rows["chat"]
-    chat_added = max(chat["p50"] - direct["p50"], 1e-6)
+def ratios(one: Round) -> dict[str, float]:
+    """The goal figures: the front-ends' added first event (the median of its pairs) and CPU
+    as multiples of the chat endpoint's, every endpoint's 64-stream throughput as a multiple
+    of direct's."""
+    chat_added = max(statistics.median(one.added["chat"]), 1e-6)
+    chat_cpu = one.loads["chat"]["cpu_us"]
     out: dict[str, float] = {}
     for name in ("messages", "responses"):
         out[f"{name} added first-event p50 (x chat)"] = (
-            rows[name]["p50"] - direct["p50"]
-        ) / chat_added
-        out[f"{name} CPU per chunk (x chat)"] = rows[name]["cpu_us"] / chat["cpu_us"]
-    for name, row in rows.items():
-        out[f"{name} throughput at 64 (x direct)"] = row["tp64"] / direct["tp64"]
+            statistics.median(one.added[name]) / chat_added
+        )
+        out[f"{name} CPU per chunk (x chat)"] = one.loads[name]["cpu_us"] / chat_cpu
+    for name, row in one.loads.items():
+        out[f"{name} throughput at 64 (x direct)"] = row["tp64"] / one.direct_load["tp64"]
     return out
 
 
@@ -224,27 +274,24 @@ def report_rounds(per_round: list[dict[str, float]]) -> None:
 
 async def measure(upstream: str, proxy: str, pid: int, requests: int, rounds: int) -> None:
     print(
-        f"upstream: {CHUNKS} chunks 5 ms apart; first event over {requests} requests at "
-        f"concurrency 1; throughput over {STREAMS} streams; best of {rounds} rounds\n"
+        f"upstream: {CHUNKS} chunks 5 ms apart; first event over {requests} paired cycles a "
+        f"round at concurrency 1; throughput over {STREAMS} streams; {rounds} rounds\n"
     )
-    direct_rounds: list[dict[str, float]] = []
-    proxied: dict[str, list[dict[str, float]]] = {e.name: [] for e in ENDPOINTS}
+    done: list[Round] = []
     for _ in range(rounds):
-        direct_rounds.append(await run(upstream, ENDPOINTS[0], requests, None))
-        for endpoint in ENDPOINTS:
-            proxied[endpoint.name].append(await run(proxy, endpoint, requests, pid))
-    report(best(direct_rounds), {name: best(rows) for name, rows in proxied.items()})
-    report_rounds(
-        [
-            ratios(direct, {name: rows[i] for name, rows in proxied.items()})
-            for i, direct in enumerate(direct_rounds)
-        ]
-    )
+        direct_first, added = await first_events(upstream, proxy, requests)
+        direct_load = await load(upstream, ENDPOINTS[0], None)
+        loads = {e.name: await load(proxy, e, pid) for e in ENDPOINTS}
+        done.append(Round(direct_first, added, direct_load, loads))
+    report(done)
+    report_rounds([ratios(one) for one in done])
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=30, help="first-event samples per row")
+    parser.add_argument(
+        "--requests", type=int, default=40, help="paired first-event cycles per round"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="rounds over every endpoint")
     args = parser.parse_args()
     up_port, proxy_port = free_port(), free_port()
