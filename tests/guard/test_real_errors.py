@@ -77,6 +77,15 @@ BLIND6 = load_cases("blind6_errors.json")
 #: (`meanings`) read the cause what no family recognised states last (`FIRST_SCORINGS.md`,
 #: "Blind6 after reading (guard16)"). A floor for regressions only.
 BLIND6_AFTER_READING = 254
+#: The seventh blind split (`blind7_errors.json`, batch 40): harvested by harvest10, who never read
+#: the classifier, from the issue's own agents, SDKs, MCP servers and servers (the half guard17 did
+#: not read) and from programs run here inside those agents' result formats, while guard16 and
+#: guard17 widened the wordings; scored once by the integrator at the merge of their work
+#: (decc897) with the plain `Classifier()`: right, total (240 at 7f999ea, before that
+#: session's guard work). Its one false positive then (a logged, handled Python exception) was
+#: mended after that scoring.
+BLIND7_FIRST_SCORING = (242, 271)
+BLIND7 = load_cases("blind7_errors.json")
 #: NOT A BLIND FIGURE: the fifth split after its misses were read (guard14): 23 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note says which rows; the
 #: first scoring above counts them with their first labels) and the families its other misses
@@ -250,6 +259,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind4", BLIND4, BLIND4_FIRST_SCORING, BLIND4_AFTER_READING, 50),
         ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_AFTER_READING, 60),
         ("blind6", BLIND6, BLIND6_FIRST_SCORING, BLIND6_AFTER_READING, 60),
+        ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_FIRST_SCORING[0], 60),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(

@@ -222,3 +222,17 @@ def test_a_servers_successful_output_that_mentions_errors_is_not_a_failure(
 ) -> None:
     text = output if isinstance(output, str) else json.dumps(output)
     assert not classify_result(text, tool=tool).failed
+
+
+def test_a_logged_handled_exception_in_a_shell_output_is_no_failure() -> None:
+    """Python's logging writes `ERROR:root:...` and the traceback of an error the program handled
+    and went on from (blind7's cpython/blind7/013, exit 0, as Claude Code shows a Bash result:
+    no exit-status line); the same output with the failing exit status Claude Code puts before
+    it is still a failure."""
+    logged = (
+        "ERROR:root:parse failed, using default\nTraceback (most recent call last):\n"
+        '  File "h.py", line 3, in <module>\n    int("x")\n'
+        "ValueError: invalid literal for int() with base 10: 'x'\nvalue: 0"
+    )
+    assert not classify_result(logged, tool="Bash").failed
+    assert classify_result("Error: Exit code 1\n" + logged, tool="Bash").failed

@@ -114,7 +114,9 @@ DEFAULT_CONTENT_TOOLS = frozenset(
 )
 
 _FAILURE_PREFIX = re.compile(
-    r"(?:error\s*:|\[error\]|tool execution failed\s*:|<tool_use_error>"
+    # `ERROR:root:...` is a record of Python's logging (`LEVEL:logger:message`), which a program
+    # that handled the error and went on writes too: not the result's own failure prefix
+    r"(?:error\s*:(?![\w.]+:)|\[error\]|tool execution failed\s*:|<tool_use_error>"
     # "Operation cancelled", "Cancelled by user", "Cancelled."; not "Cancelled job 7.", a cancel
     # tool reporting what it did
     r"|(?:context |operation |request |tool (?:call |execution )?)cancell?ed\b"
