@@ -160,6 +160,10 @@ _FRAME_LINE = re.compile(
     r"interpreter): )",
     re.IGNORECASE,
 )
+#: A result this long at most, on one line, is a message rather than content (`_bare_error`).
+MAX_BARE_MESSAGE_CHARS = 512
+#: A grep hit (`path:line:` or `path:line-`): a content tool's one line that names its path.
+_GREP_HIT = re.compile(r"^\S+:\d+[:\-]")
 #: Where a harness puts the exit status: the first and last lines of the result.
 EXIT_STATUS_HEAD_LINES = 3
 EXIT_STATUS_TAIL_LINES = 6
@@ -478,6 +482,54 @@ def _known_kind(text: str) -> bool:
     return found.known and not found.plain
 
 
+def arguments_text(arguments: object) -> str:
+    """The call's arguments as one text (their names and string values, or their JSON), what
+    `_bare_error` looks a named argument up in."""
+    if isinstance(arguments, str):
+        return arguments
+    if not isinstance(arguments, Mapping):
+        return ""
+    words = (
+        word for key, value in arguments.items() for word in (key, value) if isinstance(word, str)
+    )
+    return "\n".join(words)
+
+
+#: A parameter's name no prose would use: snake_case or camelCase.
+_PROGRAM_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+")
+#: The words of a line that may name an argument: an identifier (a parameter's name) or a path.
+_ARGUMENT_WORD = re.compile(r"[^\s'\"`()<>,;]{3,}")
+
+
+def _bare_error(text: str, given: str) -> bool:
+    """The whole result is one line stating a known kind of error about the call's own
+    arguments, with no prefix: how agents whose tool errors reach the model as the bare
+    message send them (OpenCode's and Qwen Code's `File not found: PATH`, OpenCode's `Could
+    not find oldString in the file. ...`). It must name an argument (`given`: their names and
+    values), so a one-line success that only mentions errors ("Found 3 documents mentioning
+    'connection error'"), a one-line file about another path, a grep hit or JSON (content, or
+    already read as an envelope) are not failures."""
+    line = text.strip()
+    if not line or "\n" in line or len(line) > MAX_BARE_MESSAGE_CHARS or line[0] in "{[":
+        return False
+    if _GREP_HIT.match(line):
+        return False
+    words = (word.rstrip(".:") for word in _ARGUMENT_WORD.findall(line))
+    if not any(_names_argument(word, given) for word in words):
+        return False
+    return _known_kind(line)
+
+
+def _names_argument(word: str, given: str) -> bool:
+    """`word` is a path among the arguments' values, or one of their names that only a program
+    would write (`oldString`, `old_string`; not an English word such as `path`)."""
+    if "/" in word or "." in word or "\\" in word:
+        return word in given
+    if not _PROGRAM_NAME.fullmatch(word):
+        return False
+    return re.search(rf"(?:^|[\n\"]){re.escape(word)}(?:$|[\n\"])", given) is not None
+
+
 def classify_result(
     result: object,
     tool: Tool | str | None = None,
@@ -486,6 +538,7 @@ def classify_result(
     problem_reporting_tools: Iterable[str] = DEFAULT_PROBLEM_REPORTING_TOOLS,
     content_tools: Iterable[str] = DEFAULT_CONTENT_TOOLS,
     arguments: object = None,
+    given: str | None = None,
 ) -> ResultVerdict:
     """Classify one tool result as confirmed failure, suspected failure, or success.
 
@@ -496,7 +549,9 @@ def classify_result(
     `mcp__fs__read_file` count as `bash` and `read_file`): problem-reporting tools' payloads
     are data, and content tools' bare strings are content. `arguments` are the call's (a shell
     tool's `command`): a status its program documents as an answer (grep's 1, diff's 1) is not
-    a failure (`exit_status`).
+    a failure (`exit_status`). `given` is the text of the call's arguments (`arguments_text`,
+    of `arguments` when not given): a bare one-line error naming one of them is a failure
+    (`_bare_error`).
     """
     command = command_of(arguments)
     if is_error is True:
@@ -523,8 +578,14 @@ def classify_result(
             return ResultVerdict(True, "suspect", f"exit status {status} at result")
         if _FAILURE_PREFIX.match(_first_line(result)) and _known_kind(result[:4096]):
             return ResultVerdict(True, "suspect", "known error text at result")
+        if _bare_error(result, arguments_text(arguments) if given is None else given):
+            return ResultVerdict(True, "suspect", "bare error naming an argument at result")
         return SUCCESS
     found = _Walker(command).walk(result, "", "", 0)
     if found:
         return ResultVerdict(True, "suspect", found)
+    if isinstance(result, str) and _bare_error(
+        result, arguments_text(arguments) if given is None else given
+    ):
+        return ResultVerdict(True, "suspect", "bare error naming an argument at result")
     return SUCCESS
