@@ -236,6 +236,12 @@ BARE_ERRORS = [
         "File not found: /w/project/missing.txt",
     ),
     (
+        "read",
+        {"filePath": "/w/project/missing.txt"},
+        "File not found: /w/project/missing.txt\n\nDid you mean one of these?\n"
+        "/w/project/missing.txt.orig",
+    ),
+    (
         "edit",
         {"filePath": "/w/project/notes.txt", "oldString": "absent", "newString": "x"},
         "Could not find oldString in the file. It must match exactly, including whitespace, "
@@ -245,11 +251,11 @@ BARE_ERRORS = [
 
 
 @pytest.mark.parametrize(
-    ("tool", "arguments", "text"), BARE_ERRORS, ids=["oc-read", "qw-read", "oc-edit"]
+    ("tool", "arguments", "text"),
+    BARE_ERRORS,
+    ids=["oc-read", "qw-read", "oc-read-suggesting", "oc-edit"],
 )
-def test_an_agents_bare_one_line_error_is_a_failure(
-    tool: str, arguments: dict[str, str], text: str
-) -> None:
+def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str], text: str) -> None:
     verdict = classify_result(text, tool=tool, arguments=arguments)
     assert (verdict.failed, verdict.confidence) == (True, "suspect"), verdict.reason
 
@@ -269,10 +275,8 @@ def test_an_agents_bare_one_line_error_is_a_failure(
             {"pattern": "TODO: handle error", "path": "src"},
             'No matches found for pattern "TODO: handle error" in path "src".',
         ),
-        # two lines are content, not a message
-        ("read_file", {"file_path": "/w/a.txt"}, "File not found: /w/a.txt\nsecond line"),
     ],
-    ids=["other-path", "grep-hit", "json", "search-prose", "two-lines"],
+    ids=["other-path", "grep-hit", "json", "search-prose"],
 )
 def test_a_one_line_output_is_no_failure_unless_it_is_an_error_naming_an_argument(
     tool: str, arguments: dict[str, str], text: str

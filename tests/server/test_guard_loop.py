@@ -193,6 +193,12 @@ BARE_AGENT_ERRORS = [
         "FILE_NOT_FOUND",
     ),
     (
+        "read",
+        {"filePath": "/w/missing.txt"},
+        "File not found: /w/missing.txt\n\nDid you mean one of these?\n/w/missing.txt.orig",
+        "FILE_NOT_FOUND",
+    ),
+    (
         "edit",
         {"filePath": "/w/notes.txt", "oldString": "absent", "newString": "x"},
         "Could not find oldString in the file. It must match exactly, including whitespace, "
@@ -215,7 +221,7 @@ def _repeated(name: str, arguments: dict[str, str], result: str, times: int) -> 
 @pytest.mark.parametrize(
     ("name", "arguments", "result", "category"),
     BARE_AGENT_ERRORS,
-    ids=["opencode-read", "qwen-read", "opencode-edit"],
+    ids=["opencode-read", "qwen-read", "opencode-read-suggesting", "opencode-edit"],
 )
 def test_an_agents_bare_error_is_guidance_and_its_third_repeat_meets_the_loop_breaker(
     upstream: ScriptedHandle,

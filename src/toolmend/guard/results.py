@@ -160,8 +160,9 @@ _FRAME_LINE = re.compile(
     r"interpreter): )",
     re.IGNORECASE,
 )
-#: A result this long at most, on one line, is a message rather than content (`_bare_error`).
-MAX_BARE_MESSAGE_CHARS = 512
+#: A result this long at most is a message (its first line, then hints such as OpenCode's "Did
+#: you mean one of these?" paths) rather than content (`_bare_error`).
+MAX_BARE_MESSAGE_CHARS = 1_024
 #: A grep hit (`path:line:` or `path:line-`): a content tool's one line that names its path.
 _GREP_HIT = re.compile(r"^\S+:\d+[:\-]")
 #: Where a harness puts the exit status: the first and last lines of the result.
@@ -502,16 +503,18 @@ _ARGUMENT_WORD = re.compile(r"[^\s'\"`()<>,;]{3,}")
 
 
 def _bare_error(text: str, given: str) -> bool:
-    """The whole result is one line stating a known kind of error about the call's own
+    """A short result whose first line states a known kind of error about the call's own
     arguments, with no prefix: how agents whose tool errors reach the model as the bare
-    message send them (OpenCode's and Qwen Code's `File not found: PATH`, OpenCode's `Could
-    not find oldString in the file. ...`). It must name an argument (`given`: their names and
-    values), so a one-line success that only mentions errors ("Found 3 documents mentioning
-    'connection error'"), a one-line file about another path, a grep hit or JSON (content, or
-    already read as an envelope) are not failures."""
-    line = text.strip()
-    if not line or "\n" in line or len(line) > MAX_BARE_MESSAGE_CHARS or line[0] in "{[":
+    message send them (OpenCode's and Qwen Code's `File not found: PATH`, OpenCode's with
+    its "Did you mean one of these?" paths after it, OpenCode's `Could not find oldString in
+    the file. ...`). The line must name an argument (`given`: their names and values), so a
+    success that only mentions errors ("Found 3 documents mentioning 'connection error'"), a
+    file about another path, a grep hit or JSON (content, or already read as an envelope) are
+    not failures."""
+    stripped = text.strip()
+    if not stripped or len(stripped) > MAX_BARE_MESSAGE_CHARS or stripped[0] in "{[":
         return False
+    line = _first_line(stripped)
     if _GREP_HIT.match(line):
         return False
     words = (word.rstrip(".:") for word in _ARGUMENT_WORD.findall(line))
