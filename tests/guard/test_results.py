@@ -269,6 +269,13 @@ def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str],
         ("grep", {"pattern": "raise", "path": "src/x.py"}, "src/x.py:10: raise FileNotFoundError"),
         # a content tool's JSON text is content, whatever it names
         ("read_file", {"file_path": "a.json"}, '{"error": "File not found: a.json"}'),
+        # a shell command's output names the files of its command: its status decides
+        # (coreutils/blind5/013, `wc -l` captured here)
+        (
+            "Bash",
+            {"command": "wc -l errors.csv failures.csv"},
+            "2 errors.csv\n1 failures.csv\n3 total\n",
+        ),
         # a search that found nothing names its arguments in prose (gemini-cli, blind2/021)
         (
             "search_file_content",
@@ -276,7 +283,7 @@ def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str],
             'No matches found for pattern "TODO: handle error" in path "src".',
         ),
     ],
-    ids=["other-path", "grep-hit", "json", "search-prose"],
+    ids=["other-path", "grep-hit", "json", "shell-output", "search-prose"],
 )
 def test_a_one_line_output_is_no_failure_unless_it_is_an_error_naming_an_argument(
     tool: str, arguments: dict[str, str], text: str

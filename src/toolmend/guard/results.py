@@ -523,6 +523,10 @@ def _bare_error(text: str, given: str) -> bool:
     return _known_kind(line)
 
 
+def _given(arguments: object, given: str | None) -> str:
+    return arguments_text(arguments) if given is None else given
+
+
 def _names_argument(word: str, given: str) -> bool:
     """`word` is a path among the arguments' values, or one of their names that only a program
     would write (`oldString`, `old_string`; not an English word such as `path`)."""
@@ -553,8 +557,8 @@ def classify_result(
     are data, and content tools' bare strings are content. `arguments` are the call's (a shell
     tool's `command`): a status its program documents as an answer (grep's 1, diff's 1) is not
     a failure (`exit_status`). `given` is the text of the call's arguments (`arguments_text`,
-    of `arguments` when not given): a bare one-line error naming one of them is a failure
-    (`_bare_error`).
+    of `arguments` when not given): a short bare error naming one of them is a failure
+    (`_bare_error`), except from a shell command, whose status decides.
     """
     command = command_of(arguments)
     if is_error is True:
@@ -581,14 +585,16 @@ def classify_result(
             return ResultVerdict(True, "suspect", f"exit status {status} at result")
         if _FAILURE_PREFIX.match(_first_line(result)) and _known_kind(result[:4096]):
             return ResultVerdict(True, "suspect", "known error text at result")
-        if _bare_error(result, arguments_text(arguments) if given is None else given):
+        if command is None and _bare_error(result, _given(arguments, given)):
             return ResultVerdict(True, "suspect", "bare error naming an argument at result")
         return SUCCESS
     found = _Walker(command).walk(result, "", "", 0)
     if found:
         return ResultVerdict(True, "suspect", found)
-    if isinstance(result, str) and _bare_error(
-        result, arguments_text(arguments) if given is None else given
+    if (
+        isinstance(result, str)
+        and command is None
+        and _bare_error(result, _given(arguments, given))
     ):
         return ResultVerdict(True, "suspect", "bare error naming an argument at result")
     return SUCCESS
