@@ -37,6 +37,7 @@ from toolmend.guard.preflight import (
 from toolmend.guard.results import (
     DEFAULT_CONTENT_TOOLS,
     DEFAULT_PROBLEM_REPORTING_TOOLS,
+    MAX_BARE_MESSAGE_CHARS,
     arguments_text,
     classify_result,
 )
@@ -192,6 +193,12 @@ class GuardSession:
             command, given = command_of(view.arguments), arguments_text(view.arguments)
         else:
             command, given = command_of_raw(view.raw_arguments), view.raw_arguments or ""
+        if (
+            command is not None
+            or not isinstance(result, str)
+            or len(result) > MAX_BARE_MESSAGE_CHARS
+        ):
+            given = ""  # no bare error here (`classify_result`): the memo key leaves it out
         cls = self._classify(view.name, result, is_error, command, given)
         if cls is None:
             self.ledger.success(view.name)

@@ -534,7 +534,8 @@ def _names_argument(word: str, given: str) -> bool:
         return word in given
     if not _PROGRAM_NAME.fullmatch(word):
         return False
-    return re.search(rf"(?:^|[\n\"]){re.escape(word)}(?:$|[\n\"])", given) is not None
+    # a name among `arguments_text`'s lines, or a JSON key of raw arguments
+    return f"\n{word}\n" in f"\n{given}\n" or f'"{word}"' in given
 
 
 def classify_result(
