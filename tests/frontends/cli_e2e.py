@@ -1,14 +1,18 @@
-"""Drive a real agent CLI (Claude Code or Codex) through toolmend against a leaking model.
+"""Drive a real agent CLI (Claude Code, Codex, OpenCode, Qwen Code) through toolmend against a
+leaking model.
 
-Run inside a network namespace with only loopback up (the test does:
-`unshare -n sh -c 'ip link set lo up && python cli_e2e.py AGENT CLI WORKDIR API'`). It starts a
-scripted upstream that writes its tool call as text, in the format its model family leaks
-(Qwen3-Coder's `<function=…>` XML for Claude Code's `Write`, a Hermes `<tool_call>` JSON block
-for Codex's shell tool), speaking API `chat` (chat/completions, translated to) or `native` (the
-agent's own API, Anthropic Messages or Responses, forwarded to), and toolmend in front of it,
-both on 127.0.0.1; then runs the CLI headless in WORKDIR and prints one JSON line: the CLI's
-exit status, whether the file it was asked to create holds the expected text, and the tool
-names and endpoints the upstream saw.
+Run inside a network namespace with only loopback up (the test does: `unshare -n sh -c 'ip link
+set lo up && python cli_e2e.py AGENT CLI WORKDIR API SCENARIO FAILURE'`). It starts a scripted
+upstream that writes its tool calls as text, in the format its model family leaks (Qwen3-Coder's
+`<function=…>` XML, a Hermes `<tool_call>` JSON block) with the agent's own tool and argument
+names, speaking API `chat` (chat/completions, translated to) or `native` (the agent's own API,
+Anthropic Messages or Responses, forwarded to), and toolmend in front of it, both on 127.0.0.1;
+then runs the CLI headless in WORKDIR and prints one JSON line: the CLI's exit status (or that it
+timed out), whether the file it was asked to create holds the expected text, what the upstream
+saw (tool names, stream options, the tool results as they reached it) and what the request log
+counted (guidance, loops broken). SCENARIO `create` asks for the file; `loop` has the model
+repeat failure number FAILURE of the agent (`FAILURES`) until the loop breaker's guidance
+reaches it.
 """
 
 from __future__ import annotations
@@ -36,35 +40,101 @@ FILE_NAME = "hello.txt"
 FILE_TEXT = "hello from toolmend"
 CLI_TIMEOUT = 240
 DONE_TEXT = f"Done: {FILE_NAME} is created."
+GAVE_UP_TEXT = "I could not do it: the tool keeps failing, so I stop here."
+#: The `loop` scenario's model repeats its failing call this many times at most (the loop
+#: breaker engages at the third identical failure; more repeats mean it did not).
+MAX_REPEATS = 6
+#: The scenario's existing file, which the failing edit names with a string it does not hold.
+NOTES_NAME = "notes.txt"
+NOTES_TEXT = "the notes of the project\n"
+#: Per agent, how its model leaks (`xml`: Qwen3-Coder's `<function=…>`, `hermes`: a
+#: `<tool_call>` JSON block) and the tool and argument names the agent declares for writing.
+WRITE_CALLS: dict[str, tuple[str, str, dict[str, str]]] = {
+    "claude": ("xml", "Write", {"file_path": "{target}", "content": FILE_TEXT}),
+    "opencode": ("xml", "write", {"filePath": "{target}", "content": FILE_TEXT}),
+    "qwen": ("hermes", "write_file", {"file_path": "{target}", "content": FILE_TEXT}),
+}
+Call = tuple[str, str, dict[str, str]]
+#: Per agent, the `loop` scenario's failures: each is the calls its model makes once (Qwen Code
+#: edits only a file it has read), then the call it repeats, which fails the same way each
+#: time: a read of a path that does not exist, an edit whose old string the file does not hold.
+FAILURES: dict[str, tuple[tuple[Call, ...], ...]] = {
+    "opencode": (
+        (("xml", "read", {"filePath": "{missing}"}),),
+        (("xml", "edit", {"filePath": "{notes}", "oldString": "absent", "newString": "x"}),),
+    ),
+    "qwen": (
+        (("hermes", "read_file", {"file_path": "{missing}"}),),
+        (
+            ("hermes", "read_file", {"file_path": "{notes}"}),
+            ("hermes", "edit", {"file_path": "{notes}", "old_string": "absent", "new_string": "x"}),
+        ),
+    ),
+}
+
+
+def _leaked(form: str, name: str, arguments: dict[str, str]) -> str:
+    """A call written as text, in the form its model family leaks it."""
+    if form == "hermes":
+        call = json.dumps({"name": name, "arguments": arguments})
+        return f"On it.\n<tool_call>\n{call}\n</tool_call>"
+    parameters = "".join(
+        f"<parameter={key}>\n{value}\n</parameter>\n" for key, value in arguments.items()
+    )
+    return f"On it.\n<tool_call>\n<function={name}>\n{parameters}</function>\n</tool_call>"
+
+
+def _filled(arguments: dict[str, str], workdir: str) -> dict[str, str]:
+    places = {
+        "target": os.path.join(workdir, FILE_NAME),
+        "missing": os.path.join(workdir, "missing.txt"),
+        "notes": os.path.join(workdir, NOTES_NAME),
+    }
+    return {key: value.format(**places) for key, value in arguments.items()}
 
 
 def _leak(agent: str, tools: list[str], workdir: str) -> str | None:
     """The leaked call for this agent's tools, or None when none of them can write the file."""
-    target = os.path.join(workdir, FILE_NAME)
-    if agent == "claude" and "Write" in tools:
-        return (
-            "I'll create the file.\n<tool_call>\n<function=Write>\n<parameter=file_path>\n"
-            f"{target}\n</parameter>\n<parameter=content>\n{FILE_TEXT}\n\n</parameter>\n"
-            "</function>\n</tool_call>"
-        )
+    if agent in WRITE_CALLS:
+        form, name, arguments = WRITE_CALLS[agent]
+        return _leaked(form, name, _filled(arguments, workdir)) if name in tools else None
     script = f"printf '%s\\n' '{FILE_TEXT}' > {FILE_NAME}"
-    for name, arguments in (
+    for name, shell in (
         ("shell", {"command": ["bash", "-lc", script], "workdir": workdir}),
         ("shell_command", {"command": script, "workdir": workdir}),
         ("exec_command", {"cmd": script, "workdir": workdir}),
     ):
         if name in tools:
-            call = json.dumps({"name": name, "arguments": arguments})
+            call = json.dumps({"name": name, "arguments": shell})
             return f"Creating it now.\n<tool_call>\n{call}\n</tool_call>"
     return None
 
 
-class LeakingModel:
-    """A chat/completions server whose model writes its one call as text, then says it is done."""
+def _failing(agent: str, failure: int, results: int, tools: list[str], workdir: str) -> str:
+    """The `loop` scenario's next call, leaked, after `results` tool results (the calls made
+    once first, then the failing one); it gives up once `MAX_REPEATS` failures came back."""
+    calls = FAILURES[agent][failure]
+    prelude = len(calls) - 1
+    if results - prelude >= MAX_REPEATS:
+        return GAVE_UP_TEXT
+    form, name, arguments = calls[min(results, prelude)]
+    return _leaked(form, name, _filled(arguments, workdir)) if name in tools else "OK."
 
-    def __init__(self, agent: str, workdir: str) -> None:
+
+class LeakingModel:
+    """A scripted model that writes its calls as text, served in the three APIs.
+
+    Scenario `create`: one call that creates the file, then it says it is done. Scenario
+    `loop`: the agent's failure number `failure` (`FAILURES`) again and again, until a tool
+    result carries the loop breaker's guidance (then it gives up) or `MAX_REPEATS` failures
+    came back.
+    """
+
+    def __init__(self, agent: str, workdir: str, scenario: str = "create", failure: int = 0):
         self.agent = agent
         self.workdir = workdir
+        self.scenario = scenario
+        self.failure = failure
         self.seen: list[dict[str, Any]] = []
 
     def app(self) -> Starlette:
@@ -76,31 +146,44 @@ class LeakingModel:
             ]
         )
 
-    def _reply(self, path: str, model: object, tools: list[str], turns: int, answered: bool) -> str:
-        self.seen.append({"path": path, "model": model, "tools": tools, "turns": turns})
-        if answered:
-            return DONE_TEXT
-        return _leak(self.agent, tools, self.workdir) or "OK."
+    def _reply(
+        self, path: str, body: dict[str, Any], tools: list[str], turns: int, results: list[str]
+    ) -> str:
+        self.seen.append(
+            {
+                "path": path,
+                "model": body.get("model"),
+                "tools": tools,
+                "turns": turns,
+                "stream": body.get("stream"),
+                "stream_options": body.get("stream_options"),
+                "results": [result[:200] for result in results],
+            }
+        )
+        if self.scenario == "create":
+            return DONE_TEXT if results else _leak(self.agent, tools, self.workdir) or "OK."
+        if any("MODEL_STUCK_LOOP" in result for result in results):
+            return GAVE_UP_TEXT
+        return _failing(self.agent, self.failure, len(results), tools, self.workdir)
 
     def _answer(self, body: dict[str, Any]) -> str:
         messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
         tools = [t["function"]["name"] for t in body.get("tools") or [] if "function" in t]
-        answered = any(m.get("role") == "tool" for m in messages)
-        return self._reply(
-            "/v1/chat/completions", body.get("model"), tools, len(messages), answered
-        )
+        results = [_text(m.get("content")) for m in messages if m.get("role") == "tool"]
+        return self._reply("/v1/chat/completions", body, tools, len(messages), results)
 
     async def _messages(self, request: Request) -> Response:
         body = await request.json()
         turns = body.get("messages") or []
         tools = [str(t.get("name")) for t in body.get("tools") or []]
-        answered = any(
-            isinstance(block, dict) and block.get("type") == "tool_result"
+        results = [
+            _text(block.get("content"))
             for turn in turns
             if isinstance(turn.get("content"), list)
             for block in turn["content"]
-        )
-        text = self._reply("/v1/messages", body.get("model"), tools, len(turns), answered)
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        ]
+        text = self._reply("/v1/messages", body, tools, len(turns), results)
         answer = Answer(content=text)
         events = anthropic_events(NativeScript((answer,)), answer, str(body.get("model")))
         return _event_stream(events)
@@ -109,11 +192,12 @@ class LeakingModel:
         body = await request.json()
         items = body.get("input") if isinstance(body.get("input"), list) else []
         tools = [str(t.get("name")) for t in body.get("tools") or [] if t.get("type") == "function"]
-        answered = any(
-            item.get("type") in ("function_call_output", "custom_tool_call_output")
+        results = [
+            _text(item.get("output"))
             for item in items
-        )
-        text = self._reply("/v1/responses", body.get("model"), tools, len(items), answered)
+            if item.get("type") in ("function_call_output", "custom_tool_call_output")
+        ]
+        text = self._reply("/v1/responses", body, tools, len(items), results)
         answer = Answer(content=text)
         events = responses_events(NativeScript((answer,)), answer, str(body.get("model")))
         return _event_stream(events)
@@ -147,6 +231,15 @@ class LeakingModel:
         return StreamingResponse(chunks(), media_type="text/event-stream")
 
 
+def _text(content: object) -> str:
+    """A tool result's text: a string, or the text of its parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
 def _data(value: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(value).encode() + b"\n\n"
 
@@ -156,39 +249,28 @@ def _event_stream(events: Any) -> StreamingResponse:
     return StreamingResponse(iter(frames), media_type="text/event-stream")
 
 
-def _claude(cli: str, proxy: str, workdir: str, home: str) -> subprocess.CompletedProcess[str]:
+#: A headless run: the argv (the prompt is its last word) and the environment.
+Launch = tuple[list[str], dict[str, str]]
+
+
+def _base_env(home: str) -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home}
+
+
+def _claude(cli: str, proxy: str, home: str) -> Launch:
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": home,
+        **_base_env(home),
         "ANTHROPIC_BASE_URL": proxy,
         "ANTHROPIC_API_KEY": "sk-toolmend-e2e",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
         "IS_SANDBOX": "1",
     }
-    prompt = f"Create the file {FILE_NAME} in the current directory containing '{FILE_TEXT}'."
-    return subprocess.run(
-        [
-            cli,
-            "-p",
-            prompt,
-            "--model",
-            "qwen3-coder",
-            "--permission-mode",
-            "acceptEdits",
-            "--allowedTools",
-            "Write",
-        ],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=CLI_TIMEOUT,
-        check=False,
-    )
+    argv = [cli, "--model", "qwen3-coder", "--permission-mode", "acceptEdits"]
+    return [*argv, "--allowedTools", "Write", "-p"], env
 
 
-def _codex(cli: str, proxy: str, workdir: str, home: str) -> subprocess.CompletedProcess[str]:
+def _codex(cli: str, proxy: str, home: str) -> Launch:
     codex_home = Path(home) / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(
@@ -199,70 +281,112 @@ def _codex(cli: str, proxy: str, workdir: str, home: str) -> subprocess.Complete
         'wire_api = "responses"\n'
         'env_key = "TOOLMEND_E2E_KEY"\n'
     )
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": home,
-        "CODEX_HOME": str(codex_home),
-        "TOOLMEND_E2E_KEY": "sk-toolmend-e2e",
+    env = {**_base_env(home), "CODEX_HOME": str(codex_home), "TOOLMEND_E2E_KEY": "sk-toolmend-e2e"}
+    bypass = "--dangerously-bypass-approvals-and-sandbox"
+    return [cli, "exec", "--skip-git-repo-check", bypass], env
+
+
+def _opencode(cli: str, proxy: str, home: str) -> Launch:
+    """OpenCode with toolmend as a custom OpenAI-compatible provider (its bundled AI SDK one)."""
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "name": "toolmend",
+        "options": {"baseURL": f"{proxy}/v1", "apiKey": "sk-toolmend-e2e"},
+        "models": {"qwen3-coder": {"name": "qwen3-coder"}},
     }
-    prompt = f"Create the file {FILE_NAME} in the current directory containing '{FILE_TEXT}'."
-    return subprocess.run(
-        [
-            cli,
-            "exec",
-            "--skip-git-repo-check",
-            "--dangerously-bypass-approvals-and-sandbox",
-            prompt,
-        ],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=CLI_TIMEOUT,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    config = {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {"toolmend": provider},
+        "model": "toolmend/qwen3-coder",
+        "permission": {"edit": "allow", "bash": "allow"},
+        "autoupdate": False,
+        "share": "disabled",
+    }
+    path = Path(home) / "opencode.json"
+    path.write_text(json.dumps(config))
+    env = {**_base_env(home), "OPENCODE_CONFIG": str(path), "OPENCODE_DISABLE_AUTOUPDATE": "1"}
+    return [cli, "run"], env
 
 
-def main(agent: str, cli: str, workdir: str, api: str) -> int:
+def _qwen(cli: str, proxy: str, home: str) -> Launch:
+    """Qwen Code on its OpenAI-compatible auth (the environment), approving every tool."""
+    env = {
+        **_base_env(home),
+        "OPENAI_BASE_URL": f"{proxy}/v1",
+        "OPENAI_API_KEY": "sk-toolmend-e2e",
+        "OPENAI_MODEL": "qwen3-coder",
+    }
+    return [cli, "--yolo", "-p"], env
+
+
+LAUNCHERS = {"claude": _claude, "codex": _codex, "opencode": _opencode, "qwen": _qwen}
+#: The upstream API a native run forwards to, per agent (the chat agents have none but chat).
+NATIVE_APIS = {"claude": "anthropic", "codex": "responses"}
+PROMPTS = {
+    "create": f"Create the file {FILE_NAME} in the current directory containing '{FILE_TEXT}'.",
+    "loop": f"Read missing.txt, then put its first line at the top of {NOTES_NAME}.",
+}
+
+
+def _run(launch: Launch, prompt: str, workdir: str) -> dict[str, Any]:
+    """The CLI's exit status and output tails; `timed_out` when it did not end in time."""
+    argv, env = launch
+    try:
+        run = subprocess.run(
+            [*argv, prompt],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CLI_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        return {"returncode": None, "timed_out": True, "stdout_tail": out[-1500:]}
+    tails = {"stdout_tail": run.stdout[-1500:], "stderr_tail": run.stderr[-1500:]}
+    return {"returncode": run.returncode, "timed_out": False, **tails}
+
+
+def _logged(log: Path) -> list[dict[str, Any]]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def main(agent: str, cli: str, workdir: str, api: str, scenario: str, failure: int) -> int:
     home = os.path.join(workdir, ".home")
     project = os.path.join(workdir, "project")
     os.makedirs(home, exist_ok=True)
     os.makedirs(project, exist_ok=True)
-    model = LeakingModel(agent, project)
+    Path(project, NOTES_NAME).write_text(NOTES_TEXT)
+    model = LeakingModel(agent, project, scenario, failure)
+    log = Path(workdir, "requests.jsonl")
     with LoopbackServer(model.app()) as upstream:
-        native = "anthropic" if agent == "claude" else "responses"
+        upstream_api = NATIVE_APIS[agent] if api == "native" else "chat"
         config = ServerConfig(
-            upstreams=(
-                Upstream(
-                    "leaking", f"{upstream.url}/v1", api=native if api == "native" else "chat"
-                ),
-            ),
-            log_file=os.path.join(workdir, "requests.jsonl"),
+            upstreams=(Upstream("leaking", f"{upstream.url}/v1", api=upstream_api),),
+            log_file=str(log),
             source="e2e",
         )
         app = create_app(config)
         app.state.response_store = SQLiteResponseStore(os.path.join(workdir, "responses.db"))
         with LoopbackServer(app) as proxy:
-            run = (_claude if agent == "claude" else _codex)(cli, proxy.url, project, home)
+            run = _run(LAUNCHERS[agent](cli, proxy.url, home), PROMPTS[scenario], project)
     target = Path(project) / FILE_NAME
-    created = target.is_file() and target.read_text().strip() == FILE_TEXT
-    log = Path(workdir, "requests.jsonl")
-    endpoints = sorted(
-        {json.loads(line)["endpoint"] for line in log.read_text().splitlines()}
-        if log.exists()
-        else set()
-    )
+    records = _logged(log)
     print(
         json.dumps(
             {
-                "returncode": run.returncode,
-                "created": created,
-                "upstream_saw": model.seen[:6],
+                **run,
+                "created": target.is_file() and target.read_text().strip() == FILE_TEXT,
+                "notes_kept": Path(project, NOTES_NAME).read_text() == NOTES_TEXT,
+                "upstream_saw": model.seen[-8:],
                 "upstream_paths": sorted({entry["path"] for entry in model.seen}),
-                "endpoints": endpoints,
-                "stdout_tail": run.stdout[-1500:],
-                "stderr_tail": run.stderr[-1500:],
+                "endpoints": sorted({record["endpoint"] for record in records}),
+                "guidance": [record.get("guidance") for record in records],
+                "loops_broken": sum(record.get("loops_broken", 0) for record in records),
             }
         )
     )
@@ -270,4 +394,6 @@ def main(agent: str, cli: str, workdir: str, api: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]))
+    sys.exit(
+        main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]))
+    )

@@ -1,11 +1,33 @@
-"""The real Claude Code and Codex CLIs, through toolmend, create the file a leaking model asked for.
+"""Real agent CLIs, through toolmend, create the file a leaking model asked for, and end when
+their model keeps repeating a failing call.
 
 Each runs headless in a network namespace with only loopback up (`unshare -n`), against a
-scripted model that writes its call as text (see `cli_e2e.py`), served as chat/completions
-(translated to) and in the agent's own API (a native upstream, forwarded to). The CLIs are
-found in `TOOLMEND_E2E_CLAUDE` / `TOOLMEND_E2E_CODEX`, else in `.e2e/node_modules/.bin/` of the
-repository (`npm install --prefix .e2e @anthropic-ai/claude-code @openai/codex`), else on PATH;
-a test is skipped, saying why, where its CLI or the namespace is not available.
+scripted model that writes its call as text (see `cli_e2e.py`). Claude Code and Codex are served
+as chat/completions (translated to) and in their own API (a native upstream, forwarded to);
+OpenCode and Qwen Code speak chat/completions, the API their custom providers use. The CLIs are
+found in `TOOLMEND_E2E_<AGENT>` (`TOOLMEND_E2E_OPENCODE`, ...), else in `.e2e/node_modules/.bin/`
+of the repository (`npm install --prefix .e2e @anthropic-ai/claude-code @openai/codex opencode-ai
+@qwen-code/qwen-code`), else on PATH; a test is skipped, saying why, where its CLI or the
+namespace is not available.
+
+What the chat/completions agents send (recorded from their requests through `toolmend serve`):
+
+- OpenCode 1.18.33 (`opencode-ai`; a custom provider on its bundled `@ai-sdk/openai-compatible`,
+  `opencode run`): `stream: true`, `stream_options: {"include_usage": true}`, `max_tokens`,
+  `tool_choice: "auto"`; user agent `opencode/1.18.33 ai-sdk/provider-utils/4.0.23
+  runtime/bun/1.3.14`, `x-session-id` and `x-session-affinity` headers. A first request with no
+  tools writes the session's title. Tools: bash (command, timeout, workdir), edit (filePath,
+  oldString, newString, replaceAll), glob, grep, read (filePath, offset, limit), skill, task,
+  todowrite, webfetch, write (content, filePath). A failing tool's result is its bare error
+  message (`File not found: PATH`, `Could not find oldString in the file. ...`).
+- Qwen Code 0.15.10 (`@qwen-code/qwen-code`, `qwen --yolo -p`, OPENAI_BASE_URL / OPENAI_API_KEY
+  / OPENAI_MODEL): the `openai` Node SDK 5.11.0 (`x-stainless-*` headers, user agent
+  `QwenCode/0.15.10 (linux; x64)`), `stream: true`, `stream_options: {"include_usage": true}`,
+  `max_tokens`, no `tool_choice`. Tools: tool_search, agent, task_stop, send_message, skill,
+  list_directory, read_file (file_path, offset, limit, pages), grep_search, glob, edit
+  (file_path, old_string, new_string, replace_all), write_file (file_path, content),
+  run_shell_command, todo_write, web_fetch, monitor; it edits only a file it has read. A missing
+  file's result is the bare `File not found: PATH`.
 """
 
 from __future__ import annotations
@@ -16,12 +38,19 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("cli_e2e.py")
-AGENTS = {"claude": "TOOLMEND_E2E_CLAUDE", "codex": "TOOLMEND_E2E_CODEX"}
+AGENTS = {
+    agent: f"TOOLMEND_E2E_{agent.upper()}" for agent in ("claude", "codex", "opencode", "qwen")
+}
+PACKAGES = ("@anthropic-ai/claude-code", "@openai/codex", "opencode-ai", "@qwen-code/qwen-code")
+INSTALL = "npm install --prefix .e2e " + " ".join(PACKAGES)
+#: The agents that speak chat/completions, and how many loop scenarios `cli_e2e.FAILURES` has.
+CHAT_AGENTS = {"opencode": 2, "qwen": 2}
 
 
 def _cli(agent: str) -> str | None:
@@ -41,22 +70,16 @@ def _namespace_problem() -> str | None:
     return None if probe.returncode == 0 else "cannot make a network namespace (needs root)"
 
 
-@pytest.mark.parametrize("api", ["chat", "native"])
-@pytest.mark.parametrize("agent", sorted(AGENTS))
-def test_the_agent_cli_creates_the_file_through_toolmend_from_a_leaked_call(
-    agent: str, api: str, tmp_path: Path
-) -> None:
-    """`api`: the upstream speaks chat/completions, or the agent's own API (forwarded to)."""
+def _drive(agent: str, tmp_path: Path, api: str, scenario: str, failure: int = 0) -> dict[str, Any]:
+    """Run `cli_e2e.py` for `agent` in a loopback-only namespace: its JSON outcome."""
     cli = _cli(agent)
     if cli is None:
-        pytest.skip(
-            f"the {agent} CLI is not installed: npm install --prefix .e2e "
-            "@anthropic-ai/claude-code @openai/codex, or set " + AGENTS[agent]
-        )
+        pytest.skip(f"the {agent} CLI is not installed: {INSTALL}, or set {AGENTS[agent]}")
     problem = _namespace_problem()
     if problem is not None:
         pytest.skip(f"no loopback-only namespace: {problem}")
-    command = f"ip link set lo up && exec {sys.executable} {DRIVER} {agent} {cli} {tmp_path} {api}"
+    arguments = f"{agent} {cli} {tmp_path} {api} {scenario} {failure}"
+    command = f"ip link set lo up && exec {sys.executable} {DRIVER} {arguments}"
     run = subprocess.run(
         ["unshare", "-n", "sh", "-c", command],
         capture_output=True,
@@ -65,8 +88,50 @@ def test_the_agent_cli_creates_the_file_through_toolmend_from_a_leaked_call(
         check=False,
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    outcome = json.loads(run.stdout.strip().splitlines()[-1])
+    outcome: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    return outcome
+
+
+@pytest.mark.parametrize("api", ["chat", "native"])
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_the_agent_cli_creates_the_file_through_toolmend_from_a_leaked_call(
+    agent: str, api: str, tmp_path: Path
+) -> None:
+    """`api`: the upstream speaks chat/completions, or the agent's own API (forwarded to)."""
+    outcome = _drive(agent, tmp_path, api, "create")
     assert outcome["created"], outcome
     endpoint = "/v1/messages" if agent == "claude" else "/v1/responses"
     assert outcome["endpoints"] == [endpoint]
     assert outcome["upstream_paths"] == [endpoint if api == "native" else "/v1/chat/completions"]
+
+
+@pytest.mark.parametrize("agent", sorted(CHAT_AGENTS))
+def test_the_chat_agent_cli_creates_the_file_through_toolmend_from_a_leaked_call(
+    agent: str, tmp_path: Path
+) -> None:
+    outcome = _drive(agent, tmp_path, "chat", "create")
+    assert outcome["created"], outcome
+    assert outcome["returncode"] == 0, outcome
+    assert outcome["endpoints"] == outcome["upstream_paths"] == ["/v1/chat/completions"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "failure"),
+    [(agent, failure) for agent, count in sorted(CHAT_AGENTS.items()) for failure in range(count)],
+)
+def test_a_repeated_failing_call_meets_guidance_then_the_loop_breaker_and_the_agent_ends(
+    agent: str, failure: int, tmp_path: Path
+) -> None:
+    """The model repeats a failing call (a missing path, an old string the file lacks) until a
+    result carries the loop breaker's guidance: each failure reached it as guidance, the third
+    as the loop breaker's, and the agent ended on its own (no timeout)."""
+    outcome = _drive(agent, tmp_path, "chat", "loop", failure)
+    assert not outcome["timed_out"], outcome
+    assert outcome["returncode"] == 0, outcome
+    results = outcome["upstream_saw"][-1]["results"]
+    failures = [result for result in results if result.startswith("[toolmend guidance v1] ")]
+    assert len(failures) == 3, results
+    assert "MODEL_STUCK_LOOP" in failures[-1]
+    assert all("WHAT: " in result for result in failures[:2]), failures
+    assert outcome["loops_broken"] == 1
+    assert outcome["notes_kept"], outcome

@@ -236,3 +236,70 @@ def test_a_logged_handled_exception_in_a_shell_output_is_no_failure() -> None:
     )
     assert not classify_result(logged, tool="Bash").failed
     assert classify_result("Error: Exit code 1\n" + logged, tool="Bash").failed
+
+
+#: Tool errors that reach the model as the bare message, with no prefix and no error flag (chat/
+#: completions has none), captured here through `toolmend serve` (tests/frontends/cli_e2e.py):
+#: OpenCode 1.18.33 (`opencode-ai`, MIT) and Qwen Code 0.15.10 (`@qwen-code/qwen-code`,
+#: Apache-2.0), each a (tool, arguments, result).
+BARE_ERRORS = [
+    ("read", {"filePath": "/w/project/missing.txt"}, "File not found: /w/project/missing.txt"),
+    (
+        "read_file",
+        {"file_path": "/w/project/missing.txt"},
+        "File not found: /w/project/missing.txt",
+    ),
+    (
+        "read",
+        {"filePath": "/w/project/missing.txt"},
+        "File not found: /w/project/missing.txt\n\nDid you mean one of these?\n"
+        "/w/project/missing.txt.orig",
+    ),
+    (
+        "edit",
+        {"filePath": "/w/project/notes.txt", "oldString": "absent", "newString": "x"},
+        "Could not find oldString in the file. It must match exactly, including whitespace, "
+        "indentation, and line endings.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "text"),
+    BARE_ERRORS,
+    ids=["oc-read", "qw-read", "oc-read-suggesting", "oc-edit"],
+)
+def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str], text: str) -> None:
+    verdict = classify_result(text, tool=tool, arguments=arguments)
+    assert (verdict.failed, verdict.confidence) == (True, "suspect"), verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "text"),
+    [
+        # a one-line file that reads as an error, but about another path than the one read
+        ("read_file", {"file_path": "/w/notes.txt"}, "File not found: /etc/app.conf"),
+        # a grep hit on the very path searched
+        ("grep", {"pattern": "raise", "path": "src/x.py"}, "src/x.py:10: raise FileNotFoundError"),
+        # a content tool's JSON text is content, whatever it names
+        ("read_file", {"file_path": "a.json"}, '{"error": "File not found: a.json"}'),
+        # a shell command's output names the files of its command: its status decides
+        # (coreutils/blind5/013, `wc -l` captured here)
+        (
+            "Bash",
+            {"command": "wc -l errors.csv failures.csv"},
+            "2 errors.csv\n1 failures.csv\n3 total\n",
+        ),
+        # a search that found nothing names its arguments in prose (gemini-cli, blind2/021)
+        (
+            "search_file_content",
+            {"pattern": "TODO: handle error", "path": "src"},
+            'No matches found for pattern "TODO: handle error" in path "src".',
+        ),
+    ],
+    ids=["other-path", "grep-hit", "json", "shell-output", "search-prose"],
+)
+def test_a_one_line_output_is_no_failure_unless_it_is_an_error_naming_an_argument(
+    tool: str, arguments: dict[str, str], text: str
+) -> None:
+    assert not classify_result(text, tool=tool, arguments=arguments).failed

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from toolmend.server import ModelRule, ServerConfig, Upstream
 from toolmend.server.demo.scripted import Answer
 
@@ -177,3 +179,68 @@ def test_text_mode_asks_again_after_a_call_to_an_unknown_tool(
     assert [c.function.name for c in answer.choices[0].message.tool_calls or []] == ["get_weather"]
     reask = upstream.requests_for(model)[-1]["body"]["messages"]
     assert "TOOL_NOT_FOUND" in reask[-1]["content"] and reask[-1]["role"] == "user"
+
+
+#: The bare errors OpenCode 1.18.33 and Qwen Code 0.15.10 send as a failing tool's result over
+#: chat/completions (no prefix, no flag), captured through `toolmend serve` by
+#: tests/frontends/cli_e2e.py: (tool, arguments, result, the guidance's category).
+BARE_AGENT_ERRORS = [
+    ("read", {"filePath": "/w/missing.txt"}, "File not found: /w/missing.txt", "FILE_NOT_FOUND"),
+    (
+        "read_file",
+        {"file_path": "/w/missing.txt"},
+        "File not found: /w/missing.txt",
+        "FILE_NOT_FOUND",
+    ),
+    (
+        "read",
+        {"filePath": "/w/missing.txt"},
+        "File not found: /w/missing.txt\n\nDid you mean one of these?\n/w/missing.txt.orig",
+        "FILE_NOT_FOUND",
+    ),
+    (
+        "edit",
+        {"filePath": "/w/notes.txt", "oldString": "absent", "newString": "x"},
+        "Could not find oldString in the file. It must match exactly, including whitespace, "
+        "indentation, and line endings.",
+        "DIFF_MATCH_FAILED",
+    ),
+]
+
+
+def _repeated(name: str, arguments: dict[str, str], result: str, times: int) -> list[Any]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Go on."}]
+    for i in range(times):
+        function = {"name": name, "arguments": json.dumps(arguments)}
+        call = {"id": f"c{i}", "type": "function", "function": function}
+        messages.append({"role": "assistant", "content": "On it.", "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": result})
+    return messages
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "result", "category"),
+    BARE_AGENT_ERRORS,
+    ids=["opencode-read", "qwen-read", "opencode-read-suggesting", "opencode-edit"],
+)
+def test_an_agents_bare_error_is_guidance_and_its_third_repeat_meets_the_loop_breaker(
+    upstream: ScriptedHandle,
+    proxy: ProxyHandle,
+    name: str,
+    arguments: dict[str, str],
+    result: str,
+    category: str,
+) -> None:
+    """Before, these passed through unguided, so the second repeat was taken for a duplicate
+    (blocked, its guidance saying the call had already run) and the loop breaker never came."""
+    model = upstream.script(Answer("ok"))
+    tool = {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+    for times, expected in ((1, category), (3, "MODEL_STUCK_LOOP")):
+        proxy.client().chat.completions.create(
+            model=model, messages=_repeated(name, arguments, result, times), tools=[tool]
+        )
+        sent = upstream.requests_for(model)[-1]["body"]["messages"]
+        assert sent[-1]["content"].startswith(f"[toolmend guidance v1] {expected} ")
+        assert result in sent[-1]["content"]
+        assert proxy.log()[-1]["guidance"] == {expected: 1}
+    assert proxy.log()[-1]["loops_broken"] == 1

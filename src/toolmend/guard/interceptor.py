@@ -37,6 +37,8 @@ from toolmend.guard.preflight import (
 from toolmend.guard.results import (
     DEFAULT_CONTENT_TOOLS,
     DEFAULT_PROBLEM_REPORTING_TOOLS,
+    MAX_BARE_MESSAGE_CHARS,
+    arguments_text,
     classify_result,
 )
 from toolmend.model import Tool, ToolmendError, ToolsLike, coerce_tools
@@ -187,28 +189,38 @@ class GuardSession:
         """Count a call's result: None for a success (its tool's count resets), else the
         failure's classification (the loop breaker's, when it applies) and its occurrence.
         `failure_guidance` turns the failure into guidance."""
-        command = (
-            command_of(view.arguments)
-            if view.arguments is not None
-            else command_of_raw(view.raw_arguments)
-        )
-        cls = self._classify(view.name, result, is_error, command)
+        if view.arguments is not None:
+            command, given = command_of(view.arguments), arguments_text(view.arguments)
+        else:
+            command, given = command_of_raw(view.raw_arguments), view.raw_arguments or ""
+        if (
+            command is not None
+            or not isinstance(result, str)
+            or len(result) > MAX_BARE_MESSAGE_CHARS
+        ):
+            given = ""  # no bare error here (`classify_result`): the memo key leaves it out
+        cls = self._classify(view.name, result, is_error, command, given)
         if cls is None:
             self.ledger.success(view.name)
             return None
         return self._count_failure(view, cls, result_text(result))
 
     def _classify(
-        self, name: str, result: object, is_error: bool | None, command: str | None = None
+        self,
+        name: str,
+        result: object,
+        is_error: bool | None,
+        command: str | None = None,
+        given: str = "",
     ) -> Classification | None:
         """None for a successful result, else its failure's classification. Pure in the result,
         the tool's name, the call's shell command (its program decides what an exit status
-        means) and the configured tool lists, so a text result (what every history replay reads
-        again) is memoised."""
+        means), its arguments' text (`given`: a bare error naming its path) and the configured
+        tool lists, so a text result (what every history replay reads again) is memoised."""
         prt, content = self.config.problem_reporting_tools, self.config.content_tools
         memo_key: tuple[object, ...] | None = None
         if type(result) is str and type(prt) is frozenset and type(content) is frozenset:
-            memo_key = (result, name, is_error, prt, content, command)
+            memo_key = (result, name, is_error, prt, content, command, given)
             hit = RESULT_MEMO.get(memo_key)
             if hit is not None:
                 return hit[0]
@@ -220,6 +232,7 @@ class GuardSession:
             problem_reporting_tools=prt,
             content_tools=content,
             arguments=arguments,
+            given=given,
         )
         cls = (
             classify_error(result_text(result), tool=name or None, metadata=arguments)
@@ -227,7 +240,7 @@ class GuardSession:
             else None
         )
         if memo_key is not None:
-            RESULT_MEMO.put(memo_key, cls, len(result) + len(name))  # type: ignore[arg-type]
+            RESULT_MEMO.put(memo_key, cls, len(result) + len(name) + len(given))  # type: ignore[arg-type]
         return cls
 
     def on_user_message(self) -> None:

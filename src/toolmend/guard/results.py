@@ -162,6 +162,11 @@ _FRAME_LINE = re.compile(
     r"interpreter): )",
     re.IGNORECASE,
 )
+#: A result this long at most is a message (its first line, then hints such as OpenCode's "Did
+#: you mean one of these?" paths) rather than content (`_bare_error`).
+MAX_BARE_MESSAGE_CHARS = 1_024
+#: A grep hit (`path:line:` or `path:line-`): a content tool's one line that names its path.
+_GREP_HIT = re.compile(r"^\S+:\d+[:\-]")
 #: Where a harness puts the exit status: the first and last lines of the result.
 EXIT_STATUS_HEAD_LINES = 3
 EXIT_STATUS_TAIL_LINES = 6
@@ -480,6 +485,61 @@ def _known_kind(text: str) -> bool:
     return found.known and not found.plain
 
 
+def arguments_text(arguments: object) -> str:
+    """The call's arguments as one text (their names and string values, or their JSON), what
+    `_bare_error` looks a named argument up in."""
+    if isinstance(arguments, str):
+        return arguments
+    if not isinstance(arguments, Mapping):
+        return ""
+    words = (
+        word for key, value in arguments.items() for word in (key, value) if isinstance(word, str)
+    )
+    return "\n".join(words)
+
+
+#: A parameter's name no prose would use: snake_case or camelCase.
+_PROGRAM_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+")
+#: The words of a line that may name an argument: an identifier (a parameter's name) or a path.
+_ARGUMENT_WORD = re.compile(r"[^\s'\"`()<>,;]{3,}")
+
+
+def _bare_error(text: str, given: str) -> bool:
+    """A short result whose first line states a known kind of error about the call's own
+    arguments, with no prefix: how agents whose tool errors reach the model as the bare
+    message send them (OpenCode's and Qwen Code's `File not found: PATH`, OpenCode's with
+    its "Did you mean one of these?" paths after it, OpenCode's `Could not find oldString in
+    the file. ...`). The line must name an argument (`given`: their names and values), so a
+    success that only mentions errors ("Found 3 documents mentioning 'connection error'"), a
+    file about another path, a grep hit or JSON (content, or already read as an envelope) are
+    not failures."""
+    stripped = text.strip()
+    if not stripped or len(stripped) > MAX_BARE_MESSAGE_CHARS or stripped[0] in "{[":
+        return False
+    line = _first_line(stripped)
+    if _GREP_HIT.match(line):
+        return False
+    words = (word.rstrip(".:") for word in _ARGUMENT_WORD.findall(line))
+    if not any(_names_argument(word, given) for word in words):
+        return False
+    return _known_kind(line)
+
+
+def _given(arguments: object, given: str | None) -> str:
+    return arguments_text(arguments) if given is None else given
+
+
+def _names_argument(word: str, given: str) -> bool:
+    """`word` is a path among the arguments' values, or one of their names that only a program
+    would write (`oldString`, `old_string`; not an English word such as `path`)."""
+    if "/" in word or "." in word or "\\" in word:
+        return word in given
+    if not _PROGRAM_NAME.fullmatch(word):
+        return False
+    # a name among `arguments_text`'s lines, or a JSON key of raw arguments
+    return f"\n{word}\n" in f"\n{given}\n" or f'"{word}"' in given
+
+
 def classify_result(
     result: object,
     tool: Tool | str | None = None,
@@ -488,6 +548,7 @@ def classify_result(
     problem_reporting_tools: Iterable[str] = DEFAULT_PROBLEM_REPORTING_TOOLS,
     content_tools: Iterable[str] = DEFAULT_CONTENT_TOOLS,
     arguments: object = None,
+    given: str | None = None,
 ) -> ResultVerdict:
     """Classify one tool result as confirmed failure, suspected failure, or success.
 
@@ -498,7 +559,9 @@ def classify_result(
     `mcp__fs__read_file` count as `bash` and `read_file`): problem-reporting tools' payloads
     are data, and content tools' bare strings are content. `arguments` are the call's (a shell
     tool's `command`): a status its program documents as an answer (grep's 1, diff's 1) is not
-    a failure (`exit_status`).
+    a failure (`exit_status`). `given` is the text of the call's arguments (`arguments_text`,
+    of `arguments` when not given): a short bare error naming one of them is a failure
+    (`_bare_error`), except from a shell command, whose status decides.
     """
     command = command_of(arguments)
     if is_error is True:
@@ -525,8 +588,16 @@ def classify_result(
             return ResultVerdict(True, "suspect", f"exit status {status} at result")
         if _FAILURE_PREFIX.match(_first_line(result)) and _known_kind(result[:4096]):
             return ResultVerdict(True, "suspect", "known error text at result")
+        if command is None and _bare_error(result, _given(arguments, given)):
+            return ResultVerdict(True, "suspect", "bare error naming an argument at result")
         return SUCCESS
     found = _Walker(command).walk(result, "", "", 0)
     if found:
         return ResultVerdict(True, "suspect", found)
+    if (
+        isinstance(result, str)
+        and command is None
+        and _bare_error(result, _given(arguments, given))
+    ):
+        return ResultVerdict(True, "suspect", "bare error naming an argument at result")
     return SUCCESS
