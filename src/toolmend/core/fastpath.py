@@ -43,10 +43,11 @@ class Escapes:
     complete: str
     unfinished: str = ""
     decode: Callable[[str], str] | None = None
+    #: The first characters of `starts`, computed once: every streamed value asks for them.
+    start_chars: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def start_chars(self) -> str:
-        return "".join(sorted({s[0] for s in self.starts}))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "start_chars", "".join(sorted({s[0] for s in self.starts})))
 
 
 NO_ESCAPES = Escapes((), "")
