@@ -1,6 +1,7 @@
 """The blind batches (`data/blind2_errors.json`, batch 22; `data/blind3_errors.json`, batch 23;
 `data/blind4_errors.json`, batch 26; `data/blind5_errors.json`, batch 28; `data/blind6_errors.json`,
-batch 37; `data/blind7_errors.json`, batch 40): their rows are well formed.
+batch 37; `data/blind7_errors.json`, batch 40; `data/blind8_errors.json`, batch 42): their rows are well
+formed.
 
 Each batch was harvested by an engineer who never read the classifier, in parallel with the
 session's wording changes, and is scored exactly once at its session's end
@@ -76,6 +77,8 @@ class Batch:
     min_errors: int = 200
     min_error_sources: int = 20
     min_successes: int = 60
+    #: No source holds more errors than this (None: not held to a cap).
+    max_errors_per_source: int | None = None
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -135,6 +138,27 @@ BATCHES = (
         0.8,
         min_errors=250,
         min_error_sources=20,
+        max_errors_per_source=14,
+    ),
+    Batch(
+        "blind8_errors.json",
+        42,
+        "blind8",
+        "snapshot",
+        # Held apart from the dev batches too: no text a near copy of one the guard was written from.
+        (
+            *EARLIER,
+            *(f"blind{n}_errors.json" for n in range(2, 8)),
+            "batch33_errors.json",
+            "batch34_errors.json",
+            "batch39_errors.json",
+            "command_errors.json",
+        ),
+        0.8,
+        min_errors=250,
+        min_error_sources=25,
+        min_successes=70,
+        max_errors_per_source=14,
     ),
 )
 
@@ -251,3 +275,5 @@ def test_the_batch_holds_the_counts_it_was_harvested_to(batch: Batch) -> None:
     assert len(errors) >= batch.min_errors
     assert len(sources) >= batch.min_error_sources
     assert len(successes) >= batch.min_successes
+    if batch.max_errors_per_source is not None:
+        assert max(sources.values()) <= batch.max_errors_per_source, sources.most_common(3)
