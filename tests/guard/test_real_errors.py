@@ -187,7 +187,9 @@ def leave_one_source_out(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int
     classifiers: dict[str, Classifier] = {}
     for row in rows:
         source = row["source"]
-        classifier = classifiers.setdefault(source, Classifier(exclude_origins={source}))
+        if source not in classifiers:
+            classifiers[source] = Classifier(exclude_origins={source})
+        classifier = classifiers[source]
         got = classifier.classify(row["text"], metadata=_call_metadata(row))
         scores[source][1] += 1
         scores[source][0] += int(got.category == row["category"])

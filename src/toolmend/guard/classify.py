@@ -432,11 +432,29 @@ class Classifier:
 
     def __init__(self, exclude_origins: Iterable[str] = ()) -> None:
         excluded = frozenset(exclude_origins)
-        self._wordings: tuple[tuple[Pattern, tuple[Wording, ...]], ...] = tuple(
-            (p, tuple(w for w in p.text if not w.origins <= excluded))
-            for p in _BY_PRIORITY
-            if p.text
+        #: Every wording in use, in priority order, beside its pattern.
+        self._wordings: tuple[tuple[Pattern, Wording], ...] = tuple(
+            (p, w) for p in _BY_PRIORITY for w in p.text if not w.origins <= excluded
         )
+        #: needle -> the positions in `_wordings` of the wordings that need it (`needles`).
+        self._by_needle: dict[str, list[int]] = {}
+        #: The positions of the wordings without needles: tried on every text.
+        self._needless: list[int] = []
+        for position, (_, wording) in enumerate(self._wordings):
+            if wording.needles is None:
+                self._needless.append(position)
+            for needle in wording.needles or ():
+                self._by_needle.setdefault(needle, []).append(position)
+
+    def _candidates(self, body: str) -> list[int]:
+        """The positions of the wordings that can match `body`, in priority order: on ASCII
+        text, only those with a needle in it (a substring test per needle, where a search per
+        regex would walk the text hundreds of times); on other text, all."""
+        if not body.isascii():
+            return list(range(len(self._wordings)))
+        folded = body.lower()
+        held = [positions for needle, positions in self._by_needle.items() if needle in folded]
+        return sorted(set(self._needless).union(*held))
 
     def classify(
         self,
@@ -515,18 +533,19 @@ class Classifier:
             framing.search(body) for body in texts for framing in PROGRAM_CRASH_FRAMING
         )
         # a plain statement of failure decides only when no layer has a known family's words
+        candidates = [self._candidates(body) for body in texts]
         for plain in (False, True):
-            for body in texts:
-                for pattern, family in self._wordings:
+            for body, positions in zip(texts, candidates, strict=True):
+                for position in positions:
+                    pattern, wording = self._wordings[position]
                     if (pattern.id == PLAIN_FAILURE_PATTERN_ID) is not plain:
                         continue
                     if crashed and pattern.category in _CALL_ARGUMENT_CATEGORIES:
                         continue
-                    for wording in family:
-                        match = wording.search(body)
-                        if match is not None:
-                            groups = {k: v for k, v in match.groupdict().items() if v}
-                            return pattern, groups, pattern.text_confidence
+                    match = wording.search(body)
+                    if match is not None:
+                        groups = {k: v for k, v in match.groupdict().items() if v}
+                        return pattern, groups, pattern.text_confidence
         return None
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from toolmend.guard.needles import Needles, needles_of
+
 _FLAGS = re.IGNORECASE | re.MULTILINE
 
 #: A tool, parameter or file name inside an error message, quotes and backticks stripped.
@@ -53,6 +55,9 @@ class Wording:
 
     regex: re.Pattern[str]
     origins: frozenset[str]
+    #: Literal text every match holds one of (`needles`): the classifier tries the regex only
+    #: on a text that holds one.
+    needles: Needles | None = None
 
     def search(self, text: str) -> re.Match[str] | None:
         return self.regex.search(text)
@@ -61,7 +66,8 @@ class Wording:
 def words(origins: str, *sources: str) -> tuple[Wording, ...]:
     """Compile `sources` as one family tagged with the space-separated `origins`."""
     tags = frozenset(origins.split())
-    return tuple(Wording(re.compile(source, _FLAGS), tags) for source in sources)
+    compiled = [re.compile(source, _FLAGS) for source in sources]
+    return tuple(Wording(regex, tags, needles_of(regex)) for regex in compiled)
 
 
 def regexes(*families: tuple[Wording, ...]) -> tuple[re.Pattern[str], ...]:
