@@ -127,3 +127,22 @@ def test_a_container_encoded_twice_reads_as_the_container(text: str, value: Any)
 def test_text_with_escaped_quotes_that_is_no_json_stays_text() -> None:
     text = 'say \\"hi\\"'
     assert typed_value(text, frozenset(("array",))) == text
+
+
+# SGLang's test/registered/function_call/test_nonfinite_coercion.py (a port of vLLM #43984):
+# a container holding a number JSON cannot carry is no container; its text stays as written.
+NON_FINITE_CONTAINERS = ["[1e999]", "[1, 2, 1e999]", "[Infinity]", "[NaN]", '{"x": 1e999}',
+                         "(1e999,)", "{'x': 1e999}"]  # fmt: skip
+
+
+@pytest.mark.parametrize("raw", NON_FINITE_CONTAINERS)
+@pytest.mark.parametrize("repair", [False, True])
+def test_a_container_holding_a_non_finite_number_is_not_read(raw: str, repair: bool) -> None:
+    assert container_from_text(raw, repair=repair) is None
+    kind = "object" if raw.startswith("{") else "array"
+    assert typed_value(raw, frozenset((kind,))) == raw
+
+
+def test_finite_containers_are_still_read() -> None:
+    assert typed_value("[1, 2, 3]", frozenset(("array",))) == [1, 2, 3]
+    assert typed_value('{"a": 1}', frozenset(("object",))) == {"a": 1}

@@ -30,6 +30,7 @@ import json_repair
 
 from toolmend.jsontext import (
     MAX_REPAIR_INPUT,
+    as_json_data,
     literal_as_json_data,
     loads_json_data,
     number_from_text,
@@ -111,7 +112,9 @@ def container_from_text(text: str, *, repair: bool = False) -> tuple[Any, str] |
 
     JSON first, then a Python literal. With `repair` (the gate's lenient policy), also JSON with
     its broken `\\u` escapes made literal, and json-repair on bounded input. Only containers
-    count: text that reads as a scalar is None.
+    count: text that reads as a scalar is None, and so is a container holding a number JSON
+    cannot carry (`[1e999]`, `{"x": NaN}`: it stays the text, as SGLang's and vLLM's coercions
+    keep it).
     """
     t = text.strip()
     if not t or t[0] not in "[{(":
@@ -121,8 +124,8 @@ def container_from_text(text: str, *, repair: bool = False) -> tuple[Any, str] |
         candidates.append(_escaped_json(t))
     for candidate in candidates:
         try:
-            value = json.loads(candidate)
-        except (ValueError, RecursionError):
+            value = loads_json_data(candidate)
+        except ValueError:
             continue
         if isinstance(value, (dict, list)):
             return value, "parse-json"
@@ -134,7 +137,7 @@ def container_from_text(text: str, *, repair: bool = False) -> tuple[Any, str] |
         return value, "parse-literal"
     if repair and len(t) <= MAX_REPAIR_INPUT and t[0] != "(":
         try:
-            value = json_repair.loads(t)
+            value = as_json_data(json_repair.loads(t))
         except Exception:  # json-repair is best effort; its failure is just "no parse"
             value = None
         if isinstance(value, (dict, list)):

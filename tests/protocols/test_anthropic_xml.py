@@ -195,7 +195,9 @@ def test_text_between_parameters_leaves_the_call_incomplete_and_its_markup_hidde
         '<invoke name="get_weather"><parameter name="city">a</parameter>oops</invoke>after'
     )
     call = result.tool_calls[0]
-    assert call.incomplete and call.arguments == {"city": "a"}
+    # The invoke does not go on after `</parameter>oops`: that closer is the value's text (a
+    # quote, `core/closers.Continuation`), the value's own closer is missing at `</invoke>`.
+    assert call.incomplete and call.arguments == {"city": "a</parameter>oops"}
     assert result.text == "after"
 
 

@@ -93,6 +93,28 @@ def test_granite_writes_a_list_after_its_marker_and_text_may_follow() -> None:
     assert result.text == " and more"
 
 
+def test_granite_3_1_writes_its_marker_as_the_string_tool_call() -> None:
+    # vLLM's test_granite_tool_parser.py::test_granite_string_prefix_format.
+    text = f"<tool_call> [{CALL}]"
+    for protocol in ("granite", "auto"):
+        result = toolmend.parse(text, protocol, WEATHER)
+        assert [(c.name, c.arguments) for c in result.tool_calls] == PARIS
+        assert result.text == ""
+    check_all_invariants("granite", text, WEATHER)
+
+
+@pytest.mark.parametrize("protocol", ["llama3-json", "json", "auto"])
+def test_with_tools_none_a_bare_object_naming_something_without_arguments_is_data(
+    protocol: str,
+) -> None:
+    # vLLM's test_llama3_json_tool_parser.py (missing parameters and arguments): a record the
+    # model answered with (`{"name": "John"}`) is no call when no tool says the name is one.
+    for text in ('{"name": "toolWithoutParams"}', '[{"name": "John"}, {"name": "Jane"}]'):
+        result = toolmend.parse(text, protocol)
+        assert (result.tool_calls, result.text) == ([], text)
+    assert toolmend.parse('{"name": "f", "arguments": {}}', protocol).tool_calls
+
+
 def test_cohere_action_list_keeps_a_broken_sibling_apart() -> None:
     text = (
         '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": '

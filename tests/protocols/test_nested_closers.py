@@ -201,18 +201,18 @@ def test_the_look_ahead_for_the_values_own_closer_is_bounded() -> None:
 
 
 def test_an_unclosed_value_holding_a_quoted_call_is_never_executed_cut_short() -> None:
-    # vLLM's `test_two_tools_second_with_out_of_schema_nested_literal_nonstreaming`: the quoted
-    # call's `<parameter=bar>` would end `content` (its closer missing) and the call would run
-    # with the file cut after `<function=foo>`.
+    # After vLLM's `test_two_tools_second_with_out_of_schema_nested_literal_nonstreaming` (whose
+    # quoted call is read whole now: tests/protocols/test_structural_closers.py), with `content`
+    # given first: the quoted call's `<parameter=path>` names a declared parameter not given
+    # yet, so it ends `content` (its closer missing), which would run cut after `<function=`.
     text = (
-        "<tool_call>\n<function=write_file>\n<parameter=path>\nfixture.py\n</parameter>\n"
-        '<parameter=content>\ntemplate = """\n<tool_call>\n<function=foo>\n'
-        "<parameter=bar>baz</parameter>\n</function>\n</tool_call>\n"
-        '"""\n</parameter>\n</function>\n</tool_call>'
+        '<tool_call>\n<function=write_file>\n<parameter=content>\ntemplate = """\n'
+        "<tool_call>\n<function=write_file>\n<parameter=path>baz</parameter>\n</function>\n"
+        '</tool_call>\n"""\n</parameter>\n</function>\n</tool_call>'
     )
     for protocol in ("qwen3-coder", "auto"):
         calls = toolmend.parse(text, protocol, WRITE).tool_calls
-        assert not any(c.executable for c in calls)
+        assert calls and not any(c.executable for c in calls)
 
 
 def test_an_invoke_whose_closer_is_missing_ends_at_the_wrappers_closer() -> None:

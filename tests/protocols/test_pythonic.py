@@ -334,3 +334,35 @@ def test_a_subtraction_is_still_no_call(source: str) -> None:
 def test_a_hyphen_inside_a_string_value_is_kept_as_written() -> None:
     (call,) = read_calls('[add-note(name="a-b(c) - d")]')
     assert (call.name, call.arguments) == ("add-note", {"name": "a-b(c) - d"})
+
+
+# vLLM's tests/tool_parsers/test_pythonic_tool_parser.py (bad siblings, a non-finite number):
+# one call that cannot run does not take its well-formed siblings with it.
+SIBLINGS = [
+    "[bad(x=b'z'), get_weather(city='Paris')]",  # bytes: no JSON value
+    "[calc(x=1e999), get_weather(city='Paris')]",  # overflows to inf: no JSON number
+    "[get_weather(city='Paris'), calc(x=-1e999)]",
+]
+
+
+@pytest.mark.parametrize("text", SIBLINGS)
+def test_a_sibling_whose_argument_is_no_literal_is_a_call_that_cannot_run(text: str) -> None:
+    for protocol in ("pythonic", "auto"):
+        calls = toolmend.parse(text, protocol).tool_calls
+        assert [(c.name, c.arguments) for c in calls if c.executable] == [
+            ("get_weather", {"city": "Paris"})
+        ]
+        [bad] = [c for c in calls if not c.executable]
+        assert bad.incomplete and bad.error and bad.name in ("bad", "calc")
+    check_all_invariants("pythonic", text)
+
+
+def test_a_list_whose_only_call_has_no_literal_argument_stays_text() -> None:
+    for text in ("[calc(x=1e999)]", "[bad(x=b'z')]"):
+        result = toolmend.parse(text, "pythonic")
+        assert (result.tool_calls, result.text) == ([], text)
+
+
+def test_a_non_finite_number_is_no_literal() -> None:
+    with pytest.raises(NotALiteral):
+        read_calls("[calc(x=1e999)]")

@@ -19,6 +19,17 @@ own closer is missing is the value's text when that own closer follows within
 later in the same call; one that quoted markup does. The answer looks at a bounded window only,
 so it is the same however the input is split, and the stream is held at most that long.
 
+A value's own closer is not always its end either: a value may quote the format's markup (a
+parser's fixture, a template, a whole quoted call), its `</parameter>` and `<parameter=…>`
+among it. Its own closer ends a value only where what follows continues the call
+(`Continuation`): blanks, then one of the call's closers, a new call's opener, the end of the
+output, or a parameter the tool declares (an undeclared one only when it closes as a parameter
+does). Anywhere else it is the value's text. Inside a value, a parameter's opening ends it (its
+closer forgotten) only when it names a declared parameter not given yet; any other is text, a
+quoted tag, and the next own closer pairs with it. The answer looks past a closer at most
+`MAX_CONTINUATION_LAYOUT` plus `LITERAL_CLOSER_LOOKAHEAD` characters, so it is bounded and
+split-invariant.
+
 `NestedClosers` holds a value's closers level by level (its own first, the block's last) and
 finds the earliest one with the one closer search (`textscan.find_closer`), which also says
 where a closer cut off by the end of a chunk begins. It never decides what a closed level means
@@ -27,15 +38,25 @@ for a call: the format's reader does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from toolmend.core.textscan import closers, find_closer
+from toolmend.core.textscan import closers, find_closer, is_proper_prefix
 
 #: How far past an enclosing closer a value's own closer is looked for
 #: (`enclosing_closer_is_text`): a quoted closer sits in a line of code or prose, and the
 #: value's closer ends that line or one soon after. Bounded, so a forgotten closer is decided
 #: (and the call released) after at most this many characters.
 LITERAL_CLOSER_LOOKAHEAD = 512
+
+#: How many blanks may stand between a value's closer and what continues the call; more, and
+#: the closer ends the value whatever follows (blank lines are layout, never a value's quote).
+#: With a tag's length past them, the whole window `Continuation.follows` looks at.
+MAX_CONTINUATION_LAYOUT = 128
+
+#: `(True, name, where the tag ends)` a complete parameter tag naming `name`; `(None, "", -1)`
+#: one that may still complete; `(False, "", -1)` no tag.
+NameRead = tuple[bool | None, str, int]
 
 
 class NestedClosers:
@@ -79,3 +100,67 @@ def enclosing_closer_is_text(
     if final or limit - stop >= LITERAL_CLOSER_LOOKAHEAD:
         return False
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Continuation:
+    """What may follow a value's own closer for that closer to end the value (see the module
+    docstring), as a format writes it."""
+
+    #: The value's own closer (`</parameter>`).
+    own: str
+    #: What continues the call as it is: its closers, the block's, a new call's opener.
+    ends: tuple[str, ...]
+    #: What opens the next parameter (`<parameter=`).
+    parameter: str
+    #: The parameter's name from the tag's rest at `buf[i:end]` (`final`: nothing more comes).
+    read_name: Callable[[str, int, int, bool], NameRead]
+    #: Where the layout at `buf[i:end]` ends (blanks, and whatever else the format allows).
+    layout_end: Callable[[str, int, int], int]
+
+    def follows(
+        self, buf: str, stop: int, end: int, declared: Callable[[str], bool], *, final: bool
+    ) -> bool | None:
+        """Whether what follows the closer ending at `stop` continues the call: True or False,
+        None while the window is not all there yet. A parameter the tool declares (`declared`)
+        continues it; an undeclared one only when it closes as a parameter does, its own
+        closer followed by what continues a call (`_closes`), within `LITERAL_CLOSER_LOOKAHEAD`
+        characters: a quote of a parameter's tag is followed by more quoted text, a parameter
+        the model added (the schema gate judges it) by the call's markup."""
+        k, verdict = self._next_tag(buf, stop, end, final=final)
+        if verdict is not None or k < 0:
+            return verdict
+        complete, name, tag_end = self.read_name(buf, k + len(self.parameter), end, final)
+        if not complete:
+            return complete
+        return True if declared(name) else self._closes(buf, tag_end, end, final=final)
+
+    def _next_tag(self, buf: str, stop: int, end: int, *, final: bool) -> tuple[int, bool | None]:
+        """What follows the layout at `stop`: `(-1, verdict)` when that decides (a closer,
+        the end, a long layout: True; other text: False; not all there: None), else
+        `(where a parameter tag begins, None)`."""
+        limit = min(end, stop + MAX_CONTINUATION_LAYOUT)
+        k = self.layout_end(buf, stop, limit)
+        if k - stop >= MAX_CONTINUATION_LAYOUT:
+            return -1, True
+        if k == end:
+            return -1, (True if final else None)
+        if buf.startswith(self.ends, k, end):
+            return -1, True
+        if buf.startswith(self.parameter, k, end):
+            return k, None
+        if is_proper_prefix(buf[k:end], (*self.ends, self.parameter)) or (
+            buf[k] == "\\" and k + 1 == end  # an escaped blank, maybe
+        ):
+            return -1, (True if final else None)
+        return -1, False
+
+    def _closes(self, buf: str, start: int, end: int, *, final: bool) -> bool | None:
+        """Whether the parameter whose value begins at `start` closes as a parameter does (see
+        `follows`); a value longer than the window is taken for one."""
+        limit = min(end, start + LITERAL_CLOSER_LOOKAHEAD)
+        at, found = find_closer(buf, start, limit, (self.own,), final=True)
+        if not found:
+            return True if final or limit - start >= LITERAL_CLOSER_LOOKAHEAD else None
+        k, verdict = self._next_tag(buf, at + len(self.own), end, final=final)
+        return True if k >= 0 else verdict

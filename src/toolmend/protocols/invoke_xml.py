@@ -20,8 +20,13 @@ Wire format, as both formats read it:
   string does not satisfy, then it is JSON (numbers, booleans, arrays, objects). Undeclared keys
   stay strings: the schema gate decides what they mean (renames, coercions, removal).
 * a value whose `</parameter>` is missing ends at the invoke's `</invoke>` or the wrapper's
-  closer, which end the invoke (and the block) with it (`core/closers.py`); the forgotten
-  closers are a repair (`close-parameter`, `close-invoke`), an error under the strict policy.
+  closer, which end the invoke (and the block) with it (`core/closers.py`), or at the next
+  `<parameter name="...">` naming a declared parameter not given yet; the forgotten closers are
+  a repair (`close-parameter`, `close-invoke`), an error under the strict policy. A value may
+  quote the format's own markup: its `</parameter>` ends it only where the invoke goes on
+  after it (a declared parameter, a closer, a new invoke, the end), and any other parameter
+  tag inside it is text whose own `</parameter>` pairs with it (`core/closers.Continuation`).
+  A value whose closer is missing and that holds parameter markup is never executed.
 * a duplicated parameter rejects the call (`DuplicateRule.REJECT`) or the last one wins
   (`DuplicateRule.LAST_WINS`, recorded as a repair; then no argument streams before the call
   closes, since a later value may replace an earlier one).
@@ -55,7 +60,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from toolmend.core.closers import NestedClosers, enclosing_closer_is_text
+from toolmend.core.closers import (
+    Continuation,
+    NameRead,
+    NestedClosers,
+    enclosing_closer_is_text,
+)
 from toolmend.core.fastpath import Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.reader import (
@@ -163,7 +173,13 @@ class InvokeFormat:
         object.__setattr__(
             self,
             "value_ends",
-            _value_ends(self.prefixes, self.wrappers, self.invoke_tag, self.parameter_tag),
+            _value_ends(
+                self.prefixes,
+                self.wrappers,
+                self.invoke_tag,
+                self.parameter_tag,
+                short_invoke_close=self.short_invoke_close,
+            ),
         )
 
 
@@ -218,23 +234,49 @@ class ValueEnds:
 
     closers: Mapping[tuple[str, str], NestedClosers]
     text: ValueText
+    #: What may follow a value's `</parameter>` for it to end the value, by the same keys.
+    continuations: Mapping[tuple[str, str], Continuation]
 
 
 @cache
 def _value_ends(
-    prefixes: tuple[str, ...], wrappers: tuple[str, ...], invoke_tag: str, parameter_tag: str
+    prefixes: tuple[str, ...],
+    wrappers: tuple[str, ...],
+    invoke_tag: str,
+    parameter_tag: str,
+    *,
+    short_invoke_close: bool = False,
 ) -> ValueEnds:
-    """The `ValueEnds` of a format's prefixes, wrappers and tags (shared by formats that agree)."""
+    """The `ValueEnds` of a format's prefixes, wrappers and tags (shared by formats that agree).
+    With `short_invoke_close` an invoke's closer cut short (`</PREFIXi…`) continues an invoke
+    after a value too (a prefixed one only: `</i` alone is any closing tag)."""
     wrapper_closes = ("", *(f"</{marker[1:]}" for marker in wrappers))
     closers: dict[tuple[str, str], NestedClosers] = {}
+    continuations: dict[tuple[str, str], Continuation] = {}
+    invokes = tuple(f"<{p}{invoke_tag}" for p in prefixes)
     for prefix in prefixes:
         for wrap_close in wrapper_closes:
-            levels = [(f"</{prefix}{parameter_tag}>",), (f"</{prefix}{invoke_tag}>",)]
+            param_tag = f"<{prefix}{parameter_tag}"
+            levels = [(f"</{prefix}{parameter_tag}>", param_tag), (f"</{prefix}{invoke_tag}>",)]
             if wrap_close:
                 levels.append((wrap_close,))
             closers[prefix, wrap_close] = NestedClosers(levels)
+            goes_on = tuple(m for level in levels[1:] for m in level) + invokes
+            if short_invoke_close and prefix:
+                goes_on += (f"</{prefix}{invoke_tag[0]}",)
+            continuations[prefix, wrap_close] = Continuation(
+                levels[0][0], goes_on, param_tag, _parameter_name, skip_blanks
+            )
     stops = dict.fromkeys(m for nested in closers.values() for m in nested.markers)
-    return ValueEnds(closers, ValueText(tuple(stops), _ENTITIES))
+    return ValueEnds(closers, ValueText(tuple(stops), _ENTITIES), continuations)
+
+
+def _parameter_name(buf: str, i: int, end: int, final: bool) -> NameRead:
+    """The name of a parameter tag whose rest is at `buf[i:end]` (`Continuation.read_name`)."""
+    status, tag_end, name = _tag_rest(buf, i, end, tail=False)
+    if status == _OK and name is not None:
+        return True, name, tag_end
+    return (None, "", -1) if status == _NEED and not final else (False, "", -1)
 
 
 def escape_text(text: str) -> str:
@@ -495,9 +537,11 @@ class InvokeReader(BlockReader):
         self.param_close = f"</{prefix}{self.fmt.parameter_tag}>"
         self.invoke_close = f"</{prefix}{self.fmt.invoke_tag}>"
         self.value_closers = self.fmt.value_ends.closers[prefix, self.wrap_close]
+        self.continuation = self.fmt.value_ends.continuations[prefix, self.wrap_close]
         self.done: dict[str, Any] = {}
         self.key = ""
         self.pieces: list[str] = []
+        self.quoted = 0  # quoted parameter tags open in the value, each awaiting its closer
         self.streaming = False
         self.discard = False  # the value in progress is a rejected duplicate
         self.duplicate: str | None = None
@@ -640,6 +684,7 @@ class InvokeReader(BlockReader):
     def _open_value(self, key: str, *, as_json: bool = False) -> None:
         self.key = key
         self.pieces = []
+        self.quoted = 0
         self.discard = False
         self.streaming = False
         self.as_json = as_json
@@ -657,7 +702,26 @@ class InvokeReader(BlockReader):
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
         at, close, level = self.value_closers.find(buf, pos, end)
-        if close and level > 0:  # the invoke's or the wrapper's closer, the value's own not written
+        if level == 0:
+            quoted = self._quoted_markup(buf, at + len(close), end, close, final)
+            if quoted is None:  # decided once the window past the tag is there
+                if at > pos:
+                    self._value_piece(buf[pos:at])
+                return at, False
+            if quoted:
+                self._value_piece(buf[pos : at + len(close)])
+                return at + len(close), True
+            if close == self.param_tag:  # the next parameter: this value's closer forgotten
+                self.ctx.stop_value()
+                self._value_piece(buf[pos:at])
+                self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
+                self._refuse_if_quoting()
+                self._close_value()
+                self.state = _BODY
+                return at, True
+        elif (
+            close and level > 0
+        ):  # the invoke's or the wrapper's closer, the value's own not written
             literal = enclosing_closer_is_text(
                 buf,
                 at + len(close),
@@ -676,13 +740,15 @@ class InvokeReader(BlockReader):
         if close:
             self.ctx.stop_value()
             self._value_piece(buf[pos:at])
-            self._close_value()
             stop = at + len(close)
             if level == 0:
+                self._close_value()
                 self.state = _BODY
                 return stop, True
             self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
             self._forgotten("close-invoke", f"the invoke is not closed with {self.invoke_close}")
+            self._refuse_if_quoting()
+            self._close_value()
             self._end_invoke(stop)
             if level == 1:
                 return stop, True
@@ -696,6 +762,43 @@ class InvokeReader(BlockReader):
         if stop > pos:
             self._value_piece(buf[pos:stop])
         return stop, False
+
+    def _quoted_markup(self, buf: str, stop: int, end: int, tag: str, final: bool) -> bool | None:
+        """Whether the value's `</parameter>` or parameter tag ending at `stop` is its text, a
+        quote of the format's markup (see the module docstring); None while undecided."""
+        if tag == self.param_close:
+            if self.quoted:
+                self.quoted -= 1  # the closer of a quoted parameter
+                return True
+            follows = self.continuation.follows(buf, stop, end, self._declares, final=final)
+            return None if follows is None else not follows
+        complete, name, _ = _parameter_name(buf, stop, end, final)
+        if complete is None:
+            return None
+        fresh = name != self.key and name not in self.done
+        if complete and not self.quoted and fresh and self._declares(name):
+            return False  # the next parameter: this value's closer was forgotten
+        self.quoted += complete
+        return True
+
+    def _declares(self, name: str) -> bool:
+        """The invoke's tool declares a parameter `name` (or declares none). After a value's
+        closer such a parameter continues the invoke even when given already (a repeat, which
+        the duplicate rule answers); inside a value, only one not given yet ends it."""
+        tool = self.ctx.current_tool
+        return tool is None or self.ctx.gate_for(tool.name).declares(name)
+
+    def _refuse_if_quoting(self) -> None:
+        """A value whose closer is missing and that holds a parameter's tags (quoted: they did
+        not end it) may have been cut short at quoted markup: never executed."""
+        if self.discard or self.error is not None:
+            return
+        value = "".join(self.pieces)
+        if self.param_close in value or self.param_tag in value:
+            self.error = (
+                f"parameter {self.key[:64]!r} holds a parameter's markup and is not closed: "
+                "its value may be cut short at a quoted closer"
+            )
 
     def _value_piece(self, raw: str) -> None:
         if self.discard:

@@ -432,12 +432,16 @@ def _calls_of(objects: list[dict[str, Any]]) -> list[Any]:
 
 
 def _names_a_tool(value: Any) -> bool:
-    """A call object with a string name (a call shape, before any tool is known)."""
+    """A call object (a call shape, before any tool is known): a string name and its arguments
+    under one of the argument keys. `{"name": "John"}` alone is data a model answered with
+    (a record, a structured reply), not a call: with no tools to resolve the name against,
+    only the arguments key says it is one."""
     if not isinstance(value, dict):
         return False
     function = value.get("function")
     inner = function if isinstance(function, dict) else value
-    return any(isinstance(inner.get(k), str) for k in NAME_KEYS)
+    named = any(isinstance(inner.get(k), str) for k in NAME_KEYS)
+    return named and any(k in inner for k in ARGUMENT_KEYS)
 
 
 class CallValuesProtocol(TextProtocol):

@@ -11,7 +11,10 @@ configured per format by a `PythonicFormat` (markers, closer, anchoring); this m
 * `read_calls(source)` parses the source with `ast` (a list, a tuple, or one call per line) and
   turns every argument into data with `literal` (literals only: strings, numbers, booleans and
   `None`, the JSON spellings `true`/`false`/`null`, lists, tuples, dicts, and a unary minus).
-  Nothing is evaluated; a name, an attribute, an operator or a nested call is refused. A call
+  Nothing is evaluated; a name, an attribute, an operator, a nested call, bytes or a number
+  no JSON number holds (`1e999`) is refused. In a list whose other calls are well formed, a
+  call with a refused argument is a call that cannot run (incomplete, with the reason); a list
+  with no well-formed call is refused whole. A call
   with one positional dict and no keywords (`read({"path": "a"})`) takes the dict as arguments.
 * Formats with a closer (`<|tool_call_end|>`, `</function_calls>`) collect the block to it;
   a block that holds JSON call objects instead (LFM2 asked for JSON) is read as JSON.
@@ -33,6 +36,7 @@ import ast
 import io
 import json
 import keyword
+import math
 import re
 import tokenize
 from collections.abc import Mapping, Sequence
@@ -87,13 +91,19 @@ class NotALiteral(ValueError):
 class PythonicCall:
     name: str
     arguments: dict[str, Any]
+    #: Why the call cannot run (an argument that is no literal, beside well-formed siblings).
+    error: str | None = None
 
 
 def literal(node: ast.AST, depth: int = 0) -> Any:
     """The data a literal expression stands for; `NotALiteral` for anything else."""
     if depth > MAX_NESTING:
         raise NotALiteral(f"an argument is nested more than {MAX_NESTING} levels deep")
-    if isinstance(node, ast.Constant) and isinstance(node.value, str | int | float | bool):
+    if isinstance(node, ast.Constant) and isinstance(node.value, float):
+        if not math.isfinite(node.value):  # `1e999`: no JSON number holds it
+            raise NotALiteral("an argument is a number too large for JSON")
+        return node.value
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | int | bool):
         return node.value
     if isinstance(node, ast.Constant) and node.value is None:
         return None
@@ -116,7 +126,7 @@ def literal(node: ast.AST, depth: int = 0) -> Any:
         and isinstance(node.operand.value, int | float)
         and not isinstance(node.operand.value, bool)
     ):
-        number: int | float = node.operand.value
+        number: int | float = literal(node.operand, depth + 1)
         return -number if isinstance(node.op, ast.USub) else number
     raise NotALiteral(f"an argument is a {type(node).__name__} expression, not a literal")
 
@@ -268,10 +278,24 @@ def _calls_of(source: str) -> list[PythonicCall]:
             raise NotALiteral("a statement is not an expression")
         value = stmt.value
         elements = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
-        calls += [_call(e) for e in elements]
+        calls += [_sibling(e) for e in elements]
     if not calls:
         raise NotALiteral("no call")
+    if all(c.error is not None for c in calls):
+        raise NotALiteral(calls[0].error or "no call")
     return calls
+
+
+def _sibling(node: ast.AST) -> PythonicCall:
+    """A call of a list: one whose argument is no literal (`b'z'`, `1e999`) is a call that
+    cannot run, beside siblings that can (a list with none stays what it was: not calls)."""
+    try:
+        return _call(node)
+    except NotALiteral as exc:
+        name = _dotted(node.func) if isinstance(node, ast.Call) else None
+        if name is None:
+            raise
+        return PythonicCall(name.replace(_HYPHEN, "-"), {}, error=str(exc))
 
 
 def render_literal(value: Any) -> str:
@@ -578,7 +602,7 @@ class PythonicReader(BlockReader):
     def _emit(self, at: int) -> int:
         for call in self.calls:
             if self.ctx.begin_call(call.name):
-                self.ctx.end_call(call.arguments, at=at)
+                self.ctx.end_call(call.arguments, at=at, error=call.error)
         self.state = _DONE
         self.ctx.end_block()
         return at

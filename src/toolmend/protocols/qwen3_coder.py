@@ -17,7 +17,12 @@ Parsing, in short:
   too, and then so is one `\n` at each edge of a value (never one inside it). Only
   `</parameter>` ends a value, or (the closer forgotten) the next `<parameter=`, `</function>`,
   or the wrapper's `</tool_call>`, which then ends the call and the block (`core/closers.py`);
-  any other `<`, `>` or tag is content.
+  any other `<`, `>` or tag is content. A value may quote the format's own markup: its
+  `</parameter>` ends it only where the call goes on after it (a declared parameter, a closer,
+  a new call, the end), and a `<parameter=` inside it that names no declared parameter not
+  given yet is text whose own `</parameter>` pairs with it (`core/closers.Continuation`). A
+  value whose closer is missing and that holds markup of a call is never executed: cut short,
+  most likely.
 * Values are typed by the tool's schema (`parameter_value`): a string keeps its text; numbers,
   booleans and null are read from the text; objects and arrays from JSON or Python literals.
   Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
@@ -38,7 +43,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from toolmend.core.closers import NestedClosers, enclosing_closer_is_text
+from toolmend.core.closers import (
+    Continuation,
+    NameRead,
+    NestedClosers,
+    enclosing_closer_is_text,
+)
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import (
@@ -70,6 +80,18 @@ PARAMETER_END = "</parameter>"
 #: only when that prefix is at least this long: `<`, `</`, `</p`, `</f` are ordinary in code and
 #: HTML, so a value cut just there may be unfinished and must not be executed.
 MIN_PARTIAL_CLOSER = 4
+
+
+def _parameter_name(buf: str, i: int, end: int, final: bool) -> NameRead:
+    """`NAME>` of a `<parameter=NAME>` tag at `buf[i:end]` (see `Continuation.read_name`)."""
+    limit = min(end, i + MAX_TAG_LENGTH)
+    close = buf.find(">", i, limit)
+    name = buf[i:close] if close >= 0 else buf[i:limit]
+    if "\n" in name or "<" in name:
+        return False, "", -1
+    if close >= 0:
+        return True, name.strip(), close + 1
+    return (None, "", -1) if limit - i < MAX_TAG_LENGTH and not final else (False, "", -1)
 
 
 def value_end(wrap_close: str | None) -> tuple[NestedClosers, ValueText]:
@@ -118,6 +140,8 @@ class Wrapper:
     value_ends: dict[bool, tuple[NestedClosers, ValueText]] = field(
         init=False, repr=False, compare=False
     )
+    #: What may follow a value's `</parameter>` for it to end the value.
+    continuation: Continuation = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         body = closers(PARAMETER, FUNCTION_END, self.close, FUNCTION, self.open)
@@ -125,6 +149,9 @@ class Wrapper:
         object.__setattr__(self, "closers", closers(FUNCTION_END, self.close))
         ends = {True: value_end(self.close), False: value_end(None)}
         object.__setattr__(self, "value_ends", ends)
+        goes_on = closers(FUNCTION_END, self.close, FUNCTION, self.open)
+        continuation = Continuation(PARAMETER_END, goes_on, PARAMETER, _parameter_name, _layout_end)
+        object.__setattr__(self, "continuation", continuation)
 
 
 TOOL_CALL = Wrapper(OPEN, CLOSE)
@@ -291,6 +318,8 @@ class Qwen3CoderReader(BlockReader):
         self.broke = False
         self.streaming = False
         self.pieces: list[str] = []  # released text of the value being read
+        #: Quoted `<parameter=` tags open in the value being read, each awaiting its closer.
+        self.quoted = 0
         self.json_pieces: list[str] = []  # a JSON arguments body written inside <function=...>
         self.repairs: list[str] = []
         self.error: str | None = None
@@ -478,6 +507,7 @@ class Qwen3CoderReader(BlockReader):
         self.started_value = False
         self.broke = False
         self.pieces = []
+        self.quoted = 0
         self.streaming = False
         if key in self.done:
             self.ctx.args.halt()
@@ -517,7 +547,14 @@ class Qwen3CoderReader(BlockReader):
                 return end
             return self._release_before(buf, pos, k)
         stop = k + len(marker)
-        if level > 0:  # the function's or the wrapper's closer, the value's own not written
+        if level == 0:
+            quoted = self._quoted_markup(buf, stop, end, marker, final)
+            if quoted is None:
+                return self._release_before(buf, pos, k)  # decided once the window is there
+            if quoted:
+                self._release(buf[pos:stop])
+                return stop
+        else:  # the function's or the wrapper's closer, the value's own not written
             literal = enclosing_closer_is_text(
                 buf, stop, end, PARAMETER_END, (self.wrapper.open, FUNCTION), final=final
             )
@@ -553,12 +590,46 @@ class Qwen3CoderReader(BlockReader):
         self.state = _AFTER
         return stop
 
+    def _quoted_markup(
+        self, buf: str, stop: int, end: int, marker: str, final: bool
+    ) -> bool | None:
+        """Whether the value's `</parameter>` or `<parameter=` ending at `stop` is its text, a
+        quote of the format's markup (see the module docstring); None while undecided."""
+        if marker == PARAMETER_END:
+            if self.quoted:
+                self.quoted -= 1  # the closer of a quoted parameter
+                return True
+            follows = self.wrapper.continuation.follows(buf, stop, end, self._declares, final=final)
+            return None if follows is None else not follows
+        complete, name, _ = _parameter_name(buf, stop, end, final)
+        if complete is None:
+            return None
+        names = {name, _unquoted(name) or name}
+        fresh = self.key not in names and names.isdisjoint(self.done)
+        if complete and not self.quoted and fresh and self._declares(name):
+            return False  # the next parameter: this value's closer was forgotten
+        self.quoted += complete
+        return True
+
+    def _declares(self, name: str) -> bool:
+        """The call's tool declares a parameter `name` (or declares none). After a value's
+        closer such a parameter continues the call even when given already (a repeat, which
+        the duplicate rule answers); inside a value, only one not given yet ends it."""
+        tool = self.ctx.current_tool
+        if tool is None:
+            return True
+        gate = self.ctx.gate_for(tool.name)
+        return gate.declares(name) or gate.declares(_unquoted(name) or name)
+
     def _refuse_if_nested(self) -> None:
         """A value whose closer is missing, and that holds the opening of a call
-        (`<function=`, `<tool_call>`), is most likely a quoted call (a template, a parser's
-        fixture) whose own closers ended it: cut short, it is never executed."""
+        (`<function=`, `<tool_call>`) or a parameter's tag (quoted: it did not end the value),
+        is most likely a quote (a template, a parser's fixture) whose markup ended it: cut
+        short, it is never executed."""
         value = "".join(self.pieces)  # joined: an opener may straddle two chunks
-        if self.error is None and (FUNCTION in value or self.wrapper.open in value):
+        if self.error is None and any(
+            m in value for m in (FUNCTION, self.wrapper.open, PARAMETER, PARAMETER_END)
+        ):
             self.error = (
                 f"parameter {self.key[:64]!r} holds a call's markup and is not closed: "
                 "its value may be cut short at a quoted closer"
