@@ -394,7 +394,8 @@ class ChatPipeline:
         batch = self.batch
         try:
             async for chunk in self.answer(source):
-                record.mark_first_chunk()
+                if record.first_chunk is None:
+                    record.mark_first_chunk()
                 frame = encode_data(chunk)
                 reading = self._reading
                 if reading is not None and reading.more:

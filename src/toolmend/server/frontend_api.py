@@ -242,7 +242,8 @@ async def _events(
     try:
         yield _frames(writer.start())
         async for chunk in pipeline.answer(source):
-            record.mark_first_chunk()
+            if record.first_chunk is None:
+                record.mark_first_chunk()
             shaper = pipeline.shaper  # native mode has checked whether the chunk is only text
             text = shaper.text_only if type(shaper) is NativeAnswer else plain_text(chunk)
             frame = None if text is None else writer.text_frame(text)
