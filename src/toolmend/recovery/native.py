@@ -117,16 +117,16 @@ class NativeAssembler:
             # and a piece of its arguments, nothing else (what the general path below makes
             # of it, without its look-ups).
             function = entry.get("function")
-            current = calls[-1]
+            last = calls[-1]
             if (
                 type(function) is dict
                 and len(function) == 1
-                and current.opaque is None
-                and entry.get("index") == current.index
+                and last.opaque is None
+                and entry.get("index") == last.index
             ):
                 arguments = function.get("arguments")
                 if type(arguments) is str and arguments:
-                    current.add_arguments(arguments)
+                    last.add_arguments(arguments)
                     return None
         if not isinstance(entry, Mapping):
             self.order_diagnostics.append(
