@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 import toolmend
+from toolmend.recovery import AsyncRecoveredStream, StreamRecovery
 
 from .wire import TOOLS, content_stream, fold, split_every
 
@@ -101,3 +102,55 @@ def test_closing_the_async_output_before_reading_it_closes_the_source():
 
     asyncio.run(main())
     assert source.closed and len(source.chunks) == 4
+
+
+def _recovered(source, **hooks):
+    recovery = StreamRecovery(TOOLS, model="claude-opus-4-1", id_prefix="a")
+    return AsyncRecoveredStream(recovery, source, **hooks)
+
+
+def test_a_shape_sees_every_recovered_chunk_in_order_and_drops_what_it_returns_none_for():
+    chunks = content_stream(split_every(f"Reading. {INVOKE}", 4), model="claude-opus-4-1")
+    plain = asyncio.run(_collect(_recovered(AsyncSource(chunks))))
+    seen: list[dict] = []
+
+    def shape(chunk):
+        seen.append(chunk)
+        return None if len(seen) % 2 else {"shaped": len(seen)}
+
+    shaped = asyncio.run(_collect(_recovered(AsyncSource(chunks), shape=shape)))
+    assert seen == plain
+    assert shaped == [{"shaped": n} for n in range(2, len(plain) + 1, 2)]
+
+
+def test_after_failure_chunks_follow_the_failures_terminal_and_precede_the_exception():
+    chunks = content_stream([INVOKE], model="claude-opus-4-1", finish=None, usage=False)
+    note = {"after": "failure"}
+    out: list[dict] = []
+
+    async def main():
+        async for c in _recovered(
+            AsyncSource(chunks, ConnectionResetError("reset")), after_failure=lambda: [note]
+        ):
+            out.append(c)
+
+    with pytest.raises(ConnectionResetError):
+        asyncio.run(main())
+    assert out[-1] is note
+    assert fold(out[:-1])["calls"] == [("read_file", {"path": "a.py"})]
+    clean = asyncio.run(_collect(_recovered(AsyncSource(chunks), after_failure=lambda: [note])))
+    assert note not in clean
+
+
+def test_the_lane_chunk_is_the_common_paths_output_and_only_that():
+    recovery = StreamRecovery(TOOLS, model="claude-opus-4-1")
+    role, text, finish, *_ = content_stream(["Hello."], model="claude-opus-4-1")
+    recovery.feed(role)
+    (out,) = recovery.feed(text)
+    assert recovery.lane_chunk is out and out["choices"][0]["delta"] == {"content": "Hello."}
+    for last in recovery.feed(finish):
+        assert last is not recovery.lane_chunk
+
+
+async def _collect(stream):
+    return [c async for c in stream]

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 import toolmend
+from toolmend.recovery.native import NativeAssembler
 
 from .wire import TOOLS, chunk, content_stream, fold, native_fragments
 
@@ -227,3 +232,34 @@ def test_a_native_call_of_a_type_toolmend_does_not_read_passes_as_it_came():
         {"index": 0, "custom": {"input": " Patch"}},
     ]
     assert entries[2]["index"] == 1 and entries[2]["function"]["name"] == "todo"
+
+
+_FRAGMENTS = st.lists(
+    st.fixed_dictionaries(
+        {"index": st.sampled_from([0, 1, True, False, 1.0, "0"])},
+        optional={
+            "id": st.sampled_from(["call_a", "call_b", ""]),
+            "function": st.one_of(
+                st.fixed_dictionaries({"arguments": st.text(max_size=4)}),
+                st.fixed_dictionaries(
+                    {"name": st.sampled_from(["read_file", ""])},
+                    optional={"arguments": st.text(max_size=4)},
+                ),
+            ),
+        },
+    ),
+    max_size=12,
+)
+
+
+@given(_FRAGMENTS)
+def test_the_assemblers_fast_path_for_argument_fragments_reads_them_as_the_general_path_does(
+    entries: list[dict],
+) -> None:
+    """`NativeAssembler.add` takes a plain dict fragment of the open call's arguments on a
+    path of its own; any other mapping goes the general way: both give the same calls."""
+    fast, general = NativeAssembler(), NativeAssembler()
+    for entry in entries:
+        assert (fast.add(entry) is None) == (general.add(MappingProxyType(entry)) is None)
+    assert fast.calls == general.calls
+    assert fast.order_diagnostics == general.order_diagnostics

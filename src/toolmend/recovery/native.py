@@ -85,6 +85,16 @@ class NativeCall:
     #: The fragments as they came, for a call of a type toolmend does not read (`custom`).
     opaque: list[dict[str, Any]] | None = None
 
+    def add_arguments(self, arguments: str) -> None:
+        """Take a piece of the arguments' text (past `MAX_NATIVE_ARGUMENTS` the call is
+        broken as too large and nothing of them is kept)."""
+        self.argument_length += len(arguments)
+        if self.argument_length > MAX_NATIVE_ARGUMENTS:
+            self.broken = "too_large"
+            self.argument_parts.clear()
+        elif self.broken is None:
+            self.argument_parts.append(arguments)
+
 
 class NativeAssembler:
     """Reassembles one choice's native calls; `add(entry)` returns a call when one begins."""
@@ -101,6 +111,23 @@ class NativeAssembler:
 
     def add(self, entry: object) -> NativeCall | None:
         """Take one `delta.tool_calls` entry; the new `NativeCall` if it starts one."""
+        calls = self.calls
+        if calls and type(entry) is dict and len(entry) == 2:
+            # The common fragment, once per chunk of a streamed call: the open call's index
+            # and a piece of its arguments, nothing else (what the general path below makes
+            # of it, without its look-ups).
+            function = entry.get("function")
+            last = calls[-1]
+            if (
+                type(function) is dict
+                and len(function) == 1
+                and last.opaque is None
+                and entry.get("index") == last.index
+            ):
+                arguments = function.get("arguments")
+                if type(arguments) is str and arguments:
+                    last.add_arguments(arguments)
+                    return None
         if not isinstance(entry, Mapping):
             self.order_diagnostics.append(
                 diagnostic(codes.NATIVE_ORDER, message="a tool_calls entry is not an object")
@@ -172,12 +199,7 @@ class NativeAssembler:
         if isinstance(arguments, Mapping):  # a server that sends the object itself
             arguments = json.dumps(arguments, ensure_ascii=False)
         if isinstance(arguments, str) and arguments:
-            call.argument_length += len(arguments)
-            if call.argument_length > MAX_NATIVE_ARGUMENTS:
-                call.broken = "too_large"
-                call.argument_parts.clear()
-            elif call.broken is None:
-                call.argument_parts.append(arguments)
+            call.add_arguments(arguments)
 
 
 class NativeSettler:

@@ -69,6 +69,7 @@ class StreamRecovery:
         "_protocols",
         "_settler",
         "_tools",
+        "lane_chunk",
     )
 
     def __init__(
@@ -96,6 +97,10 @@ class StreamRecovery:
         self._ended = False
         #: The first choice's text leg, built by `prepare` before its first chunk came.
         self._prepared: TextLeg | None = None
+        #: The chunk `send_on` last made on the common case's path, whole: its one choice,
+        #: the lane's, has a delta of its `content` alone and no finish reason (a consumer
+        #: that asks what a chunk carries may start from that, when the chunk `is` this one).
+        self.lane_chunk: dict[str, Any] | None = None
 
     @property
     def protocols(self) -> tuple[str, ...]:
@@ -133,6 +138,7 @@ class StreamRecovery:
             if out is not None:
                 self._last = chunk
                 if isinstance(out, dict):
+                    self.lane_chunk = out
                     return self._with_diagnostics(out) if self._pending else out
                 return self._send_segments(chunk, [out])
         return self._send_on_any(chunk)
@@ -365,14 +371,29 @@ class RecoveredStream(Iterator[dict[str, Any]]):
 
 
 class AsyncRecoveredStream(AsyncIterator[dict[str, Any]]):
-    """What `arecover_stream` returns: `RecoveredStream`'s terminal path, awaited."""
+    """What `arecover_stream` returns: `RecoveredStream`'s terminal path, awaited.
 
-    __slots__ = ("_closers", "_gen", "_recovery", "_started")
+    A consumer that reshapes every recovered chunk may pass `shape` (a chunk to the chunk to
+    yield, None to yield nothing) and `after_failure` (the chunks to yield after a failure's
+    terminal chunks, before the exception goes on): both run in this stream's own loop, so
+    reshaping costs no generator of its own, one more `async for` level per chunk.
+    """
 
-    def __init__(self, recovery: StreamRecovery, chunks: AsyncIterable[Mapping[str, Any]]) -> None:
+    __slots__ = ("_after_failure", "_closers", "_gen", "_recovery", "_shape", "_started")
+
+    def __init__(
+        self,
+        recovery: StreamRecovery,
+        chunks: AsyncIterable[Mapping[str, Any]],
+        *,
+        shape: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+        after_failure: Callable[[], list[dict[str, Any]]] | None = None,
+    ) -> None:
         source = aiter(chunks)
         self._recovery = recovery
         self._closers = _closers("aclose", source, chunks) + _closers("close", chunks)
+        self._shape = shape
+        self._after_failure = after_failure
         self._gen = self._drive(source)
         self._started = False
 
@@ -399,22 +420,36 @@ class AsyncRecoveredStream(AsyncIterator[dict[str, Any]]):
     ) -> AsyncGenerator[dict[str, Any], None]:
         self._started = True
         recovery = self._recovery
+        send_on = recovery.send_on
+        shape = self._shape
         ended = False
         try:
             async for chunk in source:
-                out = recovery.send_on(chunk)
-                if isinstance(out, dict):
+                out = send_on(chunk)
+                if shape is not None:
+                    for one in (out,) if isinstance(out, dict) else out:
+                        shaped = shape(one)
+                        if shaped is not None:
+                            yield shaped
+                elif isinstance(out, dict):
                     yield out
                 else:
                     for one in out:
                         yield one
             ended = True
             for out in recovery.end(Terminal.END):
-                yield out
+                shaped = out if shape is None else shape(out)
+                if shaped is not None:
+                    yield shaped
         except Exception:
             if not ended:
                 ended = True
                 for out in recovery.end(Terminal.ERROR):
+                    shaped = out if shape is None else shape(out)
+                    if shaped is not None:
+                        yield shaped
+            if self._after_failure is not None:
+                for out in self._after_failure():
                     yield out
             raise
         finally:

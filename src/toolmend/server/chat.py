@@ -332,6 +332,17 @@ class ChatPipeline:
 
     async def answer(self, source: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
         """The client's chunks over every upstream answer of this request (`closing` follows)."""
+        async for chunks in self.answers(source):
+            async for chunk in chunks:
+                yield chunk
+
+    async def answers(
+        self, source: AsyncIterator[dict[str, Any]]
+    ) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
+        """`answer`'s chunks, one iterator per upstream answer (and one for the calls a failed
+        re-ask hands on flagged): a stream's writer reads each in its own loop, so this
+        generator resumes once per answer, not once per chunk. Read each iterator to its end
+        before the next (the next answer is asked for after it)."""
         writer = self._writer
         messages = self.history
         guard = self.guard
@@ -342,8 +353,7 @@ class ChatPipeline:
         while True:
             shaper = self.shaper = first or self._shaper(writer, guard, hold=budget > 0)
             first = None
-            async for chunk in shaper.run(source):
-                yield chunk
+            yield shaper.run(source)
             outcome = shaper.outcome
             texts += outcome.text
             self._account(outcome)
@@ -362,7 +372,7 @@ class ChatPipeline:
                 # The re-ask failed: the agent still gets the calls, flagged, never a drop.
                 metrics.UPSTREAM_ERRORS.labels(exc.kind).inc()
                 self.shaper = None  # this chunk is no shaper's
-                yield writer.rejected(outcome.release_held())  # already counted as rejected
+                yield _one(writer.rejected(outcome.release_held()))  # counted as rejected
                 break
             if guard is not None:  # the re-ask's calls are judged after what it added
                 guard = guard.after(retry[len(messages) :])
@@ -393,14 +403,16 @@ class ChatPipeline:
         record = self.record
         batch = self.batch
         try:
-            async for chunk in self.answer(source):
-                record.mark_first_chunk()
-                frame = encode_data(chunk)
-                reading = self._reading
-                if reading is not None and reading.more:
-                    batch.frames.append(frame)
-                    continue
-                yield batch.take(frame)
+            async for chunks in self.answers(source):
+                async for chunk in chunks:
+                    if record.first_chunk is None:
+                        record.mark_first_chunk()
+                    frame = encode_data(chunk)
+                    reading = self._reading
+                    if reading is not None and reading.more:
+                        batch.frames.append(frame)
+                        continue
+                    yield batch.take(frame)
             closing = [encode_data(chunk) for chunk in self.closing()]
             record.mark_first_chunk()
             yield LastFrames(batch.take(b"".join(closing) + DONE))

@@ -241,22 +241,24 @@ async def _events(
     batch = pipeline.batch
     try:
         yield _frames(writer.start())
-        async for chunk in pipeline.answer(source):
-            record.mark_first_chunk()
-            shaper = pipeline.shaper  # native mode has checked whether the chunk is only text
-            text = shaper.text_only if type(shaper) is NativeAnswer else plain_text(chunk)
-            frame = None if text is None else writer.text_frame(text)
-            if frame is None:
-                events = writer.feed(chunk)
-                if not events:
-                    if batch.frames and not pipeline.more_in_read:
-                        yield batch.take()  # the read's last chunk: nothing waits held
+        async for chunks in pipeline.answers(source):  # one loop per upstream answer
+            async for chunk in chunks:
+                if record.first_chunk is None:
+                    record.mark_first_chunk()
+                shaper = pipeline.shaper  # native mode has checked whether the chunk is only text
+                text = shaper.text_only if type(shaper) is NativeAnswer else plain_text(chunk)
+                frame = None if text is None else writer.text_frame(text)
+                if frame is None:
+                    events = writer.feed(chunk)
+                    if not events:
+                        if batch.frames and not pipeline.more_in_read:
+                            yield batch.take()  # the read's last chunk: nothing waits held
+                        continue
+                    frame = sse_frame(events[0]) if len(events) == 1 else _frames(events)
+                if pipeline.more_in_read:
+                    batch.frames.append(frame)
                     continue
-                frame = sse_frame(events[0]) if len(events) == 1 else _frames(events)
-            if pipeline.more_in_read:
-                batch.frames.append(frame)
-                continue
-            yield batch.take(frame)
+                yield batch.take(frame)
         last = [event for chunk in pipeline.closing() for event in writer.feed(chunk)]
         record.mark_first_chunk()
         last += writer.finish()

@@ -69,20 +69,24 @@ class NativeAnswer:
         #: The text of the chunk `run` last yielded when it carries only text, else None (the
         #: check `_shape` makes anyway, read by the front-ends instead of making it again).
         self.text_only: str | None = None
+        #: Whether `_shape` still has to give the writer a chunk's envelope (`adopt`).
+        self._adopting = True
 
-    async def run(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
-        """The client's chunks; calls complete before a failure are still delivered."""
-        recovered = AsyncRecoveredStream(self._recovery, chunks)
-        try:
-            async for chunk in recovered:
-                shaped = self._shape(chunk)
-                if shaped is not None:
-                    yield shaped
-        except Exception:
-            if self.outcome.held:  # no re-ask after a failure: the held calls go on flagged
-                self.text_only = None
-                yield self._writer.rejected(self.outcome.release_held())
-            raise
+    def run(self, chunks: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        """The client's chunks; calls complete before a failure are still delivered.
+
+        Each chunk is shaped in the recovered stream's own loop (`AsyncRecoveredStream`'s
+        `shape`), not in a generator of this answer's: one `async for` level less per chunk."""
+        return AsyncRecoveredStream(
+            self._recovery, chunks, shape=self._shape, after_failure=self._after_failure
+        )
+
+    def _after_failure(self) -> list[dict[str, Any]]:
+        """No re-ask after a failure: the held calls go on, flagged."""
+        self.text_only = None
+        if not self.outcome.held:
+            return []
+        return [self._writer.rejected(self.outcome.release_held())]
 
     def _diagnostic(self, item: RecoveryDiagnostic) -> None:
         code = str(item.get("code"))
@@ -97,8 +101,20 @@ class NativeAnswer:
             self.outcome.repairs[NAME_ALIAS_REPAIR] += 1
 
     def _shape(self, chunk: dict[str, Any]) -> dict[str, Any] | None:
-        self._writer.adopt(chunk)
-        text = self.text_only = _plain_text(chunk)
+        if self._adopting:  # the first chunk's envelope only: later ones change nothing
+            self._writer.adopt(chunk)
+            self._adopting = False
+        if chunk is self._recovery.lane_chunk:
+            # Recovery's common path made it: one choice, a delta of its `content` alone, no
+            # finish reason; what `_plain_text` checks beyond that, read by subscripts.
+            choice = chunk["choices"][0]
+            if len(choice) == 3 and "finish_reason" in choice and "usage" not in chunk:
+                text = choice["delta"]["content"] if choice["index"] == 0 else None
+            else:
+                text = _plain_text(chunk)
+        else:
+            text = _plain_text(chunk)
+        self.text_only = text
         if text is not None:  # the common chunk: one choice's text, nothing else to shape
             if not text:
                 return None
