@@ -57,6 +57,7 @@ _MODULES: dict[str, str] = {
     "deepseek-v3.2": "toolmend.protocols.deepseek_dsml",
     "step3": "toolmend.protocols.step3",
     "minicpm4-xml": "toolmend.protocols.minicpm4_xml",
+    "glimmer": "toolmend.protocols.glimmer",
 }
 _loaded: dict[str, TextProtocol] = {}
 
