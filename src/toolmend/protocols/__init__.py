@@ -58,6 +58,7 @@ _MODULES: dict[str, str] = {
     "step3": "toolmend.protocols.step3",
     "minicpm4-xml": "toolmend.protocols.minicpm4_xml",
     "glimmer": "toolmend.protocols.glimmer",
+    "minimax-m3": "toolmend.protocols.minimax_m3",
 }
 _loaded: dict[str, TextProtocol] = {}
 
