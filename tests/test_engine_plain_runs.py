@@ -267,7 +267,7 @@ _ALPHABET = '<>/&;#"\\ {}[]|=\t\r\n' + "ltgampquosx0u" + "parmetfuncio_" + "é\U
 
 #: Formats that read a call's values once the call has closed (no value streams, so no
 #: fast-path run exists to check).
-WHOLE_CALL_FORMATS = {"minimax-m3"}
+WHOLE_CALL_FORMATS = {"minimax-m3", "apertus"}
 
 
 @pytest.mark.parametrize("protocol", sorted(set(toolmend.protocols()) - WHOLE_CALL_FORMATS))

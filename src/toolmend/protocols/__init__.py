@@ -59,6 +59,7 @@ _MODULES: dict[str, str] = {
     "minicpm4-xml": "toolmend.protocols.minicpm4_xml",
     "glimmer": "toolmend.protocols.glimmer",
     "minimax-m3": "toolmend.protocols.minimax_m3",
+    "apertus": "toolmend.protocols.apertus",
 }
 _loaded: dict[str, TextProtocol] = {}
 
