@@ -60,6 +60,7 @@ _MODULES: dict[str, str] = {
     "glimmer": "toolmend.protocols.glimmer",
     "minimax-m3": "toolmend.protocols.minimax_m3",
     "apertus": "toolmend.protocols.apertus",
+    "command-r-plus": "toolmend.protocols.command_r",
 }
 _loaded: dict[str, TextProtocol] = {}
 
