@@ -73,7 +73,9 @@ SELF_RECIPIENT = "to=self"
 SELF = ReasoningSpan(SELF_RECIPIENT + MESSAGE, MESSAGE_ENDS)
 #: Where a header is read from: `<|start|>`, or the header's rest after a reasoning message
 #: whose end (the next `<|start|>`) the reasoning span took.
-HEADERS = (START, f"{ROLE}{RECIPIENT}", ROLE + MESSAGE, ANSWER)
+#: (`assistant ` without the recipient's `to=`: harmony's decoded-away calls open at
+#: `to=functions.`, which a marker holding `to=` would take from it.)
+HEADERS = (START, f"{ROLE} ", ROLE + MESSAGE, ANSWER)
 
 
 def header_lead(marker: str) -> str:
