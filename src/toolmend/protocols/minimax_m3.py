@@ -218,8 +218,9 @@ class MiniMaxM3Protocol(TextProtocol):
 class InvokesReader(BlockReader):
     """One block: invokes (in the wrapper, or one bare), each read once its closer arrives.
 
-    What is looked for next is searched from where the last search stopped (`searched`,
-    counted from the invoke's start), so a block fed one character at a time stays linear.
+    An invoke's text is consumed as it arrives and kept (`parts`); the closer is looked for in
+    what arrived since, after the few characters before it that could begin one (`window`),
+    so a block fed one character at a time stays linear.
     """
 
     def __init__(self, ctx: BlockContext) -> None:
@@ -229,8 +230,11 @@ class InvokesReader(BlockReader):
         self.wrapped = False
         self.first = False  # the opening held the first invoke's `<invoke`
         self.calls = 0
-        self.searched = 0
-        self.pending_name: str | None = None
+        self.in_invoke = False
+        self.parts: list[str] = []  # the invoke's text so far (the blanks and tag before it)
+        self.tag_end = 0  # where in it the header begins
+        self.window = ""
+        self.closed_at: int | None = None  # after the wrapper's closer, once it came
 
     def _open(self, buf: str, pos: int, end: int, final: bool) -> int:
         """After the marker: the token's rest and `<tool_call>` (a wrapper) or `<invoke` (one
@@ -257,27 +261,15 @@ class InvokesReader(BlockReader):
                 return pos
             pos = at
         while True:
-            if self.first:
-                start = pos
-            else:
-                j = skip_blanks(buf, pos, end)
-                closed = _closer_at(buf, j, CLOSE_TAG) if self.wrapped else 0
-                if closed:
-                    self.ctx.end_block()
-                    return j + closed
-                invoke = next((t for t in (NS + INVOKE, INVOKE) if buf.startswith(t, j)), "")
-                if not invoke:
-                    held = buf[j:end]
-                    growing = any(t.startswith(held) for t in (NS + INVOKE, INVOKE, NS + CLOSE_TAG))
-                    if growing and not final and end - j < len(NS) + MAX_TAG_LENGTH:
-                        return pos
-                    if self.calls == 0:
-                        self.ctx.revert(self.head, rescan=True)
-                        return pos
-                    self.ctx.end_block()  # the wrapper ends unclosed: the rest is text again
-                    return pos
-                start = j + len(invoke)
-            done, more = self._invoke(buf, pos, start, end, final)
+            if not self.in_invoke:
+                start = pos if self.first else self._next_invoke(buf, pos, end, final)
+                if start < 0:
+                    return pos if start == -1 else self._stop(pos)
+                self.parts = [buf[pos:start]]
+                self.tag_end = start - pos
+                self.in_invoke, self.first, self.window = True, False, ""
+                pos = start
+            done, more = self._invoke(buf, pos, end, final)
             if not more:
                 return done
             pos = done
@@ -285,46 +277,78 @@ class InvokesReader(BlockReader):
                 self.ctx.end_block()
                 return pos
 
-    def _invoke(self, buf: str, pos: int, start: int, end: int, final: bool) -> tuple[int, bool]:
-        """Read the invoke whose header starts at `start`, once it has closed: its call is
-        made and the position after its closer returned, with whether the block goes on."""
-        header = _HEADER.match(buf, start, min(end, start + 2 * MAX_TAG_LENGTH))
-        self.pending_name = header.group(1) if header else None
-        close, length = _find_closer(buf, INVOKE_CLOSE, start + self.searched, end)
-        if close < 0:
-            self.searched = max(0, end - len(NS) - len(INVOKE_CLOSE) - start)
+    def _next_invoke(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """Between invokes: the position after the next `<invoke`; -1 while it may still come,
+        -2 when text follows, -3 when the wrapper's closer ends the block."""
+        j = skip_blanks(buf, pos, end)
+        closed = _closer_at(buf, j, CLOSE_TAG) if self.wrapped else 0
+        if closed:
+            self.ctx.end_block()
+            self.closed_at = j + closed
+            return -3
+        invoke = next((t for t in (NS + INVOKE, INVOKE) if buf.startswith(t, j)), "")
+        if invoke:
+            return j + len(invoke)
+        held = buf[j:end]
+        growing = any(t.startswith(held) for t in (NS + INVOKE, INVOKE, NS + CLOSE_TAG))
+        if growing and not final and end - j < len(NS) + MAX_TAG_LENGTH:
+            return -1
+        return -2
+
+    def _stop(self, pos: int) -> int:
+        if self.closed_at is not None:
+            return self.closed_at
+        if self.calls == 0:
+            self.ctx.revert(self.head, rescan=True)
+        else:
+            self.ctx.end_block()  # the wrapper ends unclosed: the rest is text again
+        return pos
+
+    def _invoke(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        """Consume the invoke's text up to `end`; once its closer is there, make its call and
+        return the position after it, with whether the block goes on."""
+        hay = self.window + buf[pos:end]
+        k, length = _find_closer(hay, INVOKE_CLOSE, 0)
+        if k < 0:
+            self.parts.append(buf[pos:end])
+            self.window = hay[-(len(NS) + len(INVOKE_CLOSE)) :]
             if final and self.calls == 0:
-                self.ctx.revert(self.head, rescan=True)
-            return pos, False
-        after = close + length
-        self.searched = 0
-        self.first = False
-        if header is None or header.end() > close or not self.ctx.begin_call(header.group(1)):
-            return self._not_a_call(buf, pos, after), False
+                self.ctx.revert(self.head + "".join(self.parts), rescan=True)
+            return end, False
+        after = pos + k + length - len(self.window)
+        self.parts.append(buf[pos:after])
+        self.in_invoke = False
+        text = "".join(self.parts)
+        close = len(text) - length
+        header = _HEADER.match(text, self.tag_end, min(close, self.tag_end + 2 * MAX_TAG_LENGTH))
+        if header is None or not self.ctx.begin_call(header.group(1)):
+            return self._not_a_call(text, after), False
         tool = self.ctx.current_tool
         schema = tool.parameters if tool is not None else None
         try:
-            arguments, error = read_arguments(buf[header.end() : close], schema), None
+            arguments, error = read_arguments(text[header.end() : close], schema), None
         except ValueError_ as exc:
             arguments, error = {}, str(exc)
         self.ctx.end_call(arguments, at=after, error=error)
         self.calls += 1
-        self.pending_name = None
         return after, True
 
-    def _not_a_call(self, buf: str, pos: int, after: int) -> int:
-        """An invoke whose tool is unknown (or whose header is broken): the block's first
-        stays text as written; a later one ends the block before it."""
+    def _not_a_call(self, text: str, after: int) -> int:
+        """An invoke whose tool is unknown (or whose header is broken) is text as written: the
+        block's first with the opening, a later one as the block's text, ending it."""
         if self.calls == 0:
-            self.ctx.revert(self.head + buf[pos:after], rescan=False)
-            return after
-        self.ctx.end_block()
-        return pos
+            self.ctx.revert(self.head + text, rescan=False)
+        else:
+            self.ctx.text(text)
+            self.ctx.end_block()
+        return after
 
     def at_eof(self) -> EofVerdict:
-        if self.calls and self.pending_name is None:
-            return EofVerdict(recoverable=True)
-        return EofVerdict(recoverable=False, name=self.pending_name)
+        if not self.in_invoke:
+            return EofVerdict(recoverable=self.calls > 0)
+        text = "".join(self.parts)
+        header = _HEADER.match(text, self.tag_end, self.tag_end + 2 * MAX_TAG_LENGTH)
+        return EofVerdict(recoverable=False, name=header.group(1) if header else None)
 
 
 PROTOCOL = MiniMaxM3Protocol()
