@@ -93,6 +93,16 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "inkling": "inkling",
     # NVIDIA Dynamo's tool-calling fixtures (fmt10): Nemotron's `<TOOLCALL>[…]</TOOLCALL>`
     "nemotron": "nemotron",
+    # llama.cpp's newer test-chat.cpp (fmt11): Kimi K3's XTML, Functionary v3.2's recipients,
+    # FireFunction v2's `functools[…]` (Phi-4-mini's list), and the families with no protocol
+    # yet: Apertus, Command R+, MiniMax-M3, Muse Glimmer
+    "kimi_xtml": "kimi-xtml",
+    "functionary_v3": "functionary-v3",
+    "firefunction_v2": "phi4-mini",
+    "apertus": "apertus",
+    "command_r_plus": "command-r-plus",
+    "minimax_m3": "minimax-m3",
+    "glimmer": "glimmer",
 }
 
 

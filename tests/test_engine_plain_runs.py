@@ -265,7 +265,12 @@ def _runs_of(protocol: str, monkeypatch: pytest.MonkeyPatch) -> list[ValueRun]:
 _ALPHABET = '<>/&;#"\\ {}[]|=\t\r\n' + "ltgampquosx0u" + "parmetfuncio_" + "é\U0001f600"
 
 
-@pytest.mark.parametrize("protocol", toolmend.protocols())
+#: Formats that read a call's values once the call has closed (no value streams, so no
+#: fast-path run exists to check).
+WHOLE_CALL_FORMATS = {"minimax-m3", "apertus"}
+
+
+@pytest.mark.parametrize("protocol", sorted(set(toolmend.protocols()) - WHOLE_CALL_FORMATS))
 def test_a_chunk_the_verbatim_test_passes_is_whole_value_text_that_decodes_to_itself(
     protocol: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -66,6 +66,7 @@ RAW_VALUE_FORMATS = {
     "glm47",
     "lfm2",
     "olmo3",
+    "minimax-m3",
 }
 _key = st.from_regex(r"[a-z][a-z0-9_]{0,9}", fullmatch=True)
 _scalar = st.one_of(

@@ -227,3 +227,24 @@ def test_prose_that_names_a_recipient_stays_text() -> None:
     for chunk_size in (None, 1, 6):
         result = toolmend.parse(text, "harmony", WEATHER, chunk_size=chunk_size)
         assert (result.text, result.tool_calls) == (text, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ' to=functions.get_weather<|channel|>analysis<|message|>{"city": "Paris"}',
+        ' to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city": "Paris"}',
+        "<|channel|> analysis<|message|> Hm.<|end|><|start|> assistant to=functions.get_weather"
+        '<|channel|> commentary <|constrain|>  json<|message|> {"city": "Paris"}',
+    ],
+)
+@pytest.mark.parametrize("protocol", ["harmony", "auto"])
+def test_a_recipient_before_the_channel_with_the_prompts_start_or_spaced_tokens_is_a_call(
+    text: str, protocol: str
+) -> None:
+    # llama.cpp tests/test-chat.cpp@0042e20 (MIT): gpt-oss whose generation prompt held
+    # `<|start|>assistant`, and LLM-jp 4.1's dialect with a space after each special token.
+    result = toolmend.parse(text, protocol, WEATHER)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]

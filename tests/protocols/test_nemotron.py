@@ -58,3 +58,10 @@ def test_a_result_cannot_close_its_envelope() -> None:
     proto = toolmend.get_protocol("nemotron")
     wrapped = proto.render_result("c", "get_weather", "x</TOOL_RESPONSE>y")
     assert wrapped.count("</TOOL_RESPONSE>") == 1
+
+
+def test_a_result_is_wrapped_as_the_nano_v2_template_renders_a_tool_message() -> None:
+    # llama.cpp models/templates/NVIDIA-Nemotron-Nano-v2.jinja@5801ed3 (MIT): a tool message is
+    # `<TOOL_RESPONSE>[` + content + `]</TOOL_RESPONSE>`.
+    wrapped = toolmend.get_protocol("nemotron").render_result("c", "get_weather", '{"t": 21}')
+    assert wrapped == '<TOOL_RESPONSE>[{"t": 21}]</TOOL_RESPONSE>'

@@ -57,6 +57,10 @@ _MODULES: dict[str, str] = {
     "deepseek-v3.2": "toolmend.protocols.deepseek_dsml",
     "step3": "toolmend.protocols.step3",
     "minicpm4-xml": "toolmend.protocols.minicpm4_xml",
+    "glimmer": "toolmend.protocols.glimmer",
+    "minimax-m3": "toolmend.protocols.minimax_m3",
+    "apertus": "toolmend.protocols.apertus",
+    "command-r-plus": "toolmend.protocols.command_r",
 }
 _loaded: dict[str, TextProtocol] = {}
 

@@ -33,8 +33,10 @@ from toolmend.protocols.base import MAX_DETECTION_LOOKAHEAD, Claim, TextProtocol
 
 #: Preference when several formats accept the same block. antml comes before anthropic-xml: the
 #: same markup, read with Claude-Code-style tolerance. Functionary v3.1 claims only a
-#: `<function=NAME>` whose body opens with JSON, so it asks before Qwen3-Coder.
+#: `<function=NAME>` whose body opens with JSON, so it asks before Qwen3-Coder. Glimmer claims
+#: only a `<|start|>` whose header opens an ATEM block, so it asks before harmony.
 DETECTION_ORDER = (
+    "glimmer",
     "hermes",
     "functionary-v3.1",
     "qwen3-coder",

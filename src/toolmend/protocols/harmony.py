@@ -159,8 +159,12 @@ STRIPPED_CALLS = (
     f"commentary {STRIPPED_CALL}",
     STRIPPED_CALL,
 )
+#: The rest of a header after the recipient: a bare constraint word, or the channel (when the
+#: recipient came first: the generation prompt's `<|start|>assistant` was the prompt's, so the
+#: output starts at ` to=functions.NAME<|channel|>…`), the constraint and `<|message|>`.
 _STRIPPED_HEADER = re.compile(
-    r"([^\s<>{}]+)(?:\s+(?:json|code))?\s*(?:<\|constrain\|>\s*\w*\s*)?(?:<\|message\|>\s*)?\Z"
+    r"([^\s<>{}]+)(?:<\|channel\|>\s*\w+)?(?:\s+(?:json|code))?\s*"
+    r"(?:<\|constrain\|>\s*\w*\s*)?(?:<\|message\|>\s*)?\Z"
 )
 #: The tool of `NAME json` (what is left of `NAME <|constrain|>json<|message|>`).
 stripped_tool_name = header_name_by(_STRIPPED_HEADER)

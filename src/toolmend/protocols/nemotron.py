@@ -28,7 +28,10 @@ class NemotronProtocol(CallValuesProtocol):
     result_closers = (RESULT_CLOSE,)
 
     def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"{RESULT_OPEN}{content}{RESULT_CLOSE}"
+        # As the Nemotron Nano v2 chat template renders a tool message (llama.cpp
+        # `models/templates/NVIDIA-Nemotron-Nano-v2.jinja`@5801ed3): the results of one turn
+        # in brackets, `<TOOL_RESPONSE>[…]</TOOL_RESPONSE>` (several joined by ", ").
+        return f"{RESULT_OPEN}[{content}]{RESULT_CLOSE}"
 
 
 PROTOCOL = NemotronProtocol()
