@@ -47,14 +47,16 @@ MAX_REPEATS = 6
 #: The scenario's existing file, which the failing edit names with a string it does not hold.
 NOTES_NAME = "notes.txt"
 NOTES_TEXT = "the notes of the project\n"
+#: A leaked call: its form, the tool's name and the arguments (placeholders filled per run).
+Call = tuple[str, str, dict[str, Any]]
 #: Per agent, how its model leaks (`xml`: Qwen3-Coder's `<function=…>`, `hermes`: a
 #: `<tool_call>` JSON block) and the tool and argument names the agent declares for writing.
-WRITE_CALLS: dict[str, tuple[str, str, dict[str, str]]] = {
+WRITE_CALLS: dict[str, Call] = {
     "claude": ("xml", "Write", {"file_path": "{target}", "content": FILE_TEXT}),
     "opencode": ("xml", "write", {"filePath": "{target}", "content": FILE_TEXT}),
+    "pi": ("xml", "write", {"path": "{target}", "content": FILE_TEXT}),
     "qwen": ("hermes", "write_file", {"file_path": "{target}", "content": FILE_TEXT}),
 }
-Call = tuple[str, str, dict[str, str]]
 #: Per agent, the `loop` scenario's failures: each is the calls its model makes once (Qwen Code
 #: edits only a file it has read), then the call it repeats, which fails the same way each
 #: time: a read of a path that does not exist, an edit whose old string the file does not hold.
@@ -62,6 +64,10 @@ FAILURES: dict[str, tuple[tuple[Call, ...], ...]] = {
     "opencode": (
         (("xml", "read", {"filePath": "{missing}"}),),
         (("xml", "edit", {"filePath": "{notes}", "oldString": "absent", "newString": "x"}),),
+    ),
+    "pi": (
+        (("xml", "read", {"path": "{missing}"}),),
+        (("xml", "edit", {"path": "{notes}", "edits": [{"oldText": "absent", "newText": "x"}]}),),
     ),
     "qwen": (
         (("hermes", "read_file", {"file_path": "{missing}"}),),
@@ -73,24 +79,31 @@ FAILURES: dict[str, tuple[tuple[Call, ...], ...]] = {
 }
 
 
-def _leaked(form: str, name: str, arguments: dict[str, str]) -> str:
+def _leaked(form: str, name: str, arguments: dict[str, Any]) -> str:
     """A call written as text, in the form its model family leaks it."""
     if form == "hermes":
         call = json.dumps({"name": name, "arguments": arguments})
         return f"On it.\n<tool_call>\n{call}\n</tool_call>"
     parameters = "".join(
-        f"<parameter={key}>\n{value}\n</parameter>\n" for key, value in arguments.items()
+        f"<parameter={key}>\n{value if isinstance(value, str) else json.dumps(value)}\n</parameter>\n"
+        for key, value in arguments.items()
     )
     return f"On it.\n<tool_call>\n<function={name}>\n{parameters}</function>\n</tool_call>"
 
 
-def _filled(arguments: dict[str, str], workdir: str) -> dict[str, str]:
+def _filled(arguments: Any, workdir: str) -> Any:
+    """The arguments with `{target}`, `{missing}` and `{notes}` made paths in `workdir`, at any
+    depth (pi's edit takes a list of edits)."""
     places = {
         "target": os.path.join(workdir, FILE_NAME),
         "missing": os.path.join(workdir, "missing.txt"),
         "notes": os.path.join(workdir, NOTES_NAME),
     }
-    return {key: value.format(**places) for key, value in arguments.items()}
+    if isinstance(arguments, str):
+        return arguments.format(**places)
+    if isinstance(arguments, list):
+        return [_filled(item, workdir) for item in arguments]
+    return {key: _filled(value, workdir) for key, value in arguments.items()}
 
 
 def _leak(agent: str, tools: list[str], workdir: str) -> str | None:
@@ -130,8 +143,16 @@ class LeakingModel:
     came back.
     """
 
-    def __init__(self, agent: str, workdir: str, scenario: str = "create", failure: int = 0):
+    def __init__(
+        self,
+        agent: str,
+        workdir: str,
+        scenario: str = "create",
+        failure: int = 0,
+        bodies: Path | None = None,
+    ):
         self.agent = agent
+        self.bodies = bodies
         self.workdir = workdir
         self.scenario = scenario
         self.failure = failure
@@ -149,6 +170,9 @@ class LeakingModel:
     def _reply(
         self, path: str, body: dict[str, Any], tools: list[str], turns: int, results: list[str]
     ) -> str:
+        if self.bodies is not None:
+            with self.bodies.open("a") as dump:
+                dump.write(json.dumps(body) + "\n")
         self.seen.append(
             {
                 "path": path,
@@ -157,6 +181,7 @@ class LeakingModel:
                 "turns": turns,
                 "stream": body.get("stream"),
                 "stream_options": body.get("stream_options"),
+                "tool_choice": body.get("tool_choice"),
                 "results": [result[:200] for result in results],
             }
         )
@@ -319,7 +344,29 @@ def _qwen(cli: str, proxy: str, home: str) -> Launch:
     return [cli, "--yolo", "-p"], env
 
 
-LAUNCHERS = {"claude": _claude, "codex": _codex, "opencode": _opencode, "qwen": _qwen}
+def _pi(cli: str, proxy: str, home: str) -> Launch:
+    """pi with toolmend as a custom provider on its `openai-completions` API (models.json)."""
+    agent_dir = Path(home) / ".pi" / "agent"
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    provider = {
+        "baseUrl": f"{proxy}/v1",
+        "api": "openai-completions",
+        "apiKey": "sk-toolmend-e2e",
+        "models": [{"id": "qwen3-coder"}],
+    }
+    (agent_dir / "models.json").write_text(json.dumps({"providers": {"toolmend": provider}}))
+    env = {**_base_env(home), "PI_OFFLINE": "1"}
+    argv = [cli, "--provider", "toolmend", "--model", "qwen3-coder", "--no-session"]
+    return [*argv, "--offline", "-p"], env
+
+
+LAUNCHERS = {
+    "claude": _claude,
+    "codex": _codex,
+    "opencode": _opencode,
+    "pi": _pi,
+    "qwen": _qwen,
+}
 #: The upstream API a native run forwards to, per agent (the chat agents have none but chat).
 NATIVE_APIS = {"claude": "anthropic", "codex": "responses"}
 PROMPTS = {
@@ -361,7 +408,7 @@ def main(agent: str, cli: str, workdir: str, api: str, scenario: str, failure: i
     os.makedirs(home, exist_ok=True)
     os.makedirs(project, exist_ok=True)
     Path(project, NOTES_NAME).write_text(NOTES_TEXT)
-    model = LeakingModel(agent, project, scenario, failure)
+    model = LeakingModel(agent, project, scenario, failure, Path(workdir, "bodies.jsonl"))
     log = Path(workdir, "requests.jsonl")
     with LoopbackServer(model.app()) as upstream:
         upstream_api = NATIVE_APIS[agent] if api == "native" else "chat"

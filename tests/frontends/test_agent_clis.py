@@ -4,11 +4,10 @@ their model keeps repeating a failing call.
 Each runs headless in a network namespace with only loopback up (`unshare -n`), against a
 scripted model that writes its call as text (see `cli_e2e.py`). Claude Code and Codex are served
 as chat/completions (translated to) and in their own API (a native upstream, forwarded to);
-OpenCode and Qwen Code speak chat/completions, the API their custom providers use. The CLIs are
-found in `TOOLMEND_E2E_<AGENT>` (`TOOLMEND_E2E_OPENCODE`, ...), else in `.e2e/node_modules/.bin/`
-of the repository (`npm install --prefix .e2e @anthropic-ai/claude-code @openai/codex opencode-ai
-@qwen-code/qwen-code`), else on PATH; a test is skipped, saying why, where its CLI or the
-namespace is not available.
+the other agents speak chat/completions, the API their custom providers use. The CLIs are found
+in `TOOLMEND_E2E_<AGENT>` (`TOOLMEND_E2E_OPENCODE`, ...), else in `.e2e/node_modules/.bin/` of
+the repository (`npm install --prefix .e2e PACKAGE`, the packages of `PACKAGES`), else on PATH;
+a test is skipped, saying why, where its CLI or the namespace is not available.
 
 What the chat/completions agents send (recorded from their requests through `toolmend serve`):
 
@@ -28,6 +27,14 @@ What the chat/completions agents send (recorded from their requests through `too
   (file_path, old_string, new_string, replace_all), write_file (file_path, content),
   run_shell_command, todo_write, web_fetch, monitor; it edits only a file it has read. A missing
   file's result is the bare `File not found: PATH`.
+- pi 0.73.1 (`@mariozechner/pi-coding-agent`, `pi --provider toolmend --model qwen3-coder
+  --no-session --offline -p`; a provider with `api: "openai-completions"` in
+  `~/.pi/agent/models.json`): `stream: true`, `stream_options: {"include_usage": true}`,
+  `store: false`, `max_completion_tokens: 16384`, no `tool_choice`; the user's prompt as a list
+  of text parts. Tools: read (path, offset, limit), bash (command, timeout), edit (path, edits: a
+  list of {oldText, newText}), write (path, content). A failing tool's result is its bare error
+  message (`ENOENT: no such file or directory, access 'PATH'`, `Could not find the exact text in
+  PATH. The old text must match exactly including all whitespace and newlines.`).
 """
 
 from __future__ import annotations
@@ -44,21 +51,29 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("cli_e2e.py")
-AGENTS = {
-    agent: f"TOOLMEND_E2E_{agent.upper()}" for agent in ("claude", "codex", "opencode", "qwen")
+#: Per agent, its npm package and the command it installs.
+PACKAGES = {
+    "claude": ("@anthropic-ai/claude-code", "claude"),
+    "codex": ("@openai/codex", "codex"),
+    "opencode": ("opencode-ai", "opencode"),
+    "pi": ("@mariozechner/pi-coding-agent", "pi"),
+    "qwen": ("@qwen-code/qwen-code", "qwen"),
 }
-PACKAGES = ("@anthropic-ai/claude-code", "@openai/codex", "opencode-ai", "@qwen-code/qwen-code")
-INSTALL = "npm install --prefix .e2e " + " ".join(PACKAGES)
 #: The agents that speak chat/completions, and how many loop scenarios `cli_e2e.FAILURES` has.
-CHAT_AGENTS = {"opencode": 2, "qwen": 2}
+CHAT_AGENTS = {"opencode": 2, "pi": 2, "qwen": 2}
+
+
+def _variable(agent: str) -> str:
+    return f"TOOLMEND_E2E_{agent.upper()}"
 
 
 def _cli(agent: str) -> str | None:
-    configured = os.environ.get(AGENTS[agent])
+    configured = os.environ.get(_variable(agent))
     if configured:
         return configured
-    local = REPO / ".e2e" / "node_modules" / ".bin" / agent
-    return str(local) if local.exists() else shutil.which(agent)
+    command = PACKAGES[agent][1]
+    local = REPO / ".e2e" / "node_modules" / ".bin" / command
+    return str(local) if local.exists() else shutil.which(command)
 
 
 def _namespace_problem() -> str | None:
@@ -74,7 +89,8 @@ def _drive(agent: str, tmp_path: Path, api: str, scenario: str, failure: int = 0
     """Run `cli_e2e.py` for `agent` in a loopback-only namespace: its JSON outcome."""
     cli = _cli(agent)
     if cli is None:
-        pytest.skip(f"the {agent} CLI is not installed: {INSTALL}, or set {AGENTS[agent]}")
+        install = f"npm install --prefix .e2e {PACKAGES[agent][0]}"
+        pytest.skip(f"the {agent} CLI is not installed: {install}, or set {_variable(agent)}")
     problem = _namespace_problem()
     if problem is not None:
         pytest.skip(f"no loopback-only namespace: {problem}")
