@@ -53,6 +53,7 @@ Call = tuple[str, str, dict[str, Any]]
 #: `<tool_call>` JSON block) and the tool and argument names the agent declares for writing.
 WRITE_CALLS: dict[str, Call] = {
     "claude": ("xml", "Write", {"file_path": "{target}", "content": FILE_TEXT}),
+    "cn": ("hermes", "Write", {"filepath": "{target}", "content": FILE_TEXT}),
     "opencode": ("xml", "write", {"filePath": "{target}", "content": FILE_TEXT}),
     "pi": ("xml", "write", {"path": "{target}", "content": FILE_TEXT}),
     "qwen": ("hermes", "write_file", {"file_path": "{target}", "content": FILE_TEXT}),
@@ -61,6 +62,17 @@ WRITE_CALLS: dict[str, Call] = {
 #: edits only a file it has read), then the call it repeats, which fails the same way each
 #: time: a read of a path that does not exist, an edit whose old string the file does not hold.
 FAILURES: dict[str, tuple[tuple[Call, ...], ...]] = {
+    "cn": (
+        (("hermes", "Read", {"filepath": "{missing}"}),),
+        (
+            ("hermes", "Read", {"filepath": "{notes}"}),
+            (
+                "hermes",
+                "MultiEdit",
+                {"file_path": "{notes}", "edits": [{"old_string": "absent", "new_string": "x"}]},
+            ),
+        ),
+    ),
     "opencode": (
         (("xml", "read", {"filePath": "{missing}"}),),
         (("xml", "edit", {"filePath": "{notes}", "oldString": "absent", "newString": "x"}),),
@@ -360,8 +372,26 @@ def _pi(cli: str, proxy: str, home: str) -> Launch:
     return [*argv, "--offline", "-p"], env
 
 
+def _continue(cli: str, proxy: str, home: str) -> Launch:
+    """Continue's CLI with a config.yaml naming toolmend as an `openai` provider's `apiBase`."""
+    path = Path(home) / "continue.yaml"
+    model = {
+        "name": "qwen3-coder",
+        "provider": "openai",
+        "model": "qwen3-coder",
+        "apiBase": f"{proxy}/v1",
+        "apiKey": "sk-toolmend-e2e",
+        "roles": ["chat", "edit", "apply"],
+        "capabilities": ["tool_use"],
+    }
+    config = {"name": "toolmend", "version": "1.0.0", "schema": "v1", "models": [model]}
+    path.write_text(json.dumps(config))  # YAML holds JSON
+    return [cli, "--config", str(path), "--auto", "-p"], _base_env(home)
+
+
 LAUNCHERS = {
     "claude": _claude,
+    "cn": _continue,
     "codex": _codex,
     "opencode": _opencode,
     "pi": _pi,

@@ -35,6 +35,16 @@ What the chat/completions agents send (recorded from their requests through `too
   list of {oldText, newText}), write (path, content). A failing tool's result is its bare error
   message (`ENOENT: no such file or directory, access 'PATH'`, `Could not find the exact text in
   PATH. The old text must match exactly including all whitespace and newlines.`).
+- Continue's CLI 1.5.47 (`@continuedev/cli`, `cn --config FILE --auto -p`; a config.yaml model
+  with `provider: openai`, `apiBase`, `capabilities: [tool_use]`): `stream: true`,
+  `stream_options: {"include_usage": true}`, no `tool_choice`, no token limit. Tools: Read
+  (filepath), Write (filepath, content), List (dirpath), Bash (command, timeout, ...), Fetch,
+  Checklist, CheckBackgroundJob, AskQuestion, MultiEdit (file_path, edits: a list of
+  {old_string, new_string, replace_all}), Exit, Skills. A failing tool's result: `Error
+  executing tool Read: File does not exist: PATH`, and MultiEdit's bare `Edit at index 0: string
+  not found in file: "OLD"`, which quotes the search text and names no path: the guard took it
+  for a success until it read a quoted search text as naming the call (`guard/results.py`), and
+  the model's repeat then met the duplicate-call rule instead of the loop breaker.
 """
 
 from __future__ import annotations
@@ -54,13 +64,14 @@ DRIVER = Path(__file__).with_name("cli_e2e.py")
 #: Per agent, its npm package and the command it installs.
 PACKAGES = {
     "claude": ("@anthropic-ai/claude-code", "claude"),
+    "cn": ("@continuedev/cli", "cn"),
     "codex": ("@openai/codex", "codex"),
     "opencode": ("opencode-ai", "opencode"),
     "pi": ("@mariozechner/pi-coding-agent", "pi"),
     "qwen": ("@qwen-code/qwen-code", "qwen"),
 }
 #: The agents that speak chat/completions, and how many loop scenarios `cli_e2e.FAILURES` has.
-CHAT_AGENTS = {"opencode": 2, "pi": 2, "qwen": 2}
+CHAT_AGENTS = {"cn": 2, "opencode": 2, "pi": 2, "qwen": 2}
 
 
 def _variable(agent: str) -> str:

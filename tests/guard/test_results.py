@@ -261,17 +261,46 @@ BARE_ERRORS = [
         "Could not find oldString in the file. It must match exactly, including whitespace, "
         "indentation, and line endings.",
     ),
+    # Continue's CLI 1.5.47 (`@continuedev/cli`, Apache-2.0): its MultiEdit quotes the edit's
+    # search text back, a plain word that names nothing by itself
+    (
+        "MultiEdit",
+        {
+            "file_path": "/w/project/notes.txt",
+            "edits": [{"old_string": "absent", "new_string": "x"}],
+        },
+        'Edit at index 0: string not found in file: "absent"',
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("tool", "arguments", "text"),
     BARE_ERRORS,
-    ids=["oc-read", "qw-read", "oc-read-suggesting", "oc-edit"],
+    ids=["oc-read", "qw-read", "oc-read-suggesting", "oc-edit", "cn-multiedit"],
 )
 def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str], text: str) -> None:
     verdict = classify_result(text, tool=tool, arguments=arguments)
     assert (verdict.failed, verdict.confidence) == (True, "suspect"), verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "failed"),
+    [
+        ('Edit at index 0: string not found in file: "absent"', True),
+        ('Edit at index 0: string not found in file: "absent\nline two"', False),
+        ('Edit at index 0: string not found in file: "two\nlines"', True),
+        ('Edit at index 0: string not found in file: "present"', False),
+    ],
+)
+def test_a_bare_error_quoting_the_edits_search_text_is_read_from_raw_json_arguments(
+    text: str, failed: bool
+) -> None:
+    """chat/completions carries the arguments as JSON text, which the history guard passes as
+    `given`; the search text is found in it inside the list of edits, escapes decoded."""
+    edits = [{"old_string": "absent"}, {"old_string": "two\nlines"}]
+    raw = json.dumps({"file_path": "/w/notes.txt", "edits": edits})
+    assert classify_result(text, tool="MultiEdit", given=raw).failed is failed
 
 
 @pytest.mark.parametrize(
@@ -296,8 +325,14 @@ def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str],
             {"pattern": "TODO: handle error", "path": "src"},
             'No matches found for pattern "TODO: handle error" in path "src".',
         ),
+        # an edit's failure wording quoting a text that is not the edit's own search text
+        (
+            "MultiEdit",
+            {"file_path": "/w/notes.txt", "edits": [{"old_string": "absent", "new_string": "x"}]},
+            'Edit at index 0: string not found in file: "present"',
+        ),
     ],
-    ids=["other-path", "grep-hit", "json", "shell-output", "search-prose"],
+    ids=["other-path", "grep-hit", "json", "shell-output", "search-prose", "other-quote"],
 )
 def test_a_one_line_output_is_no_failure_unless_it_is_an_error_naming_an_argument(
     tool: str, arguments: dict[str, str], text: str
