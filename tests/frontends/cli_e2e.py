@@ -53,15 +53,27 @@ Call = tuple[str, str, dict[str, Any]]
 #: `<tool_call>` JSON block) and the tool and argument names the agent declares for writing.
 WRITE_CALLS: dict[str, Call] = {
     "claude": ("xml", "Write", {"file_path": "{target}", "content": FILE_TEXT}),
+    "cline": ("hermes", "editor", {"path": "{target}", "new_text": FILE_TEXT}),
     "cn": ("hermes", "Write", {"filepath": "{target}", "content": FILE_TEXT}),
+    "kilo": ("xml", "write", {"filePath": "{target}", "content": FILE_TEXT}),
     "opencode": ("xml", "write", {"filePath": "{target}", "content": FILE_TEXT}),
     "pi": ("xml", "write", {"path": "{target}", "content": FILE_TEXT}),
     "qwen": ("hermes", "write_file", {"file_path": "{target}", "content": FILE_TEXT}),
 }
+#: OpenCode's two failures: a read of a missing file, an edit whose old string is absent.
+OPENCODE_FAILURES: tuple[tuple[Call, ...], ...] = (
+    (("xml", "read", {"filePath": "{missing}"}),),
+    (("xml", "edit", {"filePath": "{notes}", "oldString": "absent", "newString": "x"}),),
+)
 #: Per agent, the `loop` scenario's failures: each is the calls its model makes once (Qwen Code
 #: edits only a file it has read), then the call it repeats, which fails the same way each
 #: time: a read of a path that does not exist, an edit whose old string the file does not hold.
 FAILURES: dict[str, tuple[tuple[Call, ...], ...]] = {
+    "mini": ((("hermes", "bash", {"command": "cat {missing}"}),),),
+    "cline": (
+        (("hermes", "read_files", {"files": [{"path": "{missing}"}]}),),
+        (("hermes", "editor", {"path": "{notes}", "old_text": "absent", "new_text": "x"}),),
+    ),
     "cn": (
         (("hermes", "Read", {"filepath": "{missing}"}),),
         (
@@ -73,10 +85,8 @@ FAILURES: dict[str, tuple[tuple[Call, ...], ...]] = {
             ),
         ),
     ),
-    "opencode": (
-        (("xml", "read", {"filePath": "{missing}"}),),
-        (("xml", "edit", {"filePath": "{notes}", "oldString": "absent", "newString": "x"}),),
-    ),
+    "opencode": OPENCODE_FAILURES,
+    "kilo": OPENCODE_FAILURES,  # Kilo Code's CLI keeps OpenCode's tools
     "pi": (
         (("xml", "read", {"path": "{missing}"}),),
         (("xml", "edit", {"path": "{notes}", "edits": [{"oldText": "absent", "newText": "x"}]}),),
@@ -128,6 +138,7 @@ def _leak(agent: str, tools: list[str], workdir: str) -> str | None:
         ("shell", {"command": ["bash", "-lc", script], "workdir": workdir}),
         ("shell_command", {"command": script, "workdir": workdir}),
         ("exec_command", {"cmd": script, "workdir": workdir}),
+        ("bash", {"command": script}),
     ):
         if name in tools:
             call = json.dumps({"name": name, "arguments": shell})
@@ -144,6 +155,21 @@ def _failing(agent: str, failure: int, results: int, tools: list[str], workdir: 
         return GAVE_UP_TEXT
     form, name, arguments = calls[min(results, prelude)]
     return _leaked(form, name, _filled(arguments, workdir)) if name in tools else "OK."
+
+
+#: Agents that end only on a command of their own, not on a text answer: mini-swe-agent's
+#: model finishes by running `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` with its bash tool.
+FINISHING_CALLS = {
+    "mini": ("hermes", "bash", {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"})
+}
+
+
+def _final(agent: str, text: str) -> str:
+    """The model's last answer: `text`, with the agent's finishing call where it needs one."""
+    if agent not in FINISHING_CALLS:
+        return text
+    form, name, arguments = FINISHING_CALLS[agent]
+    return text + "\n" + _leaked(form, name, arguments).removeprefix("On it.\n")
 
 
 class LeakingModel:
@@ -198,10 +224,13 @@ class LeakingModel:
             }
         )
         if self.scenario == "create":
-            return DONE_TEXT if results else _leak(self.agent, tools, self.workdir) or "OK."
+            if results:
+                return _final(self.agent, DONE_TEXT)
+            return _leak(self.agent, tools, self.workdir) or "OK."
         if any("MODEL_STUCK_LOOP" in result for result in results):
-            return GAVE_UP_TEXT
-        return _failing(self.agent, self.failure, len(results), tools, self.workdir)
+            return _final(self.agent, GAVE_UP_TEXT)
+        answer = _failing(self.agent, self.failure, len(results), tools, self.workdir)
+        return _final(self.agent, answer) if answer == GAVE_UP_TEXT else answer
 
     def _answer(self, body: dict[str, Any]) -> str:
         messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
@@ -323,8 +352,9 @@ def _codex(cli: str, proxy: str, home: str) -> Launch:
     return [cli, "exec", "--skip-git-repo-check", bypass], env
 
 
-def _opencode(cli: str, proxy: str, home: str) -> Launch:
-    """OpenCode with toolmend as a custom OpenAI-compatible provider (its bundled AI SDK one)."""
+def _opencode(cli: str, proxy: str, home: str, prefix: str = "OPENCODE") -> Launch:
+    """OpenCode with toolmend as a custom OpenAI-compatible provider (its bundled AI SDK one);
+    Kilo Code's CLI, a fork of it, reads the same file from `KILO_*` variables."""
     provider = {
         "npm": "@ai-sdk/openai-compatible",
         "name": "toolmend",
@@ -341,8 +371,12 @@ def _opencode(cli: str, proxy: str, home: str) -> Launch:
     }
     path = Path(home) / "opencode.json"
     path.write_text(json.dumps(config))
-    env = {**_base_env(home), "OPENCODE_CONFIG": str(path), "OPENCODE_DISABLE_AUTOUPDATE": "1"}
+    env = {**_base_env(home), f"{prefix}_CONFIG": str(path), f"{prefix}_DISABLE_AUTOUPDATE": "1"}
     return [cli, "run"], env
+
+
+def _kilo(cli: str, proxy: str, home: str) -> Launch:
+    return _opencode(cli, proxy, home, prefix="KILO")
 
 
 def _qwen(cli: str, proxy: str, home: str) -> Launch:
@@ -389,9 +423,43 @@ def _continue(cli: str, proxy: str, home: str) -> Launch:
     return [cli, "--config", str(path), "--auto", "-p"], _base_env(home)
 
 
+def _cline(cli: str, proxy: str, home: str) -> Launch:
+    """Cline's CLI on its OpenAI-compatible provider, configured by its own `auth` command."""
+    config = str(Path(home) / ".cline")
+    env = _base_env(home)
+    auth = [cli, "auth", "-p", "openai", "-k", "sk-toolmend-e2e", "-m", "qwen3-coder"]
+    subprocess.run(
+        [*auth, "-b", f"{proxy}/v1", "--config", config],
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    return [cli, "--config", config, "--auto-approve", "true", "--compaction", "off"], env
+
+
+def _mini(cli: str, proxy: str, home: str) -> Launch:
+    """mini-swe-agent (litellm) on an `openai/` model at toolmend, confirming nothing."""
+    env = {
+        **_base_env(home),
+        "OPENAI_API_KEY": "sk-toolmend-e2e",
+        "MSWEA_COST_TRACKING": "ignore_errors",
+        "MSWEA_CONFIGURED": "true",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    settings = ["mini.yaml", f"model.model_kwargs.api_base={proxy}/v1"]
+    configs = [word for setting in settings for word in ("-c", setting)]
+    argv = [cli, "-m", "openai/qwen3-coder", *configs, "-y", "-l", "0", "--exit-immediately"]
+    return [*argv, "-t"], env
+
+
 LAUNCHERS = {
     "claude": _claude,
+    "mini": _mini,
+    "cline": _cline,
     "cn": _continue,
+    "kilo": _kilo,
     "codex": _codex,
     "opencode": _opencode,
     "pi": _pi,

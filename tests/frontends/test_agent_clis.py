@@ -45,6 +45,17 @@ What the chat/completions agents send (recorded from their requests through `too
   not found in file: "OLD"`, which quotes the search text and names no path: the guard took it
   for a success until it read a quoted search text as naming the call (`guard/results.py`), and
   the model's repeat then met the duplicate-call rule instead of the loop breaker.
+- Cline's CLI 3.0.65 (`cline`; `cline auth -p openai -k KEY -m MODEL -b URL --config DIR`
+  writes an `openai-compatible` provider, then `cline --config DIR --auto-approve true
+  --compaction off PROMPT`; its AI SDK `openai-compatible` provider): `stream: true`,
+  `stream_options: {"include_usage": true}`, `tool_choice: "auto"`. Tools: read_files (files: a
+  list of {path, start_line, end_line}), search_codebase, run_commands (commands: a list),
+  fetch_web_content, editor (path, old_text, new_text, insert_line; it creates a missing file
+  from new_text), ask_question, spawn_agent and nineteen team_* tools. A batch tool's result is a
+  JSON list, one `{"query", "result", "error", "success"}` per input (`"error": "Error reading
+  file: ENOENT: no such file or directory, statx 'PATH'", "success": false`), which the guard
+  read as data until a list whose every item says `success: false` counted as a failure; the
+  editor's failure is read right. Each run takes 25-55 s here (the CLI's start-up).
 """
 
 from __future__ import annotations
@@ -64,6 +75,7 @@ DRIVER = Path(__file__).with_name("cli_e2e.py")
 #: Per agent, its npm package and the command it installs.
 PACKAGES = {
     "claude": ("@anthropic-ai/claude-code", "claude"),
+    "cline": ("cline", "cline"),
     "cn": ("@continuedev/cli", "cn"),
     "codex": ("@openai/codex", "codex"),
     "opencode": ("opencode-ai", "opencode"),
@@ -71,7 +83,7 @@ PACKAGES = {
     "qwen": ("@qwen-code/qwen-code", "qwen"),
 }
 #: The agents that speak chat/completions, and how many loop scenarios `cli_e2e.FAILURES` has.
-CHAT_AGENTS = {"cn": 2, "opencode": 2, "pi": 2, "qwen": 2}
+CHAT_AGENTS = {"cline": 2, "cn": 2, "opencode": 2, "pi": 2, "qwen": 2}
 
 
 def _variable(agent: str) -> str:

@@ -284,6 +284,35 @@ def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str],
     assert (verdict.failed, verdict.confidence) == (True, "suspect"), verdict.reason
 
 
+#: Cline 3.0.65's (`cline`, Apache-2.0) read_files result, captured through `toolmend serve`
+#: (tests/frontends/cli_e2e.py): one `{"query", "result", "error", "success"}` per file.
+CLINE_READ_FAILED = {
+    "query": "/w/missing.txt",
+    "result": "",
+    "error": "Error reading file: ENOENT: no such file or directory, statx '/w/missing.txt'",
+    "success": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("items", "failed"),
+    [
+        ([CLINE_READ_FAILED], True),
+        ([CLINE_READ_FAILED, {**CLINE_READ_FAILED, "query": "/w/b.txt"}], True),
+        # one input of the batch succeeded: the model has an answer to read
+        ([CLINE_READ_FAILED, {"query": "/w/a.txt", "result": "text", "success": True}], False),
+        # rows that carry no success flag stay data, whatever error they mention
+        ([{"query": "/w/a.txt", "error": "File not found"}], False),
+        ([], False),
+    ],
+    ids=["one-failed", "all-failed", "one-succeeded", "no-flag", "empty"],
+)
+def test_a_batch_result_fails_when_every_item_says_it_failed(
+    items: list[dict[str, object]], failed: bool
+) -> None:
+    assert classify_result(json.dumps(items), tool="read_files").failed is failed
+
+
 @pytest.mark.parametrize(
     ("text", "failed"),
     [

@@ -437,7 +437,25 @@ class _Walker:
             decoded = _decode_envelope(text)
             if isinstance(decoded, Mapping):  # a list decoded from text is data (rows, hits)
                 return self.walk(decoded, "", label, depth + 1)
+            if _every_item_failed(decoded):
+                return f"every item success=false at {label}"
         return None
+
+
+def _every_item_failed(decoded: object) -> bool:
+    """A list of per-input results, each saying it failed (`"success": false`): how a batch
+    tool answers when every input failed (Cline's read_files and run_commands, one
+    `{"query", "result", "error", "success"}` per file or command). A list that holds one
+    success, or items with no such flag (rows, hits), stays data."""
+    return (
+        isinstance(decoded, list)
+        and 0 < len(decoded) <= MAX_LIST_ITEMS
+        and all(
+            isinstance(item, Mapping)
+            and any(fold_key(k) in ("success", "ok") and v is False for k, v in item.items())
+            for item in decoded
+        )
+    )
 
 
 def _decode_envelope(text: str) -> object | None:
