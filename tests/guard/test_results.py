@@ -284,6 +284,30 @@ def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str],
     assert (verdict.failed, verdict.confidence) == (True, "suspect"), verdict.reason
 
 
+def _mini_observation(returncode: int, output: str) -> str:
+    """mini-swe-agent 2.4.6's (`mini-swe-agent`, MIT) bash result, as its `mini.yaml`
+    observation_template writes it, captured through `toolmend serve`."""
+    return f'{{\n  "returncode": {returncode},\n  "output": {json.dumps(output)}\n}}'
+
+
+@pytest.mark.parametrize(
+    ("command", "returncode", "output", "failed"),
+    [
+        ("cat /w/missing.txt", 1, "cat: /w/missing.txt: No such file or directory\n", True),
+        ("ls /w", 0, "notes.txt\n", False),
+        # grep's 1 is its answer (no line selected), whichever format states it
+        ("grep -q absent /w/notes.txt", 1, "", False),
+    ],
+    ids=["cat-missing", "ls", "grep-none"],
+)
+def test_mini_swe_agents_json_observation_states_the_exit_status(
+    command: str, returncode: int, output: str, failed: bool
+) -> None:
+    text = _mini_observation(returncode, output)
+    verdict = classify_result(text, tool="bash", arguments={"command": command})
+    assert verdict.failed is failed, verdict
+
+
 #: Cline 3.0.65's (`cline`, Apache-2.0) read_files result, captured through `toolmend serve`
 #: (tests/frontends/cli_e2e.py): one `{"query", "result", "error", "success"}` per file.
 CLINE_READ_FAILED = {

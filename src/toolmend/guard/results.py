@@ -151,7 +151,10 @@ _EXIT_STATUS = re.compile(
     # OpenHands' observation suffixes: "[The command completed with exit code 1.]", "[Command
     # finished with exit code 1]" (`openhands/events/observation/commands.py`)
     r"|^\s*\[(?:The )?command (?:completed|finished) with exit code (?P<bracket>-?\d+)"
-    r"(?:\.[^\]\n]*)?\]\s*$",
+    r"(?:\.[^\]\n]*)?\]\s*$"
+    # mini-swe-agent 2's JSON observation: `{`, then `"returncode": 1,` on a line of its own,
+    # then `"output": ...` (its `mini.yaml` observation_template)
+    r'|^\s*"returncode":\s*(?P<json>-?\d+),\s*$',
     re.IGNORECASE,
 )
 #: The lines a command-result format puts around the output (status lines, Codex's `Wall
@@ -242,7 +245,8 @@ def harness_exit_status(text: str) -> int | None:
     for line in (*head, *tail):
         match = _EXIT_STATUS.search(line)
         if match:
-            return int(match.group("rc") or match.group("code") or match.group("bracket"))
+            status = match.group("rc") or match.group("code") or match.group("bracket")
+            return int(status or match.group("json"))
     return None
 
 
