@@ -1,5 +1,5 @@
-"""Drive a real agent CLI (Claude Code, Codex, OpenCode, Qwen Code) through toolmend against a
-leaking model.
+"""Drive a real agent CLI (Claude Code, Codex, OpenCode, Qwen Code, pi, Continue's cn, Cline,
+Kilo Code, mini-swe-agent: `LAUNCHERS`) through toolmend against a leaking model.
 
 Run inside a network namespace with only loopback up (the test does: `unshare -n sh -c 'ip link
 set lo up && python cli_e2e.py AGENT CLI WORKDIR API SCENARIO FAILURE'`). It starts a scripted
