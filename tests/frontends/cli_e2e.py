@@ -1,5 +1,5 @@
-"""Drive a real agent CLI (Claude Code, Codex, OpenCode, Qwen Code) through toolmend against a
-leaking model.
+"""Drive a real agent CLI (Claude Code, Codex, OpenCode, Qwen Code, pi, Continue's cn, Cline,
+Kilo Code, mini-swe-agent: `LAUNCHERS`) through toolmend against a leaking model.
 
 Run inside a network namespace with only loopback up (the test does: `unshare -n sh -c 'ip link
 set lo up && python cli_e2e.py AGENT CLI WORKDIR API SCENARIO FAILURE'`). It starts a scripted
@@ -47,21 +47,49 @@ MAX_REPEATS = 6
 #: The scenario's existing file, which the failing edit names with a string it does not hold.
 NOTES_NAME = "notes.txt"
 NOTES_TEXT = "the notes of the project\n"
+#: A leaked call: its form, the tool's name and the arguments (placeholders filled per run).
+Call = tuple[str, str, dict[str, Any]]
 #: Per agent, how its model leaks (`xml`: Qwen3-Coder's `<function=…>`, `hermes`: a
 #: `<tool_call>` JSON block) and the tool and argument names the agent declares for writing.
-WRITE_CALLS: dict[str, tuple[str, str, dict[str, str]]] = {
+WRITE_CALLS: dict[str, Call] = {
     "claude": ("xml", "Write", {"file_path": "{target}", "content": FILE_TEXT}),
+    "cline": ("hermes", "editor", {"path": "{target}", "new_text": FILE_TEXT}),
+    "cn": ("hermes", "Write", {"filepath": "{target}", "content": FILE_TEXT}),
+    "kilo": ("xml", "write", {"filePath": "{target}", "content": FILE_TEXT}),
     "opencode": ("xml", "write", {"filePath": "{target}", "content": FILE_TEXT}),
+    "pi": ("xml", "write", {"path": "{target}", "content": FILE_TEXT}),
     "qwen": ("hermes", "write_file", {"file_path": "{target}", "content": FILE_TEXT}),
 }
-Call = tuple[str, str, dict[str, str]]
+#: OpenCode's two failures: a read of a missing file, an edit whose old string is absent.
+OPENCODE_FAILURES: tuple[tuple[Call, ...], ...] = (
+    (("xml", "read", {"filePath": "{missing}"}),),
+    (("xml", "edit", {"filePath": "{notes}", "oldString": "absent", "newString": "x"}),),
+)
 #: Per agent, the `loop` scenario's failures: each is the calls its model makes once (Qwen Code
 #: edits only a file it has read), then the call it repeats, which fails the same way each
 #: time: a read of a path that does not exist, an edit whose old string the file does not hold.
 FAILURES: dict[str, tuple[tuple[Call, ...], ...]] = {
-    "opencode": (
-        (("xml", "read", {"filePath": "{missing}"}),),
-        (("xml", "edit", {"filePath": "{notes}", "oldString": "absent", "newString": "x"}),),
+    "mini": ((("hermes", "bash", {"command": "cat {missing}"}),),),
+    "cline": (
+        (("hermes", "read_files", {"files": [{"path": "{missing}"}]}),),
+        (("hermes", "editor", {"path": "{notes}", "old_text": "absent", "new_text": "x"}),),
+    ),
+    "cn": (
+        (("hermes", "Read", {"filepath": "{missing}"}),),
+        (
+            ("hermes", "Read", {"filepath": "{notes}"}),
+            (
+                "hermes",
+                "MultiEdit",
+                {"file_path": "{notes}", "edits": [{"old_string": "absent", "new_string": "x"}]},
+            ),
+        ),
+    ),
+    "opencode": OPENCODE_FAILURES,
+    "kilo": OPENCODE_FAILURES,  # Kilo Code's CLI keeps OpenCode's tools
+    "pi": (
+        (("xml", "read", {"path": "{missing}"}),),
+        (("xml", "edit", {"path": "{notes}", "edits": [{"oldText": "absent", "newText": "x"}]}),),
     ),
     "qwen": (
         (("hermes", "read_file", {"file_path": "{missing}"}),),
@@ -73,24 +101,31 @@ FAILURES: dict[str, tuple[tuple[Call, ...], ...]] = {
 }
 
 
-def _leaked(form: str, name: str, arguments: dict[str, str]) -> str:
+def _leaked(form: str, name: str, arguments: dict[str, Any]) -> str:
     """A call written as text, in the form its model family leaks it."""
     if form == "hermes":
         call = json.dumps({"name": name, "arguments": arguments})
         return f"On it.\n<tool_call>\n{call}\n</tool_call>"
     parameters = "".join(
-        f"<parameter={key}>\n{value}\n</parameter>\n" for key, value in arguments.items()
+        f"<parameter={key}>\n{value if isinstance(value, str) else json.dumps(value)}\n</parameter>\n"
+        for key, value in arguments.items()
     )
     return f"On it.\n<tool_call>\n<function={name}>\n{parameters}</function>\n</tool_call>"
 
 
-def _filled(arguments: dict[str, str], workdir: str) -> dict[str, str]:
+def _filled(arguments: Any, workdir: str) -> Any:
+    """The arguments with `{target}`, `{missing}` and `{notes}` made paths in `workdir`, at any
+    depth (pi's edit takes a list of edits)."""
     places = {
         "target": os.path.join(workdir, FILE_NAME),
         "missing": os.path.join(workdir, "missing.txt"),
         "notes": os.path.join(workdir, NOTES_NAME),
     }
-    return {key: value.format(**places) for key, value in arguments.items()}
+    if isinstance(arguments, str):
+        return arguments.format(**places)
+    if isinstance(arguments, list):
+        return [_filled(item, workdir) for item in arguments]
+    return {key: _filled(value, workdir) for key, value in arguments.items()}
 
 
 def _leak(agent: str, tools: list[str], workdir: str) -> str | None:
@@ -103,6 +138,7 @@ def _leak(agent: str, tools: list[str], workdir: str) -> str | None:
         ("shell", {"command": ["bash", "-lc", script], "workdir": workdir}),
         ("shell_command", {"command": script, "workdir": workdir}),
         ("exec_command", {"cmd": script, "workdir": workdir}),
+        ("bash", {"command": script}),
     ):
         if name in tools:
             call = json.dumps({"name": name, "arguments": shell})
@@ -121,6 +157,21 @@ def _failing(agent: str, failure: int, results: int, tools: list[str], workdir: 
     return _leaked(form, name, _filled(arguments, workdir)) if name in tools else "OK."
 
 
+#: Agents that end only on a command of their own, not on a text answer: mini-swe-agent's
+#: model finishes by running `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` with its bash tool.
+FINISHING_CALLS = {
+    "mini": ("hermes", "bash", {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"})
+}
+
+
+def _final(agent: str, text: str) -> str:
+    """The model's last answer: `text`, with the agent's finishing call where it needs one."""
+    if agent not in FINISHING_CALLS:
+        return text
+    form, name, arguments = FINISHING_CALLS[agent]
+    return text + "\n" + _leaked(form, name, arguments).removeprefix("On it.\n")
+
+
 class LeakingModel:
     """A scripted model that writes its calls as text, served in the three APIs.
 
@@ -130,8 +181,16 @@ class LeakingModel:
     came back.
     """
 
-    def __init__(self, agent: str, workdir: str, scenario: str = "create", failure: int = 0):
+    def __init__(
+        self,
+        agent: str,
+        workdir: str,
+        scenario: str = "create",
+        failure: int = 0,
+        bodies: Path | None = None,
+    ):
         self.agent = agent
+        self.bodies = bodies
         self.workdir = workdir
         self.scenario = scenario
         self.failure = failure
@@ -149,6 +208,9 @@ class LeakingModel:
     def _reply(
         self, path: str, body: dict[str, Any], tools: list[str], turns: int, results: list[str]
     ) -> str:
+        if self.bodies is not None:
+            with self.bodies.open("a") as dump:
+                dump.write(json.dumps(body) + "\n")
         self.seen.append(
             {
                 "path": path,
@@ -157,14 +219,18 @@ class LeakingModel:
                 "turns": turns,
                 "stream": body.get("stream"),
                 "stream_options": body.get("stream_options"),
+                "tool_choice": body.get("tool_choice"),
                 "results": [result[:200] for result in results],
             }
         )
         if self.scenario == "create":
-            return DONE_TEXT if results else _leak(self.agent, tools, self.workdir) or "OK."
+            if results:
+                return _final(self.agent, DONE_TEXT)
+            return _leak(self.agent, tools, self.workdir) or "OK."
         if any("MODEL_STUCK_LOOP" in result for result in results):
-            return GAVE_UP_TEXT
-        return _failing(self.agent, self.failure, len(results), tools, self.workdir)
+            return _final(self.agent, GAVE_UP_TEXT)
+        answer = _failing(self.agent, self.failure, len(results), tools, self.workdir)
+        return _final(self.agent, answer) if answer == GAVE_UP_TEXT else answer
 
     def _answer(self, body: dict[str, Any]) -> str:
         messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
@@ -286,8 +352,9 @@ def _codex(cli: str, proxy: str, home: str) -> Launch:
     return [cli, "exec", "--skip-git-repo-check", bypass], env
 
 
-def _opencode(cli: str, proxy: str, home: str) -> Launch:
-    """OpenCode with toolmend as a custom OpenAI-compatible provider (its bundled AI SDK one)."""
+def _opencode(cli: str, proxy: str, home: str, prefix: str = "OPENCODE") -> Launch:
+    """OpenCode with toolmend as a custom OpenAI-compatible provider (its bundled AI SDK one);
+    Kilo Code's CLI, a fork of it, reads the same file from `KILO_*` variables."""
     provider = {
         "npm": "@ai-sdk/openai-compatible",
         "name": "toolmend",
@@ -304,8 +371,12 @@ def _opencode(cli: str, proxy: str, home: str) -> Launch:
     }
     path = Path(home) / "opencode.json"
     path.write_text(json.dumps(config))
-    env = {**_base_env(home), "OPENCODE_CONFIG": str(path), "OPENCODE_DISABLE_AUTOUPDATE": "1"}
+    env = {**_base_env(home), f"{prefix}_CONFIG": str(path), f"{prefix}_DISABLE_AUTOUPDATE": "1"}
     return [cli, "run"], env
+
+
+def _kilo(cli: str, proxy: str, home: str) -> Launch:
+    return _opencode(cli, proxy, home, prefix="KILO")
 
 
 def _qwen(cli: str, proxy: str, home: str) -> Launch:
@@ -319,7 +390,81 @@ def _qwen(cli: str, proxy: str, home: str) -> Launch:
     return [cli, "--yolo", "-p"], env
 
 
-LAUNCHERS = {"claude": _claude, "codex": _codex, "opencode": _opencode, "qwen": _qwen}
+def _pi(cli: str, proxy: str, home: str) -> Launch:
+    """pi with toolmend as a custom provider on its `openai-completions` API (models.json)."""
+    agent_dir = Path(home) / ".pi" / "agent"
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    provider = {
+        "baseUrl": f"{proxy}/v1",
+        "api": "openai-completions",
+        "apiKey": "sk-toolmend-e2e",
+        "models": [{"id": "qwen3-coder"}],
+    }
+    (agent_dir / "models.json").write_text(json.dumps({"providers": {"toolmend": provider}}))
+    env = {**_base_env(home), "PI_OFFLINE": "1"}
+    argv = [cli, "--provider", "toolmend", "--model", "qwen3-coder", "--no-session"]
+    return [*argv, "--offline", "-p"], env
+
+
+def _continue(cli: str, proxy: str, home: str) -> Launch:
+    """Continue's CLI with a config.yaml naming toolmend as an `openai` provider's `apiBase`."""
+    path = Path(home) / "continue.yaml"
+    model = {
+        "name": "qwen3-coder",
+        "provider": "openai",
+        "model": "qwen3-coder",
+        "apiBase": f"{proxy}/v1",
+        "apiKey": "sk-toolmend-e2e",
+        "roles": ["chat", "edit", "apply"],
+        "capabilities": ["tool_use"],
+    }
+    config = {"name": "toolmend", "version": "1.0.0", "schema": "v1", "models": [model]}
+    path.write_text(json.dumps(config))  # YAML holds JSON
+    return [cli, "--config", str(path), "--auto", "-p"], _base_env(home)
+
+
+def _cline(cli: str, proxy: str, home: str) -> Launch:
+    """Cline's CLI on its OpenAI-compatible provider, configured by its own `auth` command."""
+    config = str(Path(home) / ".cline")
+    env = _base_env(home)
+    auth = [cli, "auth", "-p", "openai", "-k", "sk-toolmend-e2e", "-m", "qwen3-coder"]
+    subprocess.run(
+        [*auth, "-b", f"{proxy}/v1", "--config", config],
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    return [cli, "--config", config, "--auto-approve", "true", "--compaction", "off"], env
+
+
+def _mini(cli: str, proxy: str, home: str) -> Launch:
+    """mini-swe-agent (litellm) on an `openai/` model at toolmend, confirming nothing."""
+    env = {
+        **_base_env(home),
+        "OPENAI_API_KEY": "sk-toolmend-e2e",
+        "MSWEA_COST_TRACKING": "ignore_errors",
+        "MSWEA_CONFIGURED": "true",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    settings = ["mini.yaml", f"model.model_kwargs.api_base={proxy}/v1"]
+    configs = [word for setting in settings for word in ("-c", setting)]
+    argv = [cli, "-m", "openai/qwen3-coder", *configs, "-y", "-l", "0", "--exit-immediately"]
+    return [*argv, "-t"], env
+
+
+LAUNCHERS = {
+    "claude": _claude,
+    "mini": _mini,
+    "cline": _cline,
+    "cn": _continue,
+    "kilo": _kilo,
+    "codex": _codex,
+    "opencode": _opencode,
+    "pi": _pi,
+    "qwen": _qwen,
+}
 #: The upstream API a native run forwards to, per agent (the chat agents have none but chat).
 NATIVE_APIS = {"claude": "anthropic", "codex": "responses"}
 PROMPTS = {
@@ -361,7 +506,7 @@ def main(agent: str, cli: str, workdir: str, api: str, scenario: str, failure: i
     os.makedirs(home, exist_ok=True)
     os.makedirs(project, exist_ok=True)
     Path(project, NOTES_NAME).write_text(NOTES_TEXT)
-    model = LeakingModel(agent, project, scenario, failure)
+    model = LeakingModel(agent, project, scenario, failure, Path(workdir, "bodies.jsonl"))
     log = Path(workdir, "requests.jsonl")
     with LoopbackServer(model.app()) as upstream:
         upstream_api = NATIVE_APIS[agent] if api == "native" else "chat"

@@ -33,6 +33,7 @@ ROWS = (
     + load_cases("batch33_errors.json")
     + load_cases("batch34_errors.json")
     + load_cases("batch39_errors.json")
+    + load_cases("batch44_errors.json")
     + load_cases("command_errors.json")
 )
 #: The blind split: harvested before the session's wordings were written, scored once at its end.

@@ -261,17 +261,99 @@ BARE_ERRORS = [
         "Could not find oldString in the file. It must match exactly, including whitespace, "
         "indentation, and line endings.",
     ),
+    # Continue's CLI 1.5.47 (`@continuedev/cli`, Apache-2.0): its MultiEdit quotes the edit's
+    # search text back, a plain word that names nothing by itself
+    (
+        "MultiEdit",
+        {
+            "file_path": "/w/project/notes.txt",
+            "edits": [{"old_string": "absent", "new_string": "x"}],
+        },
+        'Edit at index 0: string not found in file: "absent"',
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("tool", "arguments", "text"),
     BARE_ERRORS,
-    ids=["oc-read", "qw-read", "oc-read-suggesting", "oc-edit"],
+    ids=["oc-read", "qw-read", "oc-read-suggesting", "oc-edit", "cn-multiedit"],
 )
 def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str], text: str) -> None:
     verdict = classify_result(text, tool=tool, arguments=arguments)
     assert (verdict.failed, verdict.confidence) == (True, "suspect"), verdict.reason
+
+
+def _mini_observation(returncode: int, output: str) -> str:
+    """mini-swe-agent 2.4.6's (`mini-swe-agent`, MIT) bash result, as its `mini.yaml`
+    observation_template writes it, captured through `toolmend serve`."""
+    return f'{{\n  "returncode": {returncode},\n  "output": {json.dumps(output)}\n}}'
+
+
+@pytest.mark.parametrize(
+    ("command", "returncode", "output", "failed"),
+    [
+        ("cat /w/missing.txt", 1, "cat: /w/missing.txt: No such file or directory\n", True),
+        ("ls /w", 0, "notes.txt\n", False),
+        # grep's 1 is its answer (no line selected), whichever format states it
+        ("grep -q absent /w/notes.txt", 1, "", False),
+    ],
+    ids=["cat-missing", "ls", "grep-none"],
+)
+def test_mini_swe_agents_json_observation_states_the_exit_status(
+    command: str, returncode: int, output: str, failed: bool
+) -> None:
+    text = _mini_observation(returncode, output)
+    verdict = classify_result(text, tool="bash", arguments={"command": command})
+    assert verdict.failed is failed, verdict
+
+
+#: Cline 3.0.65's (`cline`, Apache-2.0) read_files result, captured through `toolmend serve`
+#: (tests/frontends/cli_e2e.py): one `{"query", "result", "error", "success"}` per file.
+CLINE_READ_FAILED = {
+    "query": "/w/missing.txt",
+    "result": "",
+    "error": "Error reading file: ENOENT: no such file or directory, statx '/w/missing.txt'",
+    "success": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("items", "failed"),
+    [
+        ([CLINE_READ_FAILED], True),
+        ([CLINE_READ_FAILED, {**CLINE_READ_FAILED, "query": "/w/b.txt"}], True),
+        # one input of the batch succeeded: the model has an answer to read
+        ([CLINE_READ_FAILED, {"query": "/w/a.txt", "result": "text", "success": True}], False),
+        # rows that carry no success flag stay data, whatever error they mention
+        ([{"query": "/w/a.txt", "error": "File not found"}], False),
+        ([], False),
+    ],
+    ids=["one-failed", "all-failed", "one-succeeded", "no-flag", "empty"],
+)
+def test_a_batch_result_fails_when_every_item_says_it_failed(
+    items: list[dict[str, object]], failed: bool
+) -> None:
+    assert classify_result(json.dumps(items), tool="read_files").failed is failed
+
+
+@pytest.mark.parametrize(
+    ("text", "failed"),
+    [
+        ('Edit at index 0: string not found in file: "absent"', True),
+        ('Edit at index 0: string not found in file: "absent\nline two"', False),
+        ('Edit at index 0: string not found in file: "two\nlines"', True),
+        ('Edit at index 0: string not found in file: "present"', False),
+    ],
+)
+def test_a_bare_error_quoting_the_edits_search_text_is_read_from_raw_json_arguments(
+    text: str, failed: bool
+) -> None:
+    """chat/completions carries the arguments as JSON text, which the history guard passes as
+    `given`; the search text is found in it inside the list of edits, escapes decoded."""
+    edits = [{"old_string": "absent"}, {"old_string": "two\nlines"}]
+    raw = json.dumps({"file_path": "/w/notes.txt", "edits": edits})
+    assert classify_result(text, tool="MultiEdit", given=raw).failed is failed
 
 
 @pytest.mark.parametrize(
@@ -296,8 +378,14 @@ def test_an_agents_bare_error_is_a_failure(tool: str, arguments: dict[str, str],
             {"pattern": "TODO: handle error", "path": "src"},
             'No matches found for pattern "TODO: handle error" in path "src".',
         ),
+        # an edit's failure wording quoting a text that is not the edit's own search text
+        (
+            "MultiEdit",
+            {"file_path": "/w/notes.txt", "edits": [{"old_string": "absent", "new_string": "x"}]},
+            'Edit at index 0: string not found in file: "present"',
+        ),
     ],
-    ids=["other-path", "grep-hit", "json", "shell-output", "search-prose"],
+    ids=["other-path", "grep-hit", "json", "shell-output", "search-prose", "other-quote"],
 )
 def test_a_one_line_output_is_no_failure_unless_it_is_an_error_naming_an_argument(
     tool: str, arguments: dict[str, str], text: str

@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Literal
 
 from toolmend.guard.classify import classify_error
@@ -150,7 +151,10 @@ _EXIT_STATUS = re.compile(
     # OpenHands' observation suffixes: "[The command completed with exit code 1.]", "[Command
     # finished with exit code 1]" (`openhands/events/observation/commands.py`)
     r"|^\s*\[(?:The )?command (?:completed|finished) with exit code (?P<bracket>-?\d+)"
-    r"(?:\.[^\]\n]*)?\]\s*$",
+    r"(?:\.[^\]\n]*)?\]\s*$"
+    # mini-swe-agent 2's JSON observation: `{`, then `"returncode": 1,` on a line of its own,
+    # then `"output": ...` (its `mini.yaml` observation_template)
+    r'|^\s*"returncode":\s*(?P<json>-?\d+),\s*$',
     re.IGNORECASE,
 )
 #: The lines a command-result format puts around the output (status lines, Codex's `Wall
@@ -241,7 +245,8 @@ def harness_exit_status(text: str) -> int | None:
     for line in (*head, *tail):
         match = _EXIT_STATUS.search(line)
         if match:
-            return int(match.group("rc") or match.group("code") or match.group("bracket"))
+            status = match.group("rc") or match.group("code") or match.group("bracket")
+            return int(status or match.group("json"))
     return None
 
 
@@ -436,7 +441,25 @@ class _Walker:
             decoded = _decode_envelope(text)
             if isinstance(decoded, Mapping):  # a list decoded from text is data (rows, hits)
                 return self.walk(decoded, "", label, depth + 1)
+            if _every_item_failed(decoded):
+                return f"every item success=false at {label}"
         return None
+
+
+def _every_item_failed(decoded: object) -> bool:
+    """A list of per-input results, each saying it failed (`"success": false`): how a batch
+    tool answers when every input failed (Cline's read_files and run_commands, one
+    `{"query", "result", "error", "success"}` per file or command). A list that holds one
+    success, or items with no such flag (rows, hits), stays data."""
+    return (
+        isinstance(decoded, list)
+        and 0 < len(decoded) <= MAX_LIST_ITEMS
+        and all(
+            isinstance(item, Mapping)
+            and any(fold_key(k) in ("success", "ok") and v is False for k, v in item.items())
+            for item in decoded
+        )
+    )
 
 
 def _decode_envelope(text: str) -> object | None:
@@ -492,10 +515,25 @@ def arguments_text(arguments: object) -> str:
         return arguments
     if not isinstance(arguments, Mapping):
         return ""
-    words = (
-        word for key, value in arguments.items() for word in (key, value) if isinstance(word, str)
-    )
-    return "\n".join(words)
+    return "\n".join(_argument_words(arguments, 0))
+
+
+def _argument_words(value: object, depth: int) -> list[str]:
+    """Names and string values in order, into lists and objects two levels down (a list of
+    edits, each with its search text)."""
+    if isinstance(value, str):
+        return [value]
+    if depth > 2:
+        return []
+    if isinstance(value, list):
+        return [w for item in value[:MAX_LIST_ITEMS] for w in _argument_words(item, depth + 1)]
+    if isinstance(value, Mapping):
+        return [
+            w
+            for key, item in value.items()
+            for w in ([key] if isinstance(key, str) else []) + _argument_words(item, depth + 1)
+        ]
+    return []
 
 
 #: A parameter's name no prose would use: snake_case or camelCase.
@@ -509,10 +547,11 @@ def _bare_error(text: str, given: str) -> bool:
     arguments, with no prefix: how agents whose tool errors reach the model as the bare
     message send them (OpenCode's and Qwen Code's `File not found: PATH`, OpenCode's with
     its "Did you mean one of these?" paths after it, OpenCode's `Could not find oldString in
-    the file. ...`). The line must name an argument (`given`: their names and values), so a
-    success that only mentions errors ("Found 3 documents mentioning 'connection error'"), a
-    file about another path, a grep hit or JSON (content, or already read as an envelope) are
-    not failures."""
+    the file. ...`, Continue's `Edit at index 0: string not found in file: "OLD"`). The line
+    must name an argument (`given`: their names and values), or the result quote an edit's own
+    search text (`_quotes_search_text`), so a success that only mentions errors ("Found 3
+    documents mentioning 'connection error'"), a file about another path, a grep hit or JSON
+    (content, or already read as an envelope) are not failures."""
     stripped = text.strip()
     if not stripped or len(stripped) > MAX_BARE_MESSAGE_CHARS or stripped[0] in "{[":
         return False
@@ -520,9 +559,47 @@ def _bare_error(text: str, given: str) -> bool:
     if _GREP_HIT.match(line):
         return False
     words = (word.rstrip(".:") for word in _ARGUMENT_WORD.findall(line))
-    if not any(_names_argument(word, given) for word in words):
+    if not any(_names_argument(word, given) for word in words) and not _quotes_search_text(
+        stripped, given
+    ):
         return False
     return _known_kind(line)
+
+
+#: The names an edit's search text goes by among a call's arguments (`old_string`, `oldText`,
+#: `search`), at the top or inside a list of edits (Continue's MultiEdit, pi's edit).
+_SEARCH_KEY = r"old_?(?:string|str|text)|search(?:_?(?:text|block|string))?"
+_SEARCH_TEXT_KEY = re.compile(_SEARCH_KEY, re.IGNORECASE)
+#: The same in the call's raw JSON arguments (chat/completions sends them as text): the key and
+#: its string value, at any depth.
+_JSON_SEARCH_TEXT = re.compile(
+    r'"(?:' + _SEARCH_KEY + r')"\s*:\s*"((?:[^"\\\n]|\\.)+)"', re.IGNORECASE
+)
+
+
+def _search_texts(given: str) -> list[str]:
+    """The edit's search texts in `given`: `arguments_text`'s (a name on one line, its value
+    next: a one-line value whole) or the raw JSON arguments (any value)."""
+    if given.lstrip().startswith("{"):
+        texts = []
+        for match in _JSON_SEARCH_TEXT.finditer(given):
+            try:
+                texts.append(str(json.loads(f'"{match.group(1)}"')))
+            except ValueError:
+                continue
+        return [text for text in texts if text.strip()]
+    lines = given.split("\n")
+    return [
+        value for key, value in pairwise(lines) if value.strip() and _SEARCH_TEXT_KEY.fullmatch(key)
+    ]
+
+
+def _quotes_search_text(text: str, given: str) -> bool:
+    """The result quotes the edit's own search text back (`... not found in file: "OLD"`): it
+    is about this call, even where that text is a plain word that names nothing by itself."""
+    return any(
+        f"{quote}{value}{quote}" in text for value in _search_texts(given) for quote in "\"'`"
+    )
 
 
 def _given(arguments: object, given: str | None) -> str:
