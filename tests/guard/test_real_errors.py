@@ -87,6 +87,12 @@ BLIND6_AFTER_READING = 254
 #: mended after that scoring.
 BLIND7_FIRST_SCORING = (242, 271)
 BLIND7 = load_cases("blind7_errors.json")
+#: NOT A BLIND FIGURE: the seventh split after its misses were read (guard18): 17 labels brought to
+#: the corpus's conventions for texts it already holds (each row's note cites the rows; the first
+#: scoring above counts them with their first labels) and the families its other misses showed,
+#: written from batch 41 (`FIRST_SCORINGS.md`, "Blind7 after reading (guard18)"). A floor for
+#: regressions only.
+BLIND7_AFTER_READING = 269
 #: NOT A BLIND FIGURE: the fifth split after its misses were read (guard14): 23 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note says which rows; the
 #: first scoring above counts them with their first labels) and the families its other misses
@@ -268,7 +274,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind4", BLIND4, BLIND4_FIRST_SCORING, BLIND4_AFTER_READING, 50),
         ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_AFTER_READING, 60),
         ("blind6", BLIND6, BLIND6_FIRST_SCORING, BLIND6_AFTER_READING, 60),
-        ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_FIRST_SCORING[0], 60),
+        ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_AFTER_READING, 60),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
