@@ -33,6 +33,7 @@ ROWS = (
     + load_cases("batch33_errors.json")
     + load_cases("batch34_errors.json")
     + load_cases("batch39_errors.json")
+    + load_cases("batch41_errors.json")
     + load_cases("batch44_errors.json")
     + load_cases("command_errors.json")
 )
@@ -87,6 +88,12 @@ BLIND6_AFTER_READING = 254
 #: mended after that scoring.
 BLIND7_FIRST_SCORING = (242, 271)
 BLIND7 = load_cases("blind7_errors.json")
+#: NOT A BLIND FIGURE: the seventh split after its misses were read (guard18): 17 labels brought to
+#: the corpus's conventions for texts it already holds (each row's note cites the rows; the first
+#: scoring above counts them with their first labels) and the families its other misses showed,
+#: written from batch 41 (`FIRST_SCORINGS.md`, "Blind7 after reading (guard18)"). A floor for
+#: regressions only.
+BLIND7_AFTER_READING = 269
 #: NOT A BLIND FIGURE: the fifth split after its misses were read (guard14): 23 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note says which rows; the
 #: first scoring above counts them with their first labels) and the families its other misses
@@ -176,6 +183,14 @@ BATCH36_FIRST_SCORING = (89, 96)
 #: the corpus's conventions, `FIRST_SCORINGS.md`, batch 39).
 BATCH39_FIRST_SCORING = (60, 80)
 
+#: Batch 41 (guard18, `batch41_errors.json`): 33 errors of the families the seventh blind split's
+#: misses showed (a command killed by a signal and VS Code's missing exit code in Roo Code's and
+#: Kilo Code's results, JSON-RPC errors of the MCP SDKs, values that name nothing there, compilers
+#: that cannot find a name, registries that want credentials, a recipe's missing script, timeout's
+#: kill, aider's edit listing, pydantic-ai's validation feedback), first scored
+#: leave-one-source-out at 486b552 before any wording was written for them: right, total.
+BATCH41_FIRST_SCORING = (7, 33)
+
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
 PER_SOURCE_GOAL = 0.75
@@ -262,7 +277,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind4", BLIND4, BLIND4_FIRST_SCORING, BLIND4_AFTER_READING, 50),
         ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_AFTER_READING, 60),
         ("blind6", BLIND6, BLIND6_FIRST_SCORING, BLIND6_AFTER_READING, 60),
-        ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_FIRST_SCORING[0], 60),
+        ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_AFTER_READING, 60),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
@@ -299,6 +314,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (35, BATCH35_FIRST_SCORING, 25),
         (36, BATCH36_FIRST_SCORING, 25),
         (39, BATCH39_FIRST_SCORING, 25),
+        (41, BATCH41_FIRST_SCORING, 8),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

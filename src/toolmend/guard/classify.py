@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolmend.guard.envelope import METASCHEMA_CODE, Envelope, Issue, unwrap
-from toolmend.guard.exit_status import command_in_text, status_pattern
+from toolmend.guard.exit_status import command_in_text, killed_by_timeout, status_pattern
 from toolmend.guard.meanings import FAILURE, meaning_of
 from toolmend.guard.patterns import (
     PATTERNS,
@@ -276,6 +276,12 @@ _COARSE_CODE_PATTERNS = {
     "edit_no_occurrence_found": "EI/DIFF_MATCH_FAILED/001",
     "edit_expected_occurrence_mismatch": "EI/DIFF_MATCH_FAILED/002",
     "edit_no_change": "EI/DIFF_MATCH_FAILED/004",
+    # JSON-RPC's own errors (MCP servers and clients): a method the server does not have (a tool
+    # call to it reads as the MCP tool missing), a request whose parameters it could not read
+    # (the MCP Python SDK's "Invalid request parameters": the request, not a tool's arguments,
+    # which it reports as a tool result)
+    "jsonrpc:-32601": "EI/TOOL_NOT_FOUND/001",
+    "jsonrpc:-32602": "EI/INVALID_TOOL_PROTOCOL/004",
 }
 
 
@@ -484,7 +490,9 @@ class Classifier:
         if not texts:
             return UNCLASSIFIED
         program_status = (
-            status_pattern(env.exit_code, _command(metadata, text)) if env.exit_code else None
+            status_pattern(env.exit_code, _command(metadata, text))
+            if env.exit_code
+            else _timeout_kill(text, env)
         )
         found = self._structural(env)
         if found is None:
@@ -606,6 +614,14 @@ _CALL_ARGUMENT_CATEGORIES = frozenset(
         Category.PARAM_TYPE_MISMATCH,
     }
 )
+
+
+def _timeout_kill(text: object, env: Envelope) -> str | None:
+    """A command run under `timeout(1)` that the timeout killed, in a command-result format that
+    states no exit status (`exit_status.killed_by_timeout`)."""
+    if env.exit_code is None and isinstance(text, str) and killed_by_timeout(text):
+        return "EI/TIMEOUT/001"
+    return None
 
 
 def _command(metadata: Mapping[str, Any] | None, text: object) -> str | None:

@@ -578,6 +578,7 @@ class _Reader:
             self.env.tool = groups["tool"]
         if groups.get("mcp"):
             self.env.mcp = self.env.mcp_protocol_error = True
+            _note_jsonrpc_code(self.env, int(groups["mcp"]))
         if groups.get("status") and self.env.status is None:
             self.env.status = int(groups["status"])
         if groups.get("ran") is not None:
@@ -720,6 +721,8 @@ class _Reader:
                 env.codes.append(code)
             elif isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
                 env.status = env.status or code
+            elif isinstance(code, int) and env.mcp and len(env.codes) < MAX_ITEMS:
+                _note_jsonrpc_code(env, code)
         status = folded.get("status")
         if isinstance(status, str) and status.lower() == "denied":
             env.codes.append("denied")
@@ -746,6 +749,19 @@ class _Reader:
             child = folded.get(key)
             if child is not None and not isinstance(child, bool):
                 self.value(child, depth + 1)
+
+
+#: The codes JSON-RPC 2.0 reserves for itself (-32768 to -32000): what an MCP server or client says
+#: about the request as such (no such method, unreadable parameters), before any message.
+JSONRPC_RESERVED_CODES = range(-32768, -31999)
+
+
+def _note_jsonrpc_code(env: Envelope, code: int) -> None:
+    """Keep a JSON-RPC error code (`jsonrpc:-32601`) among the envelope's codes: the classifier
+    reads it like an HTTP status, when no wording says more."""
+    name = f"jsonrpc:{code}"
+    if code in JSONRPC_RESERVED_CODES and name not in env.codes:
+        env.codes.append(name)
 
 
 def _decode(text: str) -> object | None:

@@ -172,10 +172,44 @@ def command_in_text(text: str) -> str | None:
     return match.group("aider") or match.group("field")
 
 
+#: The last line a program killed by SIGTERM leaves: the shell's job report (`Terminated`) or
+#: make's for its recipe (`make: *** [Makefile:2: serve] Terminated`).
+_TERMINATED_LINE = re.compile(r"(?:^|\] )Terminated\s*\Z", re.MULTILINE)
+
+
+def killed_by_timeout(text: str) -> bool:
+    """A command-result format that states no exit status (Aider's "I ran this command:") shows a
+    command run under `timeout(1)` that printed nothing, or ended with a SIGTERM report: the
+    timeout killed it (GNU timeout exits 124, which such a format does not show)."""
+    match = _COMMAND_IN_TEXT.match(text)
+    if match is None or not runs_under_timeout(match.group("aider") or match.group("field")):
+        return False
+    output = text[match.end() :].strip()
+    return not output or bool(_TERMINATED_LINE.search(output))
+
+
 def last_simple_command(command: str) -> list[str]:
     """The words of the last simple command of a shell line, wrappers and assignments dropped
     (`cd app && FOO=1 timeout 9 grep -n x f` gives `["grep", "-n", "x", "f"]`); [] when the
     line does not split (an open quote, a heredoc)."""
+    words = _unwrapped(_last_words(command))
+    if words and words[0] in _WRAPPERS_WITH_OPERAND:
+        operands = [w for w in words[1:] if not w.startswith("-")]
+        words = words[words.index(operands[0]) + 1 :] if operands else []
+    if words:
+        words[0] = words[0].rsplit("/", 1)[-1]
+    return words
+
+
+def runs_under_timeout(command: str) -> bool:
+    """The line's last simple command runs its program under `timeout(1)`
+    (`cd app && timeout 30 make serve`), whose kill ends it as a timeout."""
+    words = _unwrapped(_last_words(command))
+    return bool(words) and words[0] == "timeout"
+
+
+def _last_words(command: str) -> list[str]:
+    """The words of the line's last simple command as written; [] when it does not split."""
     if "<<" in command:
         return []
     try:
@@ -191,13 +225,13 @@ def last_simple_command(command: str) -> list[str]:
             words = []
         else:
             words.append(token)
+    return words
+
+
+def _unwrapped(words: list[str]) -> list[str]:
+    """`words` without leading assignments and wrappers that run the rest unchanged."""
     while words and (_ASSIGNMENT.match(words[0]) or _wraps(words)):
         words = words[1:]
-    if words and words[0] in _WRAPPERS_WITH_OPERAND:
-        operands = [w for w in words[1:] if not w.startswith("-")]
-        words = words[words.index(operands[0]) + 1 :] if operands else []
-    if words:
-        words[0] = words[0].rsplit("/", 1)[-1]
     return words
 
 

@@ -332,7 +332,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.PATCH_GRAMMAR
         + w.PATCH_STRUCTURE
         + w.PATCH_EMPTY
-        + w.DIFF_FIRST_EDIT_ONLY,
+        + w.DIFF_FIRST_EDIT_ONLY
+        + w.EDIT_LISTING_UNNAMED,
         text_confidence=0.9,
         what="The {tool} edit could not be read: the diff or patch is not in the expected format.",
         why="Markers, headers and line prefixes must be exactly as the tool describes them.",
@@ -375,7 +376,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.SHELL_INTEGRATION,
         variant="generic",
         priority=70,
-        text=w.SHELL,
+        text=w.SHELL + w.UNKNOWN_TERMINAL_STATUS,
         disposition=Disposition.CHANGE_STRATEGY,
         text_confidence=0.9,
         what="The terminal could not run the command or capture its output.",
@@ -583,7 +584,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.MISSING_CREDENTIALS
         + w.REFUSED_CALLER
         + w.UNTRUSTED_REQUEST
-        + w.WRONG_SECRET,
+        + w.WRONG_SECRET
+        + w.REGISTRY_LOGIN_REQUIRED,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was refused by the operating system or server: permission denied.",
@@ -690,7 +692,9 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.NOTHING_WITH_ID
         + w.SELF_REFERENCE
         + w.QUOTED_VALUE_INVALID
-        + w.POSITION_EXCEEDS,
+        + w.POSITION_EXCEEDS
+        + w.VALUE_NAMES_NOTHING
+        + w.OUTPUT_VALIDATION_FEEDBACK,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",
@@ -802,7 +806,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.NETWORK_DAEMONS
         + w.NETWORK_SERVICE
         + w.RESPONSE_UNREADABLE
-        + w.HOST_UNREACHABLE,
+        + w.HOST_UNREACHABLE
+        + w.MCP_SESSION_GONE,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call could not reach the server or URL, or the server answered with "
         "an error status.",
@@ -828,7 +833,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.LINT_DIAGNOSTICS
         + w.PROGRAM_STARRED_FATAL
         + w.PROGRAM_PARSE_ERRORS
-        + w.CHECKSUM_MISMATCH,
+        + w.CHECKSUM_MISMATCH
+        + w.SIGNAL_TERMINATED,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from toolmend.guard.classify import classify_error
 from toolmend.guard.exit_status import command_in_text, command_of, is_an_answer
+from toolmend.guard.wordings import SIGNAL_TERMINATED, regexes
 from toolmend.model import Tool
 
 Confidence = Literal["confirmed", "suspect", "none"]
@@ -157,6 +158,9 @@ _EXIT_STATUS = re.compile(
     r'|^\s*"returncode":\s*(?P<json>-?\d+),\s*$',
     re.IGNORECASE,
 )
+#: A command-result format that states a signal where the exit status would be (Roo Code's
+#: `Process terminated by signal SIGSEGV`): the harness said the command was killed, a failure.
+_KILLED_BY_SIGNAL = regexes(SIGNAL_TERMINATED)
 #: The lines a command-result format puts around the output (status lines, Codex's `Wall
 #: time:` and `Output:`, Roo Code's opening sentence, gemini-cli's fields, mini-swe-agent's
 #: tags, OpenHands' bracketed metadata): dropped to read what the program itself printed.
@@ -248,6 +252,12 @@ def harness_exit_status(text: str) -> int | None:
             status = match.group("rc") or match.group("code") or match.group("bracket")
             return int(status or match.group("json"))
     return None
+
+
+def _harness_killed(text: str) -> bool:
+    """The command-result format's first lines say a signal ended the command."""
+    head = text[:EXIT_STATUS_SCAN_CHARS].strip().splitlines()[:EXIT_STATUS_HEAD_LINES]
+    return any(killed.search(line) for line in head for killed in _KILLED_BY_SIGNAL)
 
 
 def harness_output(text: str) -> str:
@@ -430,6 +440,8 @@ class _Walker:
             if status is not None:
                 failed = _status_failed(status, text, self.command)
                 return f"exit status {status} at {label}" if failed else None
+            if _harness_killed(text):
+                return f"terminated by signal at {label}"
         first = _first_line(text)
         if _FAILURE_PREFIX.match(first):
             return f"error text at {label}"
@@ -663,6 +675,8 @@ def classify_result(
             if not _status_failed(status, result, command):
                 return SUCCESS
             return ResultVerdict(True, "suspect", f"exit status {status} at result")
+        if _harness_killed(result):
+            return ResultVerdict(True, "suspect", "terminated by signal at result")
         if _FAILURE_PREFIX.match(_first_line(result)) and _known_kind(result[:4096]):
             return ResultVerdict(True, "suspect", "known error text at result")
         if command is None and _bare_error(result, _given(arguments, given)):

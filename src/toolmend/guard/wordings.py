@@ -488,7 +488,12 @@ UNKNOWN_TOOL = words(
     r"function name '" + name("tool") + r"' had invalid characters",
     r"unsupported call:? " + name("tool"),
     r"\bNo (?:tool|function) (?:named|called) " + name("tool"),
-    r"\b" + LOCATE + r" (?:a |the )?(?:tool|function) (?:named |called )?" + name("tool"),
+    # (not a compiler's "cannot find function `f` in this scope": a name in the code)
+    r"\b"
+    + LOCATE
+    + r" (?:a |the )?(?:tool|function) (?:named |called )?"
+    + name("tool")
+    + r"(?![\w.\-]*[`'\"]? in this scope)",
     r"\bunrecognized (?:tool|function)(?: name)?\b",
     r"\b(?:tool|function) not found:? " + name("tool"),
     r"\binvalid (?:tool|function) name\b",
@@ -742,7 +747,9 @@ PARAM_MISSING = words(
     r"\b(?:missing or empty|empty or missing|missing or blank"
     r"|not provided or (?:was |is )?empty)\b",
     # "Invalid input, no replacements array" (VS Code), "no 'path' field in the request"
-    r"\bno [`'\"]?" + _PARAM + r"[`'\"]? (?:array|list|field|parameter|argument|property|key)\b",
+    # (not "no such key": a key the call named that is not there, a value refused)
+    r"\bno (?!such\b)[`'\"]?" + _PARAM + r"[`'\"]? (?:array|list|field|parameter|argument|property"
+    r"|key)\b",
     # "There are `2` tool call arguments required and only `1` received. The required arguments
     # are: [...]" (Semantic Kernel)
     r"\barguments? (?:are |is )?required and only [`'\"]?\d+[`'\"]? (?:was |were )?"
@@ -890,7 +897,9 @@ PARAM_VALUE = (
         r"|branch name|path|state code|todos format|value|date|option)\b",
         r"(?:skill|rule|entity|task|job|mode|agent|branch|schedule|item) (?:with name )?"
         r"[\"']?[\w .\-]+[\"']? (?:not found|does not exist)",
-        r"[\"'][^\"'\n]{1,80}[\"'][^\n]{0,40}? (?:not found|does not exist)\b",
+        # (not a JSON body's `"message": "X not found"`: the quotes around its separator)
+        r"[\"'](?!\s*[:,]\s*[\"'])[^\"'\n]{1,80}[\"'][^\n\"']{0,40}?"
+        r" (?:not found|does not exist)\b",
         r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
         r"\bLine (?:with index |number )?\d+ does not exist\b",
         r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range|value)\b[^\n]{0,30}"
@@ -1417,7 +1426,8 @@ DIFF_ALREADY_DONE = words(
 ) + words(
     # gemini-cli's LLM-checked edit and Roo Code's "No changes needed for 'src/x.ts'"
     "gemini-cli roo-code",
-    r"\bNo changes (?:are )?(?:required|needed|necessary)\b",
+    # (not Roo Code's success "No changes needed for 'PATH'": the edit left the file as it was)
+    r"\bNo changes (?:are )?(?:required|needed|necessary)\b(?! for [`'\"])",
 )
 
 DIFF_AMBIGUOUS = words(
@@ -2162,10 +2172,18 @@ MISSING_PROGRAM_EXEC = words(
     r"directory: '[\w.+\-]+'",
     r"\bspawn (?:/[\w.+\-]+)*/?[\w.+\-]+ ENOENT\b",
     r"\b_execute_child\b[\s\S]{0,400}?\[Errno 2\] No such file or directory: '[\w.+\-]+'",
+    # make's ENOENT for a recipe's bare program name, then the shell's 127
+    # (`RECIPE_PROGRAM_MISSING`)
+    r"\bmake(?:\[\d+\])?: [\w.+\-]+: No such file or directory\n"
+    r"make(?:\[\d+\])?: \*\*\* \[[^\]\n]+\] Error 127$",
 )
 #: A recipe line whose program the shell did not find: make reports the shell's status 127
-#: ("command not found" in POSIX), whatever the line above it says.
-RECIPE_PROGRAM_MISSING = words("os", r"^make(?:\[\d+\])?: \*\*\* \[[^\]\n]+\] Error 127$")
+#: ("command not found" in POSIX), whatever the line above it says, except make's own ENOENT for
+#: what the recipe ran: a bare name there is `MISSING_PROGRAM_EXEC`'s, a script's path the file
+#: missing (`make: ./scripts/gen.sh: No such file or directory`).
+RECIPE_PROGRAM_MISSING = words(
+    "os", r"(?<!: No such file or directory\n)^make(?:\[\d+\])?: \*\*\* \[[^\]\n]+\] Error 127$"
+)
 #: A missing dependency named with how to install it.
 INSTALL_HINT = words(
     "mcp-python-sdk",
@@ -2351,4 +2369,85 @@ MISSING_PROGRAM_LAUNCH = words(
     r"|run) (?!(?:the )?(?:script|file|notebook)\b)[^\n]{0,80}?: No such file or directory\b",
     # (not "installed and running": a daemon the caller could not reach)
     r"\bEnsure [\w.+\-]+ is installed\b(?! and (?:running|started|reachable))",
+)
+
+
+# --- batch 41 (guard18): families read from the seventh blind split's misses ------------------
+# (kept in one block at the end so that helpers working in parallel merge cleanly; each family
+# belongs with its category above and can move there once merged)
+
+#: VS Code's shell integration gave no exit code, so the agent cannot say how the command ended:
+#: Roo Code's, Kilo Code's and Zoo Code's execute_command results (`Exit code: <undefined, notify
+#: user>` and the `<VSCE exit code is undefined ...>` / `<VSCE exitDetails == undefined ...>`
+#: notes they append to the output).
+UNKNOWN_TERMINAL_STATUS = words(
+    "roo-code kilo-code zoo-code",
+    r"<VSCE exit(?: code is undefined|Details == undefined)\b",
+    r"\bExit code: <undefined, notify user>",
+)
+
+#: An MCP server's streamable-HTTP session that is gone (expired, terminated or never known): the
+#: Python SDK's client `Session terminated` and its server's `Not Found: Invalid or expired
+#: session ID` and `Session terminated before the request completed`, the TypeScript SDK's
+#: `Bad Request: No valid session ID provided`. The client has to reconnect.
+MCP_SESSION_GONE = words(
+    "mcp-python-sdk mcp-typescript-sdk",
+    r"\bSession terminated\b(?! successfully)",
+    r"\b(?:invalid or expired|expired|unknown) session(?: id)?\b",
+    r"\bNo valid session ID provided\b",
+)
+
+#: A value the call passed that names nothing there, said with the kind of thing it should name:
+#: a browser server's snapshot ref or uid (playwright-mcp's `Ref e214 not found in the current page
+#: snapshot`, `Ref not found, likely because element was removed`, `Tab 4 not found`,
+#: chrome-devtools-mcp's `No such element found in the snapshot` and its stale-snapshot uid), a
+#: code agent's symbol (serena's `No symbol with name X found in file Y`, `No symbol matching 'X'
+#: found`), a memory server's entity (`Entity with name X not found`), a key. Not a file and not a
+#: tool: those have families of their own, and these nouns are neither.
+VALUE_NAMES_NOTHING = words(
+    "playwright-mcp chrome-devtools-mcp serena mcp-servers plain",
+    r"\b(?:ref|tab|uid|element|node|symbol|entity|occurrence|frame|locator|selector)"
+    r"(?: with (?:name|id|uid|ref))? [`'\"]?[\w:#./\-]{1,80}[`'\"]? not found\b",
+    r"^(?:Error: )?Ref not found\b",
+    r"\bNo (?:such )?(?:element|node|symbol|ref|uid|entity|tab)s? (?:was )?found in the "
+    r"(?:current )?(?:page )?(?:snapshot|page|tree|document)\b",
+    r"\bNo symbols? (?:with name|matching|named) [^\n]{1,120}? found\b",
+    r"\b(?:uid|ref) is (?:coming )?from a stale snapshot\b",
+    r"\bno such key\b",
+)
+
+#: A registry or remote that wants credentials the command does not have: npm's `ENEEDAUTH`
+#: ("This command requires you to be logged in") and `E401` ("Incorrect or missing password"),
+#: git's `could not read Username for 'URL'` (prompts disabled) and `Authentication failed for`,
+#: cargo's `no token found, please run \`cargo login\``; and the hint to log in.
+REGISTRY_LOGIN_REQUIRED = words(
+    "npm git cargo",
+    r"\b(?:code|npm ERR! code) E(?:NEEDAUTH|401)\b",
+    r"\bThis command requires you to be logged in\b|\bIncorrect or missing password\b",
+    r"\bcould not read (?:Username|Password) for '[^'\n]{1,200}'",
+    r"\bAuthentication failed for '[^'\n]{1,200}'",
+    r"\bno token found, please run `cargo login`",
+)
+
+#: An edit listing whose file name line is missing, so the agent cannot tell which file it is
+#: for: aider's `Bad/missing filename. The filename must be alone on the line before the opening
+#: fence` (editblock) and `No filename provided before \`\`\` in file listing` (wholefile).
+EDIT_LISTING_UNNAMED = words(
+    "aider",
+    r"\bBad/missing filename\b",
+    r"\bNo filename provided before \S{1,8} in file listing\b",
+)
+
+#: pydantic-ai's retry prompt for an output its validator refused (a `ModelRetry` with no tool
+#: name): `Validation feedback:` then the validator's message; the model's output value is wrong.
+OUTPUT_VALIDATION_FEEDBACK = words("pydantic-ai", r"\AValidation feedback:\n")
+
+
+#: A command the agent's terminal reports as killed by a signal, in place of an exit status: Roo
+#: Code's, Kilo Code's and Zoo Code's `Process terminated by signal SIGSEGV - core dump possible`
+#: (and the older `signal 11 (SIGSEGV)`) after `Command executed in terminal ...`. The harness
+#: said it, so `results` reads it as the result's failure too.
+SIGNAL_TERMINATED = words(
+    "roo-code kilo-code zoo-code",
+    r"(?:^\s*|\.\s+)(?-i:Process terminated by signal) (?:\d+ \()?(?-i:SIG[A-Z0-9]+)\b",
 )
