@@ -636,7 +636,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.UNREADABLE_PATH
         + w.FILE_NOT_LOCATED
         + w.ARCHIVE_MEMBER_MISSING
-        + w.NUMBERED_ITEM_MISSING,
+        + w.NUMBERED_ITEM_MISSING
+        + w.LOADED_PATH_MISSING,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -729,7 +730,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.RECIPE_PROGRAM_MISSING
         + w.INSTALL_HINT
         + w.MUST_INSTALL
-        + w.MISSING_PROGRAM_LAUNCH,
+        + w.MISSING_PROGRAM_LAUNCH
+        + w.MISSING_PACKAGE_BY_ITS_FINDER,
         what="The command of this {tool} call failed: a program, module or package it needs is "
         "not installed.",
         why="The environment lacks that dependency (or the project's virtual environment or "
@@ -802,7 +804,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.NETWORK_DAEMONS
         + w.NETWORK_SERVICE
         + w.RESPONSE_UNREADABLE
-        + w.HOST_UNREACHABLE,
+        + w.HOST_UNREACHABLE
+        + w.NO_SERVER_AVAILABLE,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call could not reach the server or URL, or the server answered with "
         "an error status.",
