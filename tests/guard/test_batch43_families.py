@@ -200,3 +200,65 @@ def test_the_batch43_families_leave_neighbouring_wordings_to_their_own_categorie
 )
 def test_batch43_families_take_no_success_for_a_failure(text: str, tool: str) -> None:
     assert not classify_result(text, tool=tool).failed
+
+
+#: Probed after batch 43's first families (program outputs captured here, in Claude Code's Bash
+#: form): a cause other programs state the same way.
+PROGRAM_CAUSES = [
+    # lz4 1.9 and gzip: the overwrite prompt nobody answered
+    (
+        "a.txt.lz4 already exists; do you want to overwrite (y/N) ?     not overwritten",
+        "FILE_EXISTS",
+    ),
+    (
+        "gzip: a.gz already exists; do you wish to overwrite (y or n)?   not overwritten",
+        "FILE_EXISTS",
+    ),
+    # git clone from a local path that is not there
+    ("fatal: repository '/srv/repos/app.git' does not exist", "FILE_NOT_FOUND"),
+    # an agent or bus that is not running: ssh-add, gpg, systemctl in a container
+    ("Could not open a connection to your authentication agent.", "NETWORK_ERROR"),
+    ("gpg-connect-agent: no gpg-agent running in this session", "NETWORK_ERROR"),
+    (
+        "System has not been booted with systemd as init system (PID 1). Can't operate.\n"
+        "Failed to connect to bus: Host is down",
+        "NETWORK_ERROR",
+    ),
+    ("Failed to connect to bus: No such file or directory", "NETWORK_ERROR"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "category"), PROGRAM_CAUSES, ids=[t[:40] for t, _ in PROGRAM_CAUSES]
+)
+def test_a_cause_a_program_states_is_read_in_its_own_words(text: str, category: str) -> None:
+    assert classify_error("Error: Exit code 1\n" + text).category == category
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        # a remote repository that is not there is no local path
+        ("fatal: repository 'https://github.com/acme/nope.git/' not found", "COMMAND_FAILED"),
+        # a name, not a path, that does not exist
+        ("Error: workspace 'staging' does not exist", "COMMAND_FAILED"),
+    ],
+)
+def test_a_quoted_name_or_url_that_does_not_exist_is_not_a_missing_file(
+    text: str, category: str
+) -> None:
+    assert classify_error("Error: Exit code 1\n" + text).category == category
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        (
+            "Agent pid 4242\nIdentity added: keys/deploy (deploy@ci)\nno agent running before",
+            "Bash",
+        ),
+        ("existing archives kept: a.lz4 already exists, not overwritten by design", "read_file"),
+    ],
+)
+def test_the_program_cause_families_take_no_success_for_a_failure(text: str, tool: str) -> None:
+    assert not classify_result(text, tool=tool).failed

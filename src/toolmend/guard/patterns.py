@@ -637,7 +637,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.FILE_NOT_LOCATED
         + w.ARCHIVE_MEMBER_MISSING
         + w.NUMBERED_ITEM_MISSING
-        + w.LOADED_PATH_MISSING,
+        + w.LOADED_PATH_MISSING
+        + w.QUOTED_PATH_ABSENT,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -650,7 +651,11 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_EXISTS,
         variant="generic",
         priority=49,
-        text=w.FILE_EXISTS + w.PATH_EXISTS + w.NO_OVERWRITE + w.NAME_EXISTS_PROGRAMS,
+        text=w.FILE_EXISTS
+        + w.PATH_EXISTS
+        + w.NO_OVERWRITE
+        + w.NAME_EXISTS_PROGRAMS
+        + w.OVERWRITE_DECLINED,
         what="The {tool} call would create a file or directory that already exists.",
         why="This tool creates new files only and does not overwrite.",
         next=(
@@ -748,7 +753,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.NETWORK_ERROR,
         variant="service_not_running",
         priority=56,  # above FILE_NOT_FOUND: a socket that is not there is a service not running
-        text=w.SERVICE_NOT_RUNNING,
+        text=w.SERVICE_NOT_RUNNING + w.AGENT_NOT_RUNNING,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The command of this {tool} call could not connect to the local service it uses "
         "(a database, a cache, a daemon): it is not running or not listening where the command "

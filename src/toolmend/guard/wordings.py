@@ -2403,3 +2403,34 @@ NO_SERVER_AVAILABLE = words(
     r"\bNo(?:Brokers|Nodes?|Servers?)Available(?:Exception|Error)?\b",
     r"\bNone of the configured nodes (?:are|were) available\b",
 )
+
+#: A file a program would not overwrite because it is there: the prompt it asks with no terminal to
+#: answer, then its refusal (lz4's "a.txt.lz4 already exists; do you want to overwrite (y/N) ?
+#: not overwritten", zstd's "overwrite (y/n) ? Not overwritten", gzip's "do you wish to overwrite
+#: (y or n)? not overwritten"); gzip's bare form is `NAME_EXISTS_PROGRAMS`'.
+OVERWRITE_DECLINED = words(
+    "lz4 zstd gzip",
+    r"\balready exists\b[^\n]{0,80}?\boverwrite\b[^\n]{0,40}?\?\s*not overwritten\b",
+)
+
+#: A path, quoted, that a program says does not exist: git's `fatal: repository '/srv/repos/app.git'
+#: does not exist` (a clone from a local path), "the path './charts/api' does not exist". Only a
+#: path (it starts with `/`, `./`, `../` or `~/`): a URL or a name that does not exist is not a
+#: file.
+QUOTED_PATH_ABSENT = words(
+    "git plain",
+    r"(?:^|\s)['\"‘`](?:\.{1,2}/|/|~/)[^'\"’`\n]{0,200}['\"’`] (?:does not exist|doesn't exist)\b",
+)
+
+#: A local agent or bus the command talks to is not running, so nothing answers on its socket:
+#: ssh-add's "Could not open a connection to your authentication agent", gpg's "no gpg-agent
+#: running in this session", systemctl in a container ("System has not been booted with systemd
+#: as init system (PID 1). Can't operate.", "Failed to connect to bus: No such file or directory",
+#: the bus's socket, not a file the call named).
+AGENT_NOT_RUNNING = words(
+    "ssh gpg plain",
+    r"\bCould not open a connection to your authentication agent\b",
+    r"\bno [\w-]*agent running\b",
+    r"\bhas not been booted with systemd as init system\b",
+    r"\bFailed to connect to (?:the )?bus: ",
+)
