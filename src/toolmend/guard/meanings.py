@@ -208,10 +208,96 @@ def meaning_of(texts: Iterable[str], *, program: bool = False) -> str | None:
     """The pattern id of the cause the error texts state last, or None when they state none;
     with `program` (the texts are a program's failure), only a cause `of_programs`."""
     lines = _lines_last_first(texts)
-    specific = tuple(m for m in MEANINGS if m.of_programs or not program)
-    for meanings in (specific, (FAILURE,)):
+    specific = tuple(m for m in MEANINGS + NAMED_CAUSES if m.of_programs or not program)
+    for meanings in (specific, (FAILURE, STATED_FAILURE)):
         for line in lines:
             for meaning in meanings:
                 if meaning.words.search(line):
                     return meaning.pattern_id
     return None
+
+
+# --- batch 43 (guard19): causes named by an exception class or an error kind, and failures a
+# program states without an `error:` (kept in one block at the end so that helpers working in
+# parallel merge cleanly)
+
+#: An exception class as thrown: its message or the end of the line follows (not a compiler's
+#: "unreported exception FileNotFoundException; must be caught").
+_THROWN = r"(?=:|\s*$)"
+
+#: The causes the runtimes' exception classes and error kinds name, where the message beside them
+#: may not say it again (Java's `java.nio.file.FileAlreadyExistsException: target`, with only the
+#: path after it): Java's and Kotlin's NIO and networking exceptions, .NET's IO exceptions (its
+#: FileNotFoundException says "Could not find file", Java's "(No such file or directory)"), Rust's
+#: `io::ErrorKind` as its Debug form prints it (`kind: AlreadyExists`), Go's `fs.Err*` sentinels.
+NAMED_CAUSES: tuple[Meaning, ...] = (
+    Meaning(
+        "timeout-class",
+        _words(
+            r"(?-i:\b(?:Socket|Http(?:Connect)?|Interrupted)?Timeout(?:Exception|Expired)"
+            + _THROWN
+            + ")",
+            r"(?-i:\bkind: TimedOut\b|\bErrorKind::TimedOut\b)",
+        ),
+        "EI/TIMEOUT/001",
+        of_programs=True,
+    ),
+    Meaning(
+        "network-class",
+        _words(
+            r"(?-i:\b(?:UnknownHost|NoRouteToHost|HttpHostConnect|UnresolvedAddress)Exception"
+            + _THROWN
+            + ")",
+            r"(?-i:\bkind: (?:ConnectionRefused|ConnectionReset|HostUnreachable"
+            r"|NetworkUnreachable)\b)",
+        ),
+        "EI/NETWORK_ERROR/001",
+        of_programs=True,
+    ),
+    Meaning(
+        "permission-class",
+        _words(
+            r"(?-i:\b(?:AccessDenied|UnauthorizedAccess)Exception" + _THROWN + ")",
+            r"(?-i:\bkind: PermissionDenied\b|\bErrorKind::PermissionDenied\b)",
+            r"(?-i:\bfs\.ErrPermission\b)",
+        ),
+        "EI/PERMISSION_DENIED/001",
+        of_programs=True,
+    ),
+    Meaning(
+        "exists-class",
+        _words(
+            r"(?-i:\bFileAlreadyExistsException" + _THROWN + ")",
+            r"(?-i:\bkind: AlreadyExists\b|\bErrorKind::AlreadyExists\b)",
+            r"(?-i:\bfs\.ErrExist\b)",
+        ),
+        "EI/FILE_EXISTS/001",
+        of_programs=True,
+    ),
+    Meaning(
+        "missing-file-class",
+        _words(
+            r"(?-i:\b(?:NoSuchFile|DirectoryNotFound)Exception" + _THROWN + ")",
+            r"(?-i:\bkind: NotFound\b|\bErrorKind::NotFound\b)",
+            r"(?-i:\bfs\.ErrNotExist\b)",
+        ),
+        "EI/FILE_NOT_FOUND/001",
+        of_programs=True,
+    ),
+)
+
+#: A program's failure stated without an `error:` (read as the generic cause, after `FAILURE`):
+#: CMake's and other build tools' "X Error at FILE:LINE" diagnostics, a parse error stated as one
+#: (CMake's "Parse error.  Function missing ending", PHP's "PHP Parse error:", "parse error at
+#: line 3"), and the summary that errors occurred (CMake's "Configuring incomplete, errors
+#: occurred!", .NET's "One or more errors occurred.").
+STATED_FAILURE = Meaning(
+    "program-error-stated",
+    _words(
+        r"(?-i:^[A-Z][\w+.\-]{1,30} (?:Error|ERROR) at \S+:\d+)",
+        # (not prose about one: "fixed the parse error in the config")
+        r"(?-i:^\W{0,3}(?:[A-Z]\w* )?Parse error\b)|\bparse error(?: at| near| on line|:)",
+        r"\b(?:one or more|some) errors (?:have )?occurred\b|\bincomplete, errors occurred\b",
+    ),
+    "EI/COMMAND_FAILED/001",
+)

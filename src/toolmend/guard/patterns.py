@@ -638,7 +638,9 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.UNREADABLE_PATH
         + w.FILE_NOT_LOCATED
         + w.ARCHIVE_MEMBER_MISSING
-        + w.NUMBERED_ITEM_MISSING,
+        + w.NUMBERED_ITEM_MISSING
+        + w.LOADED_PATH_MISSING
+        + w.QUOTED_PATH_ABSENT,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -651,7 +653,11 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.FILE_EXISTS,
         variant="generic",
         priority=49,
-        text=w.FILE_EXISTS + w.PATH_EXISTS + w.NO_OVERWRITE + w.NAME_EXISTS_PROGRAMS,
+        text=w.FILE_EXISTS
+        + w.PATH_EXISTS
+        + w.NO_OVERWRITE
+        + w.NAME_EXISTS_PROGRAMS
+        + w.OVERWRITE_DECLINED,
         what="The {tool} call would create a file or directory that already exists.",
         why="This tool creates new files only and does not overwrite.",
         next=(
@@ -733,7 +739,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.RECIPE_PROGRAM_MISSING
         + w.INSTALL_HINT
         + w.MUST_INSTALL
-        + w.MISSING_PROGRAM_LAUNCH,
+        + w.MISSING_PROGRAM_LAUNCH
+        + w.MISSING_PACKAGE_BY_ITS_FINDER,
         what="The command of this {tool} call failed: a program, module or package it needs is "
         "not installed.",
         why="The environment lacks that dependency (or the project's virtual environment or "
@@ -750,7 +757,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.NETWORK_ERROR,
         variant="service_not_running",
         priority=56,  # above FILE_NOT_FOUND: a socket that is not there is a service not running
-        text=w.SERVICE_NOT_RUNNING,
+        text=w.SERVICE_NOT_RUNNING + w.AGENT_NOT_RUNNING,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The command of this {tool} call could not connect to the local service it uses "
         "(a database, a cache, a daemon): it is not running or not listening where the command "
@@ -807,7 +814,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.NETWORK_SERVICE
         + w.RESPONSE_UNREADABLE
         + w.HOST_UNREACHABLE
-        + w.MCP_SESSION_GONE,
+        + w.MCP_SESSION_GONE
+        + w.NO_SERVER_AVAILABLE,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call could not reach the server or URL, or the server answered with "
         "an error status.",

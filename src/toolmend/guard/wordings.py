@@ -2451,3 +2451,91 @@ SIGNAL_TERMINATED = words(
     "roo-code kilo-code zoo-code",
     r"(?:^\s*|\.\s+)(?-i:Process terminated by signal) (?:\d+ \()?(?-i:SIG[A-Z0-9]+)\b",
 )
+
+
+# --- batch 43 (guard19): programs' own words for a missing package, a file loaded by path and a
+# server nobody answers for (kept in one block at the end so that helpers working in parallel
+# merge cleanly; each family belongs with its category above and can move there once merged)
+
+#: A package, module or library a build or a script needs, said by the tool that looked for it
+#: (not a file the call named, though most say "file" or "not found"): CMake's find_package
+#: ("Could not find a package configuration file provided by \"Protobuf\"", a Find module's
+#: "Could NOT find ZLIB (missing: ...)", "No \"FindX.cmake\" found in CMAKE_MODULE_PATH") and
+#: pkg_check_modules ("A required package was not found"), pkg-config's "Package 'x', required by
+#: 'y', not found" and "was not found in the pkg-config search path", perl's "Can't locate
+#: Foo/Bar.pm in @INC" (a module; a script's path is a missing file), Tcl's "can't find package
+#: tdom", apt's "Unable to locate package", Ruby's gems and LoadError of a library name, Lua's
+#: "module 'x' not found", GHC's "Could not find module", Go's modules.
+MISSING_PACKAGE_BY_ITS_FINDER = words(
+    "cmake perl tcl plain",
+    # (CMake wraps its messages at 80 columns: any space may be a line break and an indent)
+    r"\bfind\s+a\s+package\s+configuration\s+file\s+provided\s+by\b",
+    r"\bCould\s+NOT\s+find\s+[\w:+.\-]+\s+\(missing:\s",
+    r"\bNo\s+\"Find[\w+.\-]+\.cmake\"\s+found\s+in\s+CMAKE_MODULE_PATH\b",
+    r"\bA\s+required\s+package\s+was\s+not\s+found\b",
+    r"\bPackage '[^'\n]{1,80}', required by '[^'\n]{1,80}', not found\b",
+    r"\bwas not found in the pkg-config search path\b",
+    r"\bCan't locate (?!\.{1,2}/|/)[\w/:.\-]+\.pm in @INC\b",
+    r"\bcan't find package [\w:.\-]+",
+    r"\bUnable to locate package [\w.+\-]+",
+    r"\bcannot load such file -- (?![./~]|[A-Za-z]:[\\/])[\w/.\-]+",
+    r"\bCould not find (?:gem )?'[\w.\-]+' (?:\([^)\n]*\) )?(?:among \d+ total gem|in locally "
+    r"installed gems|in any of the sources)",
+    r"\bmodule '[\w.\-]+' not found:",
+    r"\bCould not find module [`'‘][\w.]+[`'’]",
+    r"\bno required module provides package\b|\bcannot find package \"[\w./\-]+\"",
+)
+
+#: A script or file a loader was told to load by its path and did not find: perl's `require
+#: "./lib/helpers.pl"` ("Can't locate ./lib/helpers.pl at -e line 1", or "Can't locate
+#: lib/helpers.pl in @INC" of a `.pl` file), Ruby's `require_relative` ("cannot load such file --
+#: /app/lib/x"); Node's "Cannot find module './x'" is in `FILE_MISSING`.
+LOADED_PATH_MISSING = words(
+    "perl ruby",
+    r"\bCan't locate (?:\.{1,2}/|/)\S+ (?:at|in @INC)\b|\bCan't locate \S+\.pl in @INC\b",
+    r"\bcannot load such file -- (?:\.{1,2}/|/|~/|[A-Za-z]:[\\/])\S+",
+)
+
+#: A client with no server to talk to: every server it may use is unreachable or unhealthy, so
+#: there was nothing to send the request to. gpg's "keyserver receive failed: No keyserver
+#: available" (dirmngr found none it could reach), HAProxy's "No server is available to handle
+#: this request", Envoy's "no healthy upstream", nginx's "no live upstreams", Kafka clients'
+#: "NoBrokersAvailable", Elasticsearch's "None of the configured nodes are available".
+NO_SERVER_AVAILABLE = words(
+    "gpg plain",
+    r"\bno (?:key ?server|server|upstream|broker|node|host)s? (?:is |are )?available\b",
+    r"\bno (?:healthy|live) upstreams?\b",
+    r"\bNo(?:Brokers|Nodes?|Servers?)Available(?:Exception|Error)?\b",
+    r"\bNone of the configured nodes (?:are|were) available\b",
+)
+
+#: A file a program would not overwrite because it is there: the prompt it asks with no terminal to
+#: answer, then its refusal (lz4's "a.txt.lz4 already exists; do you want to overwrite (y/N) ?
+#: not overwritten", zstd's "overwrite (y/n) ? Not overwritten", gzip's "do you wish to overwrite
+#: (y or n)? not overwritten"); gzip's bare form is `NAME_EXISTS_PROGRAMS`'.
+OVERWRITE_DECLINED = words(
+    "lz4 zstd gzip",
+    r"\balready exists\b[^\n]{0,80}?\boverwrite\b[^\n]{0,40}?\?\s*not overwritten\b",
+)
+
+#: A path, quoted, that a program says does not exist: git's `fatal: repository '/srv/repos/app.git'
+#: does not exist` (a clone from a local path), "the path './charts/api' does not exist". Only a
+#: path (it starts with `/`, `./`, `../` or `~/`): a URL or a name that does not exist is not a
+#: file.
+QUOTED_PATH_ABSENT = words(
+    "git plain",
+    r"(?:^|\s)['\"‘`](?:\.{1,2}/|/|~/)[^'\"’`\n]{0,200}['\"’`] (?:does not exist|doesn't exist)\b",
+)
+
+#: A local agent or bus the command talks to is not running, so nothing answers on its socket:
+#: ssh-add's "Could not open a connection to your authentication agent", gpg's "no gpg-agent
+#: running in this session", systemctl in a container ("System has not been booted with systemd
+#: as init system (PID 1). Can't operate.", "Failed to connect to bus: No such file or directory",
+#: the bus's socket, not a file the call named).
+AGENT_NOT_RUNNING = words(
+    "ssh gpg plain",
+    r"\bCould not open a connection to your authentication agent\b",
+    r"\bno [\w-]*agent running\b",
+    r"\bhas not been booted with systemd as init system\b",
+    r"\bFailed to connect to (?:the )?bus: ",
+)
