@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 #: An inline code span must close within this many characters on its line, else its opening
 #: backticks are literal text. Bounds what is held back while waiting for a closer.
@@ -105,15 +105,18 @@ def find_closer(
         if at >= 0:
             return at, closer
     else:
-        m = _alternation(closers).search(buf, pos, end)
+        search, longest = _closer_search(closers)
+        m = search(buf, pos, end)
         if m is not None:
-            if not final:
-                # A closer inside a longer one (`"` in `<|"|>`): a cut-off longer closer that
-                # begins earlier may still complete, and would then be the first.
+            at = m.start()
+            # A closer inside a longer one (`"` in `<|"|>`): a cut-off longer closer that
+            # begins earlier may still complete, and would then be the first. It begins in
+            # the last `longest - 1` characters, so only a closer found there is in doubt.
+            if not final and at > end - longest:
                 held = partial_marker_start(buf, pos, end, closers)
-                if held < m.start():
+                if held < at:
                     return held, ""
-            return m.start(), m.group()
+            return at, m.group()
     return (end if final else partial_marker_start(buf, pos, end, closers)), ""
 
 
@@ -121,16 +124,20 @@ def closers(*literals: str) -> tuple[str, ...]:
     """Declare, at import, closers a reader passes to `find_closer`: their search is compiled
     now rather than on a parse's first use (the way a `ValueText` is)."""
     if len(literals) > 1:
-        _alternation(literals)
+        _closer_search(literals)
     _marker_prefixes(literals)
     return literals
 
 
 @functools.lru_cache(maxsize=256)
-def _alternation(literals: tuple[str, ...]) -> re.Pattern[str]:
-    """A pattern finding any of `literals`, the first listed winning at one position (cached
-    like `_marker_prefixes`)."""
-    return re.compile("|".join(map(re.escape, literals)))
+def _closer_search(
+    literals: tuple[str, ...],
+) -> tuple[Callable[[str, int, int], re.Match[str] | None], int]:
+    """`find_closer`'s search for any of `literals` (the first listed winning at one
+    position) and their longest length, in one cache lookup (cached like `_marker_prefixes`):
+    a reader asks at every value and every fed chunk."""
+    pattern = re.compile("|".join(map(re.escape, literals)))
+    return pattern.search, max(map(len, literals))
 
 
 @functools.lru_cache(maxsize=256)
