@@ -96,8 +96,9 @@ def find_closer(
     more input arrives (none when `final`: then `stop` is `end`). This is the one way a reader
     holds back a possibly partial closer at the end of a chunk; split anywhere, the closer is
     found where it is and never released as text. At the same position the closer listed first
-    wins. Cost: one `str.find` (one closer) or one regex search over the new text, then at
-    most `len(longest closer)` characters looked at.
+    wins. Cost: one `str.find` (one closer), one regex search over the new text (several), or
+    over a long text one `str.find` per closer up to the first closer (`_first_by_finds`),
+    then at most `len(longest closer)` characters looked at.
     """
     if len(closers) == 1:
         closer = closers[0]
@@ -105,10 +106,14 @@ def find_closer(
         if at >= 0:
             return at, closer
     else:
-        search, longest = _closer_search(closers)
-        m = search(buf, pos, end)
-        if m is not None:
-            at = m.start()
+        if end - pos > FIND_SPAN:
+            at, closer = _first_by_finds(buf, pos, end, closers)
+            longest = _closer_search(closers)[1]
+        else:
+            search, longest = _closer_search(closers)
+            m = search(buf, pos, end)
+            at, closer = (m.start(), m.group()) if m is not None else (-1, "")
+        if closer:
             # A closer inside a longer one (`"` in `<|"|>`): a cut-off longer closer that
             # begins earlier may still complete, and would then be the first. It begins in
             # the last `longest - 1` characters, so only a closer found there is in doubt.
@@ -116,8 +121,34 @@ def find_closer(
                 held = partial_marker_start(buf, pos, end, closers)
                 if held < at:
                     return held, ""
-            return at, m.group()
+            return at, closer
     return (end if final else partial_marker_start(buf, pos, end, closers)), ""
+
+
+#: Past this many characters `find_closer` looks for several closers with one `str.find`
+#: each rather than one regex search: a regex tries its alternatives at every character that
+#: begins one (each `<` of a file holding markup), a `str.find` skips ahead, and a long value
+#: (a file being written, read in one piece) is most of what a batch parse reads.
+FIND_SPAN = 1024
+
+
+def _first_by_finds(buf: str, pos: int, end: int, closers: tuple[str, ...]) -> tuple[int, str]:
+    """The first of `closers` in `buf[pos:end]` as its regex search finds it (the closer
+    listed first winning at one position), or `(-1, "")`: one `str.find` per closer, each
+    stopping at the best closer found so far. It looks window by window (each twice as wide as
+    the last), so the cost stays linear in how far the first closer is, not in the text left."""
+    start, width = pos, FIND_SPAN
+    while start < end:
+        stop = min(end, start + width)
+        best, found = stop, ""  # closers beginning in buf[start:stop]
+        for closer in closers:
+            at = buf.find(closer, start, min(end, best + len(closer) - 1))
+            if 0 <= at < best:
+                best, found = at, closer
+        if found:
+            return best, found
+        start, width = stop, width * 2
+    return -1, ""
 
 
 def closers(*literals: str) -> tuple[str, ...]:
