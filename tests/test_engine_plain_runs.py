@@ -94,7 +94,7 @@ def _through_the_run(
 
 def _refused(self: Block, text: ValueText, *, raw: Any = (), decoded: Any = ()) -> ValueRun:
     """`Block.stream_value` that builds the run but never lets the fast path use it."""
-    return ValueRun.of(text, tuple(raw), tuple(decoded))
+    return ValueRun(text, tuple(raw), tuple(decoded))
 
 
 def test_a_stop_is_never_plain_and_nor_is_its_start_at_the_end() -> None:

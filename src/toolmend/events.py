@@ -177,15 +177,17 @@ def collect(events: Iterable[Event]) -> ParseResult:
     reasoning: list[str] = []
     calls: list[ToolCall] = []
     diagnostics: list[Diagnostic] = []
-    for event in events:
+    for event in events:  # the kinds most events are, first
         if isinstance(event, TextDelta):
             text.append(event.text)
-        elif isinstance(event, ReasoningDelta):
-            reasoning.append(event.text)
+        elif isinstance(event, ToolCallDelta):
+            continue
         elif isinstance(event, ToolCallEnd):
             calls.append(event.call)
         elif isinstance(event, Diagnostic):
             diagnostics.append(event)
+        elif isinstance(event, ReasoningDelta):
+            reasoning.append(event.text)
     return ParseResult(
         text="".join(text),
         tool_calls=calls,

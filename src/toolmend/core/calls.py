@@ -48,6 +48,9 @@ REPEATED_CALL = (
     "the call repeats the call right before it (same tool, same arguments); not run twice"
 )
 
+#: The gate of the argument stream outside any call (which streams nothing).
+_NO_GATE = SchemaGate(None)
+
 
 class Block(BlockContext):
     """The parser's call lifecycle, one per parser, reused for every block it reads."""
@@ -86,14 +89,16 @@ class Block(BlockContext):
         self.block_openers: Sequence[str] = ()
         #: The fast path's state while a string value streams (`stream_value`), else None.
         self.run: ValueRun | None = None
-        self._call: ToolCall | None = None
+        #: The current call's id, tool name and schema gate (None between calls): its
+        #: `ToolCall` is built once, at its end.
+        self._call: tuple[str, str, SchemaGate] | None = None
         self._call_index = -1
         self._pending_end: tuple[ToolCall, int, int] | None = None  # call, index, end offset
         self._next_index = 0
         #: The last call ended, as (name, canonical arguments) when it was executable.
         self._last_ended: tuple[str, str] | None = None
         self._current_tool: Tool | None = None
-        self.args = ArgumentStream(SchemaGate(None), out, "", -1, incremental=False)
+        self.args = ArgumentStream(_NO_GATE, out, "", -1, incremental=False)
 
     def read_as(self, syntax: ProtocolSyntax) -> None:
         self.protocol_id = syntax.id
@@ -130,14 +135,15 @@ class Block(BlockContext):
         self._flush_pending_end()
         index = self._next_index
         self._next_index += 1
-        self._call = ToolCall(id=self._ids.next_id(), name=tool.name)
+        call_id = self._ids.next_id()
+        gate = self.gate_for(tool.name)
+        self._call = (call_id, tool.name, gate)
         self._call_index = index
         self._current_tool = tool
-        gate = self.gate_for(tool.name)
         self.args = ArgumentStream(
-            gate, self._out, self._call.id, index, incremental=self.incremental_arguments
+            gate, self._out, call_id, index, incremental=self.incremental_arguments
         )
-        self._out.append(ToolCallStart(self._call.id, tool.name, index, self.protocol_id))
+        self._out.append(ToolCallStart(call_id, tool.name, index, self.protocol_id))
         return True
 
     def end_call(
@@ -148,18 +154,18 @@ class Block(BlockContext):
         error: str | None = None,
         repairs: Sequence[str] = (),
     ) -> None:
-        call = self._call
-        assert call is not None, "end_call() without begin_call()"
+        assert self._call is not None, "end_call() without begin_call()"
+        call_id, name, gate = self._call
         if arguments is not None and nesting_exceeds(arguments):
             arguments = {}
             error = f"the arguments are nested more than {MAX_NESTING} levels deep"
         args = arguments if arguments is not None else {}
         if error is None:
             # The gate normalises lone surrogates itself and records it (`surrogate:KEY`).
-            result = self.gate_for(call.name).check(args)
+            result = gate.check(args)
             call = ToolCall(
-                call.id,
-                call.name,
+                call_id,
+                name,
                 result.arguments,
                 incomplete=result.error is not None,
                 error=result.error,
@@ -167,8 +173,8 @@ class Block(BlockContext):
             )
         else:
             call = ToolCall(
-                call.id,
-                call.name,
+                call_id,
+                name,
                 normalize_value(args),
                 incomplete=True,
                 error=error,
@@ -235,7 +241,7 @@ class Block(BlockContext):
         raw: Sequence[list[str]] = (),
         decoded: Sequence[list[str]] = (),
     ) -> ValueRun:
-        self.run = run = ValueRun.of(text, tuple(raw), tuple(decoded))
+        self.run = run = ValueRun(text, tuple(raw), tuple(decoded))
         return run
 
     def stop_value(self) -> None:

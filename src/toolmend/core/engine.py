@@ -177,6 +177,7 @@ class StreamParser:
         )
         if reasoning not in (None, "open"):
             raise ValueError(f"reasoning must be None or 'open', got {reasoning!r}")
+        markers = tuple(syntax.opening_markers(resolver))
         #: Opening marker -> where it may open a block (markers not named open anywhere).
         self._anchors = syntax.anchors(resolver)
         #: Opening marker -> how its body must begin (`BodyStart`), asked before a reader is
@@ -188,16 +189,12 @@ class StreamParser:
             if len(marker) + start.reach <= max_fragment
         }
         self._block.block_openers = tuple(
-            m
-            for m in dict.fromkeys(syntax.opening_markers(resolver))
-            if m not in self._anchors and m not in body_starts
+            m for m in dict.fromkeys(markers) if m not in self._anchors and m not in body_starts
         )
         #: Reasoning opener -> its closers.
         self._reasoning = {span.opener: span.closers for span in syntax.reasoning()}
         #: The opening markers that are special tokens, watched for inside reasoning.
-        self._reasoning_calls = special_tokens(
-            tuple(syntax.opening_markers(resolver)), tuple(syntax.token_openers())
-        )
+        self._reasoning_calls = special_tokens(markers, tuple(syntax.token_openers()))
         #: Reasoning text held from the first live probe's opener on, its length, and the
         #: probes of the openers in it (in order).
         self._held: list[str] = []
@@ -205,7 +202,7 @@ class StreamParser:
         self._probes: list[CallProbe] = []
         self._reason_closers: tuple[str, ...] = ()
         self._scanner = TextScanner(
-            [*syntax.opening_markers(resolver), *self._reasoning],
+            [*markers, *self._reasoning],
             mask_code=mask_code,
             cut_markers=syntax.cut_markers(resolver),
             guards={

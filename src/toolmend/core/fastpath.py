@@ -76,6 +76,16 @@ class ValueText:
     plain: re.Pattern[str] = field(init=False, repr=False, compare=False)
     pending: re.Pattern[str] = field(init=False, repr=False, compare=False)
     verbatim: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    #: What every `ValueRun` of it copies: `plain`, the decoder, the escapes' first characters
+    #: (`decode` runs only on text holding one), `hold`, `pending`, `verbatim`.
+    run_fields: tuple[
+        re.Pattern[str],
+        Callable[[str], str] | None,
+        str,
+        str,
+        re.Pattern[str],
+        re.Pattern[str],
+    ] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         e = self.escapes
@@ -93,47 +103,43 @@ class ValueText:
         object.__setattr__(self, "plain", plain)
         object.__setattr__(self, "pending", pending)
         object.__setattr__(self, "verbatim", verbatim)
+        run = (plain, e.decode, e.start_chars, self.hold, pending, verbatim)
+        object.__setattr__(self, "run_fields", run)
 
 
-@dataclass(slots=True)
 class ValueRun:
     """One streaming value's fast-path state (made by `BlockContext.stream_value`).
 
     `sinks` get plain text as written, `decoded_sinks` its decoded text. `held` is the trailing
-    run of `hold` characters kept back from the argument stream, shared with the reader.
+    run of `hold` characters kept back from the argument stream, shared with the reader. Every
+    streamed value makes one, so it is built from its `ValueText`'s precomputed `run_fields`
+    in one step.
     """
 
-    pattern: re.Pattern[str]
-    sinks: tuple[list[str], ...]
-    decode: Callable[[str], str] | None
-    decoded_sinks: tuple[list[str], ...]
-    #: `decode` runs only on text holding this (a JSON backslash, an XML ampersand).
-    escape: str
-    hold: str
-    pending: re.Pattern[str]
-    verbatim: re.Pattern[str]
-    held: str = ""
-    #: `sinks` then `decoded_sinks`: where a verbatim chunk (its own decoding) goes.
-    all_sinks: tuple[list[str], ...] = field(init=False)
+    __slots__ = (
+        "all_sinks",
+        "decode",
+        "decoded_sinks",
+        "escape",
+        "held",
+        "hold",
+        "pattern",
+        "pending",
+        "sinks",
+        "verbatim",
+    )
 
-    def __post_init__(self) -> None:
-        self.all_sinks = self.sinks + self.decoded_sinks
-
-    @classmethod
-    def of(
-        cls, text: ValueText, raw: tuple[list[str], ...], decoded: tuple[list[str], ...]
-    ) -> ValueRun:
-        e = text.escapes
-        return cls(
-            text.plain,
-            raw,
-            e.decode,
-            decoded,
-            e.start_chars,
-            text.hold,
-            text.pending,
-            text.verbatim,
+    def __init__(
+        self, text: ValueText, sinks: tuple[list[str], ...], decoded_sinks: tuple[list[str], ...]
+    ) -> None:
+        self.pattern, self.decode, self.escape, self.hold, self.pending, self.verbatim = (
+            text.run_fields
         )
+        self.sinks = sinks
+        self.decoded_sinks = decoded_sinks
+        #: `sinks` then `decoded_sinks`: where a verbatim chunk (its own decoding) goes.
+        self.all_sinks = sinks + decoded_sinks
+        self.held = ""
 
 
 @lru_cache(maxsize=256)

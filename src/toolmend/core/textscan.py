@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 #: An inline code span must close within this many characters on its line, else its opening
 #: backticks are literal text. Bounds what is held back while waiting for a closer.
@@ -96,8 +96,9 @@ def find_closer(
     more input arrives (none when `final`: then `stop` is `end`). This is the one way a reader
     holds back a possibly partial closer at the end of a chunk; split anywhere, the closer is
     found where it is and never released as text. At the same position the closer listed first
-    wins. Cost: one `str.find` (one closer) or one regex search over the new text, then at
-    most `len(longest closer)` characters looked at.
+    wins. Cost: one `str.find` (one closer), one regex search over the new text (several), or
+    over a long text one `str.find` per closer up to the first closer (`_first_by_finds`),
+    then at most `len(longest closer)` characters looked at.
     """
     if len(closers) == 1:
         closer = closers[0]
@@ -105,32 +106,69 @@ def find_closer(
         if at >= 0:
             return at, closer
     else:
-        m = _alternation(closers).search(buf, pos, end)
-        if m is not None:
-            if not final:
-                # A closer inside a longer one (`"` in `<|"|>`): a cut-off longer closer that
-                # begins earlier may still complete, and would then be the first.
+        if end - pos > FIND_SPAN:
+            at, closer = _first_by_finds(buf, pos, end, closers)
+            longest = _closer_search(closers)[1]
+        else:
+            search, longest = _closer_search(closers)
+            m = search(buf, pos, end)
+            at, closer = (m.start(), m.group()) if m is not None else (-1, "")
+        if closer:
+            # A closer inside a longer one (`"` in `<|"|>`): a cut-off longer closer that
+            # begins earlier may still complete, and would then be the first. It begins in
+            # the last `longest - 1` characters, so only a closer found there is in doubt.
+            if not final and at > end - longest:
                 held = partial_marker_start(buf, pos, end, closers)
-                if held < m.start():
+                if held < at:
                     return held, ""
-            return m.start(), m.group()
+            return at, closer
     return (end if final else partial_marker_start(buf, pos, end, closers)), ""
+
+
+#: Past this many characters `find_closer` looks for several closers with one `str.find`
+#: each rather than one regex search: a regex tries its alternatives at every character that
+#: begins one (each `<` of a file holding markup), a `str.find` skips ahead, and a long value
+#: (a file being written, read in one piece) is most of what a batch parse reads.
+FIND_SPAN = 1024
+
+
+def _first_by_finds(buf: str, pos: int, end: int, closers: tuple[str, ...]) -> tuple[int, str]:
+    """The first of `closers` in `buf[pos:end]` as its regex search finds it (the closer
+    listed first winning at one position), or `(-1, "")`: one `str.find` per closer, each
+    stopping at the best closer found so far. It looks window by window (each twice as wide as
+    the last), so the cost stays linear in how far the first closer is, not in the text left."""
+    start, width = pos, FIND_SPAN
+    while start < end:
+        stop = min(end, start + width)
+        best, found = stop, ""  # closers beginning in buf[start:stop]
+        for closer in closers:
+            at = buf.find(closer, start, min(end, best + len(closer) - 1))
+            if 0 <= at < best:
+                best, found = at, closer
+        if found:
+            return best, found
+        start, width = stop, width * 2
+    return -1, ""
 
 
 def closers(*literals: str) -> tuple[str, ...]:
     """Declare, at import, closers a reader passes to `find_closer`: their search is compiled
     now rather than on a parse's first use (the way a `ValueText` is)."""
     if len(literals) > 1:
-        _alternation(literals)
+        _closer_search(literals)
     _marker_prefixes(literals)
     return literals
 
 
 @functools.lru_cache(maxsize=256)
-def _alternation(literals: tuple[str, ...]) -> re.Pattern[str]:
-    """A pattern finding any of `literals`, the first listed winning at one position (cached
-    like `_marker_prefixes`)."""
-    return re.compile("|".join(map(re.escape, literals)))
+def _closer_search(
+    literals: tuple[str, ...],
+) -> tuple[Callable[[str, int, int], re.Match[str] | None], int]:
+    """`find_closer`'s search for any of `literals` (the first listed winning at one
+    position) and their longest length, in one cache lookup (cached like `_marker_prefixes`):
+    a reader asks at every value and every fed chunk."""
+    pattern = re.compile("|".join(map(re.escape, literals)))
+    return pattern.search, max(map(len, literals))
 
 
 @functools.lru_cache(maxsize=256)

@@ -373,7 +373,7 @@ class Qwen3CoderReader(BlockReader):
 
     def _layout(self, buf: str, pos: int, limit: int) -> int:
         """Where the layout at `pos` ends (at most `limit`); notes escaped layout."""
-        k = _layout_end(buf, pos, limit)
+        k = _LAYOUT.match(buf, pos, limit).end()  # type: ignore[union-attr]  # it matches ""
         if not self.escaped and "\\" in buf[pos:k]:
             self.escaped = True
         return k
