@@ -135,6 +135,36 @@ class Continuation:
             return complete
         return True if declared(name) else self._closes(buf, tag_end, end, final=final)
 
+    def quoted_markup(
+        self,
+        buf: str,
+        stop: int,
+        end: int,
+        quoted: int,
+        *,
+        closer: bool,
+        next_parameter: Callable[[str], bool],
+        declared: Callable[[str], bool],
+        final: bool,
+    ) -> tuple[bool | None, int]:
+        """Whether the value's own closer (`closer`) or parameter tag ending at `stop` is the
+        value's text, a quote of the format's markup, and the count of parameter tags the value
+        quotes after it (`quoted` before it): each quoted tag's closer pairs with it. A closer
+        with no quoted tag open ends the value where the call goes on after it (`follows`); a
+        tag ends it (its closer forgotten) only when it opens the next parameter
+        (`next_parameter`: declared and not given yet). The verdict is None while undecided."""
+        if closer:
+            if quoted:
+                return True, quoted - 1
+            follows = self.follows(buf, stop, end, declared, final=final)
+            return (None if follows is None else not follows), quoted
+        complete, name, _ = self.read_name(buf, stop, end, final)
+        if complete is None:
+            return None, quoted
+        if complete and not quoted and next_parameter(name):
+            return False, quoted
+        return True, quoted + complete
+
     def _next_tag(self, buf: str, stop: int, end: int, *, final: bool) -> tuple[int, bool | None]:
         """What follows the layout at `stop`: `(-1, verdict)` when that decides (a closer,
         the end, a long layout: True; other text: False; not all there: None), else

@@ -766,20 +766,19 @@ class InvokeReader(BlockReader):
     def _quoted_markup(self, buf: str, stop: int, end: int, tag: str, final: bool) -> bool | None:
         """Whether the value's `</parameter>` or parameter tag ending at `stop` is its text, a
         quote of the format's markup (see the module docstring); None while undecided."""
-        if tag == self.param_close:
-            if self.quoted:
-                self.quoted -= 1  # the closer of a quoted parameter
-                return True
-            follows = self.continuation.follows(buf, stop, end, self._declares, final=final)
-            return None if follows is None else not follows
-        complete, name, _ = _parameter_name(buf, stop, end, final)
-        if complete is None:
-            return None
-        fresh = name != self.key and name not in self.done
-        if complete and not self.quoted and fresh and self._declares(name):
-            return False  # the next parameter: this value's closer was forgotten
-        self.quoted += complete
-        return True
+        verdict, self.quoted = self.continuation.quoted_markup(
+            buf,
+            stop,
+            end,
+            self.quoted,
+            closer=tag == self.param_close,
+            next_parameter=lambda name: (
+                name != self.key and name not in self.done and self._declares(name)
+            ),
+            declared=self._declares,
+            final=final,
+        )
+        return verdict
 
     def _declares(self, name: str) -> bool:
         """The invoke's tool declares a parameter `name` (or declares none). After a value's

@@ -595,21 +595,22 @@ class Qwen3CoderReader(BlockReader):
     ) -> bool | None:
         """Whether the value's `</parameter>` or `<parameter=` ending at `stop` is its text, a
         quote of the format's markup (see the module docstring); None while undecided."""
-        if marker == PARAMETER_END:
-            if self.quoted:
-                self.quoted -= 1  # the closer of a quoted parameter
-                return True
-            follows = self.wrapper.continuation.follows(buf, stop, end, self._declares, final=final)
-            return None if follows is None else not follows
-        complete, name, _ = _parameter_name(buf, stop, end, final)
-        if complete is None:
-            return None
+        verdict, self.quoted = self.wrapper.continuation.quoted_markup(
+            buf,
+            stop,
+            end,
+            self.quoted,
+            closer=marker == PARAMETER_END,
+            next_parameter=self._next_parameter,
+            declared=self._declares,
+            final=final,
+        )
+        return verdict
+
+    def _next_parameter(self, name: str) -> bool:
+        """`name` (quoted or not) opens a parameter the tool declares that is not given yet."""
         names = {name, _unquoted(name) or name}
-        fresh = self.key not in names and names.isdisjoint(self.done)
-        if complete and not self.quoted and fresh and self._declares(name):
-            return False  # the next parameter: this value's closer was forgotten
-        self.quoted += complete
-        return True
+        return self.key not in names and names.isdisjoint(self.done) and self._declares(name)
 
     def _declares(self, name: str) -> bool:
         """The call's tool declares a parameter `name` (or declares none). After a value's
