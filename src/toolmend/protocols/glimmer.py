@@ -152,6 +152,7 @@ class HeaderReader(BlockReader):
             if not whole:
                 return self._not_a_call(header, pos)
         self.opened = True
+        self.block.lead_in = buf[pos:at]  # the header: text again if the block turns out none
         return self.block.step(buf, at, end, final)
 
     def _whole_message(self, buf: str, at: int, end: int, final: bool) -> bool | None:

@@ -528,6 +528,9 @@ class InvokeReader(BlockReader):
         )
         self.state = _OPENING
         self.calls_ended = 0
+        #: What the block consumed before this reader's first step (a message header an outer
+        #: reader read): a revert gives it back, ahead of what this reader consumed.
+        self.lead_in = ""
         self.eof_name: str | None = None
         self._new_invoke(self.prefix)
 
@@ -614,7 +617,7 @@ class InvokeReader(BlockReader):
         op = self._opening(buf, pos, end, needs_tag=self.wrapped)
         self.eof_name = op.name
         if op.status == _BAD:
-            self.ctx.revert("", rescan=True)
+            self.ctx.revert(self.lead_in, rescan=False)  # nothing of its own consumed
             return pos, False
         return self._begin(op, buf, pos, final)
 
@@ -627,7 +630,7 @@ class InvokeReader(BlockReader):
             self.ctx.end_block()  # read again as a bare invoke, which keeps it as text
             return pos, False
         if not self.ctx.begin_call(op.name):
-            self.ctx.revert(buf[pos : op.header_end], rescan=False)
+            self.ctx.revert(self.lead_in + buf[pos : op.header_end], rescan=False)
             return op.header_end, False
         self._new_invoke(op.prefix)
         self.state = _BODY
