@@ -57,6 +57,23 @@ FUZZ_CASES = [
         "<|sep|><|channel|>analysis<|message|>to=functions.<end_function_response>2",
     ),
     (300009350, "functionary-v3", 129, "write_file\r\n" + "{" * 118),
+    (
+        330000747,
+        "auto",
+        128,
+        '<invoke name="write_file">\n<parameter name="file_path">a.py</parameter>\n'
+        '<parameter name="content">if a &lt; b:\n    print("x &ale ',
+    ),
+    (
+        330005658,
+        "auto",
+        200,
+        "e<|channel|>analysis<|message|><|tool_calls_section_begin|><_>functions.get_weather:0"
+        '<|tool_call_argument_begin|>{"city": "Rome", "days": 2}<|toot_weather</tool_name>'
+        '<stdout>{"temp": 21}</stdout></result></function_results>ome<escap<seed:tool_call>of|>'
+        '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "write_file", "parameters": '
+        '{"file_path": "a.py", "content":  \\")\\n"}}]<|END_ACTION|>',
+    ),
 ]
 
 
@@ -115,3 +132,47 @@ def test_any_cut_of_a_long_call_under_any_small_cap_reads_the_same_at_every_spli
         LONG_CALL
     )
     assert_same_at_every_split(protocol, before + rendered[: MAX_TAG_LENGTH + cut] + after, cap)
+
+
+#: Invoke-family formats (XML entities in values) and value tails that begin with `&` but can no
+#: longer become an entity: `&ale`, `&x`, a lone `&`.
+ENTITY_PROTOCOLS = ("anthropic-xml", "antml", "minimax-m2", "glimmer", "deepseek-dsml")
+NOT_ENTITY_TAILS = ("&ale ", "&x y", "& b")
+
+
+@pytest.mark.parametrize("tail", NOT_ENTITY_TAILS)
+@pytest.mark.parametrize("protocol", ENTITY_PROTOCOLS)
+def test_an_ampersand_at_the_cap_is_held_only_while_it_may_still_become_an_entity(
+    protocol: str, tail: str
+) -> None:
+    # A `&` held back as a possible entity makes the held value cross the cap at another
+    # character than when the same text arrives whole; held only while it can still be one,
+    # the overflow point is the same at every split (fuzzer seed 330000747).
+    call = toolmend.ToolCall(
+        id="call_1", name="write_file", arguments={"file_path": "a.py", "content": "x MARK"}
+    )
+    rendered = toolmend.get_protocol(protocol).render_call(call)
+    text = rendered[: rendered.index("MARK")] + tail
+    for cap in range(len(text) - len(tail) - 1, len(text) + 1):
+        assert_same_at_every_split(protocol, text, max(cap, MAX_TAG_LENGTH))
+
+
+def test_a_dead_opener_in_reasoning_then_a_long_stretch_then_a_call_reads_the_same_at_every_split() -> (
+    None
+):
+    # A special-token opener in reasoning is probed and the text after it held; when that probe
+    # dies, the held text is reasoning and a later opener is probed afresh. Text arriving whole
+    # once made the held stretch outgrow the cap before the probe could die, so the call at the
+    # end of the unclosed reasoning was recovered only when the text came in pieces (fuzzer seed
+    # 330005658).
+    call = toolmend.get_protocol("kimi-k2").render_call(
+        toolmend.ToolCall(id="call_1", name="get_weather", arguments={"city": "Rome", "days": 2})
+    )
+    text = (
+        "<think>Let me see. <|tool_calls_section_begin|><_>no, not yet. "
+        + "I weigh the options. " * 12
+        + call
+    )
+    whole = toolmend.parse(text, protocol="kimi-k2", tools=TOOLS, max_fragment=200)
+    assert [c.name for c in whole.tool_calls] == ["get_weather"]
+    assert_same_at_every_split("kimi-k2", text, 200)

@@ -609,14 +609,23 @@ class StreamParser:
         return stop, True
 
     def _reasoning_text(self, text: str) -> None:
-        if not self._held:
-            self._out.append(ReasoningDelta(text))
-            return
-        if self._held_length + len(text) > self._max_fragment:
-            self._stop_watching(text)
-            return
-        self._hold(text)
-        self._release_dead()
+        """Reasoning text: out at once, or held while a probe reads a possible call in it.
+
+        Held text is given to the probes in pieces up to the fragment cap, each followed by
+        releasing what dead probes held: the probes then meet the same text at the same held
+        length whatever the chunking, and watching stops only when a live probe has read the
+        cap whole (split-invariance)."""
+        while text:
+            if not self._held:
+                self._out.append(ReasoningDelta(text))
+                return
+            room = self._max_fragment - self._held_length
+            if room <= 0:
+                self._stop_watching(text)
+                return
+            self._hold(text[:room])
+            self._release_dead()
+            text = text[room:]
 
     def _hold(self, text: str) -> None:
         """Hold `text` after the held reasoning, and let every probe read it."""

@@ -103,6 +103,12 @@ MAX_ENTITY_LENGTH = 10
 
 _ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+#: What may still become an entity when more arrives: a prefix of a named one, or `&#` with
+#: digits (`&#x` with hex digits). A `&` followed by anything else is text already, so a value
+#: cut there reads the same at every split.
+_PARTIAL_ENTITY = re.compile(
+    r"&(?:l|lt|g|gt|a|am|amp|ap|apo|apos|q|qu|quo|quot|#[0-9]{0,7}|#[xX][0-9a-fA-F]{0,6})?"
+)
 #: `_ENTITY` without its groups, for the plain-value pattern: groups double a match's cost.
 _ENTITY_TEXT = re.sub(r"\((?!\?)", "(?:", _ENTITY.pattern)
 _NAME = r'[^"<>\n]*'
@@ -215,7 +221,7 @@ def _entity(m: re.Match[str]) -> str:
 _ENTITIES = Escapes(
     (*(f"&{name}" for name in _NAMED), "&#"),
     _ENTITY_TEXT,
-    r"&#?[a-zA-Z0-9]{0,8}",
+    _PARTIAL_ENTITY.pattern,
     decode_entities,
 )
 
@@ -760,7 +766,7 @@ class InvokeReader(BlockReader):
         stop = at  # a partial closer may begin there
         if not final:
             amp = buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
-            if amp != -1 and ";" not in buf[amp:stop]:
+            if amp != -1 and _PARTIAL_ENTITY.fullmatch(buf, amp, stop):
                 stop = amp  # a partial entity: decide it when more has arrived
         if stop > pos:
             self._value_piece(buf[pos:stop])
