@@ -181,9 +181,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=40,
-        min_error_sources=6,
-        min_successes=12,
+        min_errors=90,
+        min_error_sources=14,
+        min_successes=25,
         max_errors_per_source=14,
     ),
 )
