@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fuzzing
 import toolmend
-from support import comparable, streamed_arguments
+from support import assert_split_invariant, comparable, streamed_arguments
 from toolmend.core.calls import Block
 from toolmend.core.engine import StreamParser
 from toolmend.core.fastpath import Escapes, ValueRun, ValueText, pending_pattern, verbatim_pattern
@@ -394,3 +395,61 @@ def test_prose_ending_in_the_start_of_a_marker_is_released_without_the_state_mac
     assert calls == 2  # the first delta (at the start of a line) and `finish()`
     whole = toolmend.stream_parser(protocol, WRITE)
     assert comparable(events) == comparable(whole.feed("".join(PROSE_DELTAS)) + whole.finish())
+
+
+def test_a_string_value_of_a_call_not_begun_yet_is_taken_on_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # apertus writes the tool's name as the key (`{"write_file": {…}}`): the call begins only
+    # when its object closes, so the value's text is kept as written for that decoding.
+    skipped, got, reference = _through_the_run("apertus", 'a\\"b\\nc\\\\', monkeypatch)
+    assert skipped
+    assert got == reference
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # arguments written before the name
+        '{"arguments": {"path": "a", "content": "' + FILLER + "QQQQ" + FILLER + '"}, '
+        '"name": "write_file"}',
+        # a string nested inside an argument's object
+        '<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "c", '
+        '"meta": {"note": "' + FILLER + "QQQQ" + FILLER + '"}}}</tool_call>',
+    ],
+)
+def test_a_string_no_hook_reads_is_taken_on_the_run_and_reads_the_same(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = text.index("QQQQ")
+    chunks = [*text[:at], "QQQQ", text[at + 4 :]]
+    with_runs, calls = _feed("hermes", chunks, runs=True, monkeypatch=monkeypatch)
+    reference, _ = _feed("hermes", chunks, runs=False, monkeypatch=monkeypatch)
+    _, calls_without = _feed(
+        "hermes", [*text[:at], text[at + 4 :]], runs=True, monkeypatch=monkeypatch
+    )
+    assert calls == calls_without  # the chunk skipped the reader
+    assert comparable(with_runs) == comparable(reference)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "text"),
+    [
+        # Found by bench/fuzz.py: a string after the block was found to be no call (an empty
+        # name, a bare word) belongs to the refused text, not to a call's record; and a string
+        # of an unknown tool's arguments inside a harmony header is recorded by the header's
+        # reader, which sees only what the arguments' reader reads.
+        ("hermes", '{"name":""p":'),
+        ("hermes", '{"id":c":'),
+        ("harmony", 'to=functions.s{"":"n"}'),
+        (
+            "harmony",
+            "<|start|>assistant<|channel|>commentary to=functions.nope <|message|>"
+            '{"a": "some text", "b": 1}<|call|>',
+        ),
+    ],
+)
+def test_a_string_whose_reader_does_not_own_the_record_reads_the_same_at_every_split(
+    protocol: str, text: str
+) -> None:
+    assert_split_invariant(protocol, text, fuzzing.TOOLS)

@@ -113,6 +113,7 @@ def arguments_reader(
     if live:
         return _ArgumentsReader.for_arguments(ctx, fmt, marker, header)
     reader = _ArgumentsReader(ctx, fmt, marker)
+    reader.own_block = False
     reader.args_depth = 1  # the object is the arguments, of no call
     return reader
 

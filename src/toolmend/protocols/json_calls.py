@@ -228,6 +228,13 @@ class JsonCallsReader(JsonScan, BlockReader):
         self.stray_text = False  # a named call's body held text that is no JSON value
         #: Text that is no code fence came before the block's first call object.
         self.prose_first = False
+        #: The string value in progress is a fast-path run (`_run_value`), decoded or not.
+        self.value_run = False
+        self.decoding = False
+        #: The block's own reader: `consumed` is the block's record, so a string that no hook
+        #: reads may reach it without the hooks. False inside another reader, which records
+        #: the block's text from what this one reads (`json_args`).
+        self.own_block = True
         self._new_object()
 
     @classmethod
@@ -242,6 +249,7 @@ class JsonCallsReader(JsonScan, BlockReader):
         """
         reader = cls(ctx, fmt, marker)
         reader.consumed.append(header)
+        reader.own_block = False
         reader.args_depth = 1
         reader.begun = True
         return reader
@@ -338,8 +346,27 @@ class JsonCallsReader(JsonScan, BlockReader):
                 return
             self.partial = []
             self.streaming = self.ctx.args.open_string(self.key2)
-            if self.streaming:
-                self.ctx.stream_value(JSON_STRING, raw=(self.consumed,), decoded=(self.partial,))
+            self._run_value(decoding=True)
+            return
+        if self.name_pieces is None and self.own_block and not self.not_a_call:
+            # A string no hook reads piece by piece (a value of a call not begun yet, as in
+            # `{"NAME": {…}}` or arguments written before the name; a nested value): only its
+            # text as written is kept, for the object's decoding at its end.
+            self._run_value(decoding=False)
+
+    def _run_value(self, *, decoding: bool) -> None:
+        """The string value in progress is plain text until its closing quote: the fast path
+        (`ctx.stream_value`) takes its plain pieces to `consumed` (and, `decoding`, decoded to
+        `partial`) without the hooks, and `read` takes long stretches of it in one go."""
+        self.value_run = True
+        self.decoding = decoding
+        decoded = (self.partial,) if decoding else ()
+        self.ctx.stream_value(JSON_STRING, raw=(self.consumed,), decoded=decoded)
+
+    def _stop_value(self) -> None:
+        if self.value_run:
+            self.value_run = False
+            self.ctx.stop_value()
 
     def _in_argument_string(self) -> bool:
         return (
@@ -356,7 +383,7 @@ class JsonCallsReader(JsonScan, BlockReader):
             text = decode_string_piece(raw)
             if text is None:
                 self.ctx.args.halt()
-                self.ctx.stop_value()
+                self._stop_value()
                 self.streaming = False
                 self.partial = []
                 return
@@ -365,6 +392,7 @@ class JsonCallsReader(JsonScan, BlockReader):
                 self.ctx.args.string_chunk(text)
 
     def on_string_end(self) -> None:
+        self._stop_value()
         if self.name_pieces is not None:
             name = decode_string_piece("".join(self.name_pieces))
             self.name_pieces = None
@@ -373,7 +401,6 @@ class JsonCallsReader(JsonScan, BlockReader):
         elif self._in_argument_string():
             if self.streaming:
                 self.ctx.args.close_string()
-                self.ctx.stop_value()
                 self.streaming = False
             if self.key2 not in self.done:
                 self.done[self.key2] = "".join(self.partial)
@@ -565,7 +592,7 @@ class JsonCallsReader(JsonScan, BlockReader):
         A format that holds the JSON inside more markup of its own calls this, then `settle`
         at a stop; `step` does both for a block that is JSON alone.
         """
-        if self.streaming and self.in_string:
+        if self.value_run and self.in_string:
             # A long string in one piece (a batch parse, a large chunk): its plain text and
             # simple escapes are taken in one go (`_whole_string`, else the plain-text run's
             # pattern); the scanner reads the rest.
@@ -575,12 +602,14 @@ class JsonCallsReader(JsonScan, BlockReader):
             else:
                 m = _PLAIN_TEXT.match(buf, pos, end)
                 raw = "" if m is None else m.group()
-                text = _decode_plain(raw)
+                text = _decode_plain(raw) if self.decoding else raw
             if raw:
                 self.consumed.append(raw)
-                self.partial.append(text)
-                encoded = raw if is_canonical_json_string(raw) else None
-                self.ctx.args.string_chunk(text, encoded=encoded)
+                if self.decoding:
+                    self.partial.append(text)
+                if self.streaming:
+                    encoded = raw if is_canonical_json_string(raw) else None
+                    self.ctx.args.string_chunk(text, encoded=encoded)
                 pos += len(raw)
         return self.scan(buf, pos, end, final)
 
@@ -636,6 +665,7 @@ class JsonCallsReader(JsonScan, BlockReader):
         self._reset_scan()
 
     def _reset_scan(self) -> None:
+        self._stop_value()
         self.stack.clear()
         self.expect_key.clear()
         self.in_string = False
