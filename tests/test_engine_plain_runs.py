@@ -453,3 +453,15 @@ def test_a_string_whose_reader_does_not_own_the_record_reads_the_same_at_every_s
     protocol: str, text: str
 ) -> None:
     assert_split_invariant(protocol, text, fuzzing.TOOLS)
+
+
+def test_a_minimax_m3_invoke_whose_text_cannot_begin_its_closer_is_taken_on_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skipped, got, reference = _through_the_run("minimax-m3", "plain value text", monkeypatch)
+    assert skipped
+    assert got == reference
+    # A chunk ending where the closer may begin waits for the next one, without the reader.
+    skipped, got, reference = _through_the_run("minimax-m3", "a ]<]minimax[>[</invo", monkeypatch)
+    assert skipped
+    assert got == reference

@@ -6,10 +6,13 @@ public test suites (a closer without the token, a bare `<tool_call>` wrapper).""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolmend
 from support import check_all_invariants
 from tool_fixtures import WEATHER
+from toolmend.events import ToolCallEnd
 from toolmend.model import ToolCall
 from toolmend.protocols.minimax_m3 import NS
 
@@ -107,3 +110,30 @@ def test_a_rendered_call_reads_back_and_a_value_holding_the_token_is_refused() -
         assert calls(proto.render_call(call), protocol) == [("get_weather", call.arguments)]
     with pytest.raises(toolmend.CannotRenderError):
         proto.render_call(ToolCall(id="c", name="get_weather", arguments={"city": NS}))
+
+
+#: Pieces of the closers an invoke's text may hold without being closed by them.
+NEAR_CLOSERS = st.lists(
+    st.sampled_from(["]", "]<]mini", NS, "<", "</", "</inv", "</invoke", "<invoke", "x", "\n"]),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(NEAR_CLOSERS, st.integers(1, 12))
+def test_an_invoke_holding_pieces_of_its_closer_reads_the_same_in_any_chunks(
+    noise: str, size: int
+) -> None:
+    # The invoke's text goes by the fast path while nothing read can begin a closer: text that
+    # can begin one, or closes it, is read by the reader whatever chunk it falls in.
+    text = block(("get_weather", el("city", "Par" + noise.replace("</invoke", "</invok") + "is")))
+    whole = toolmend.parse(text, "minimax-m3", WEATHER)
+    events = []
+    parser = toolmend.stream_parser("minimax-m3", WEATHER)
+    for i in range(0, len(text), size):
+        events += parser.feed(text[i : i + size])
+    events += parser.finish()
+    assert [e.call.arguments for e in events if isinstance(e, ToolCallEnd)] == [
+        c.arguments for c in whole.tool_calls
+    ]
+    check_all_invariants("minimax-m3", text, WEATHER)

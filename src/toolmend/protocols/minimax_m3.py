@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from toolmend.core.fastpath import ValueText
 from toolmend.core.reader import (
     MAX_TAG_LENGTH,
     BlockContext,
@@ -34,7 +35,7 @@ from toolmend.core.reader import (
     EofVerdict,
     ReasoningSpan,
 )
-from toolmend.core.textscan import skip_blanks
+from toolmend.core.textscan import partial_marker_start, skip_blanks
 from toolmend.model import Tool, ToolCall
 from toolmend.names import ToolResolver
 from toolmend.protocols.base import MarkupOnlyReader, TextProtocol, carried_raw, declare_tools
@@ -49,6 +50,10 @@ OPEN = f"{NS}<tool_call>"
 CLOSE_TAG = "</tool_call>"
 INVOKE = "<invoke"
 INVOKE_CLOSE = "</invoke>"
+#: An invoke's closer, with or without its token: what ends the text an invoke holds, as the
+#: fast path is told it (`INVOKE_TEXT`; the text is kept as written, nothing is decoded).
+INVOKE_STOPS = (NS + INVOKE_CLOSE, INVOKE_CLOSE)
+INVOKE_TEXT = ValueText(INVOKE_STOPS)
 THINK = ReasoningSpan("<mm:think>", ("</mm:think>",))
 #: A turn without reasoning opens with the reasoning's closer alone.
 BARE_THINK_END = "</mm:think>"
@@ -220,7 +225,8 @@ class InvokesReader(BlockReader):
 
     An invoke's text is consumed as it arrives and kept (`parts`); the closer is looked for in
     what arrived since, after the few characters before it that could begin one (`window`),
-    so a block fed one character at a time stays linear.
+    so a block fed one character at a time stays linear. While nothing read could begin a
+    closer, the fast path takes the plain chunks that follow straight into `parts`.
     """
 
     def __init__(self, ctx: BlockContext) -> None:
@@ -311,10 +317,18 @@ class InvokesReader(BlockReader):
         k, length = _find_closer(hay, INVOKE_CLOSE, 0)
         if k < 0:
             self.parts.append(buf[pos:end])
-            self.window = hay[-(len(NS) + len(INVOKE_CLOSE)) :]
+            if partial_marker_start(hay, 0, len(hay), INVOKE_STOPS) == len(hay):
+                # No closer can have begun: the invoke's text goes on until one does, and the
+                # fast path takes it (into `parts`) while it plainly is text.
+                self.window = ""
+                self.ctx.stream_value(INVOKE_TEXT, raw=(self.parts,))
+            else:
+                self.window = hay[-(len(NS) + len(INVOKE_CLOSE)) :]
+                self.ctx.stop_value()
             if final and self.calls == 0:
                 self.ctx.revert(self.head + "".join(self.parts), rescan=True)
             return end, False
+        self.ctx.stop_value()
         after = pos + k + length - len(self.window)
         self.parts.append(buf[pos:after])
         self.in_invoke = False
