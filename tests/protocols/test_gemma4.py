@@ -389,3 +389,13 @@ def test_a_colon_inside_a_bare_word_is_text_of_it() -> None:
         "url": "http://x.org/a",
         "n": ":b",
     }
+
+
+def test_a_key_right_after_a_closed_string_needs_no_comma() -> None:
+    # FunctionGemma's streamed output in vLLM's tests writes it; Gemma 4 shares the language.
+    decoded = decode_arguments('{city:<|"|>NYC<|"|>unit:<|"|>celsius<|"|>,days:2}')
+    assert (decoded.arguments, decoded.error) == (
+        {"city": "NYC", "unit": "celsius", "days": 2},
+        None,
+    )
+    assert decoded.repairs == ["missing-comma-after-string"]
