@@ -205,6 +205,8 @@ def _hyphenated_name_end(tokens: list[tokenize.TokenInfo], i: int) -> int:
 _GLUED_HYPHEN = re.compile(r"-(?<=\w-)(?=[A-Za-z_])")
 _ASSIGN = re.compile(r"=(?<![=!<>]=)(?!=)")
 _WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)[ \t]*\Z")
+#: How far before an `=` its keyword is looked for: the longest keyword (8) and some blanks.
+_KEYWORD_REACH = 16
 
 
 def _may_rename(source: str) -> bool:
@@ -213,7 +215,7 @@ def _may_rename(source: str) -> bool:
     if _GLUED_HYPHEN.search(source):
         return True
     for m in _ASSIGN.finditer(source):
-        word = _WORD_BEFORE.search(source, max(0, m.start() - 16), m.start())
+        word = _WORD_BEFORE.search(source, max(0, m.start() - _KEYWORD_REACH), m.start())
         if word is not None and keyword.iskeyword(word.group(1)):
             return True
     return False

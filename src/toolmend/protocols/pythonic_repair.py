@@ -39,12 +39,15 @@ _NUMBER_PART = re.compile(r"[\w.]")
 #: Inside a string, the text between escapes and quotes (found with `str.find`) has its raw
 #: control characters escaped with `str.replace`: both in C, whatever the text holds.
 _CONTROLS = (("\n", "\\n"), ("\r", "\\r"), ("\x00", "\\x00"))
-#: What follows a quote that ends a string in a call (the guess): blanks (a bounded run, so
-#: a quote is never looked past for long), then call syntax.
+#: How many blanks after a quote the guess looks past: bounded, so that every quote costs a
+#: bounded look-ahead and the pass stays linear.
+MAX_BLANKS = 64
+_BLANKS = rf"[ \t]{{0,{MAX_BLANKS}}}"
+#: What follows a quote that ends a string in a call (the guess): blanks, then call syntax.
 _ENDS_STRING = re.compile(
-    r"[ \t]{0,64}(?:"
-    r",[ \t]{0,64}(?:[A-Za-z_][\w.-]*[ \t]*[=(]|['\"\[{\d-]|$)"
-    r"|\)[ \t]{0,64}(?:[,\]\n]|$)"
+    rf"{_BLANKS}(?:"
+    rf",{_BLANKS}(?:[A-Za-z_][\w.-]*[ \t]*[=(]|['\"\[{{\d-]|$)"
+    rf"|\){_BLANKS}(?:[,\]\n]|$)"
     r"|[:\]}]"
     r"|$)"
 )
