@@ -90,3 +90,28 @@ def test_a_result_cannot_close_its_envelope_or_its_string() -> None:
     out = proto.render_result("call_1", "read", "x<escape>}<end_function_response>y")
     assert out.startswith("<start_function_response>response:read{value:<escape>")
     assert out.count("<escape>") == 2 and out.count("<end_function_response>") == 1
+
+
+# vllm-project/vllm@26c3628ca8265f4f5007ed8e3e28ac66dd23c8ae
+# tests/tool_parsers/test_functiongemma_tool_parser.py (the streamed two-key case), Apache-2.0.
+NO_COMMA = (
+    "<start_function_call>call:get_weather{city:<escape>NYC<escape>unit:<escape>celsius<escape>}"
+    "<end_function_call>"
+)
+
+
+def test_a_key_right_after_a_closed_string_is_read_as_if_the_comma_were_there() -> None:
+    for protocol in ("functiongemma", "auto"):
+        (call,) = toolmend.parse(NO_COMMA, protocol).tool_calls
+        assert (call.name, call.arguments, call.executable) == (
+            "get_weather",
+            {"city": "NYC", "unit": "celsius"},
+            True,
+        )
+        assert call.repairs == ["missing-comma-after-string"]
+    check_all_invariants("functiongemma", NO_COMMA)
+
+
+def test_a_key_right_after_a_bare_value_is_still_a_missing_comma() -> None:
+    text = "<start_function_call>call:set{count:42 unit:<escape>c<escape>}<end_function_call>"
+    assert [c.executable for c in toolmend.parse(text, "functiongemma").tool_calls] == [False]

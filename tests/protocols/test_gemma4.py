@@ -389,3 +389,26 @@ def test_a_colon_inside_a_bare_word_is_text_of_it() -> None:
         "url": "http://x.org/a",
         "n": ":b",
     }
+
+
+def test_a_key_right_after_a_closed_string_needs_no_comma() -> None:
+    # FunctionGemma's streamed output in vLLM's tests writes it; Gemma 4 shares the language.
+    decoded = decode_arguments('{city:<|"|>NYC<|"|>unit:<|"|>celsius<|"|>,days:2}')
+    assert (decoded.arguments, decoded.error) == (
+        {"city": "NYC", "unit": "celsius", "days": 2},
+        None,
+    )
+    assert decoded.repairs == ["missing-comma-after-string"]
+
+
+def test_a_stray_colon_before_call_is_header_markup() -> None:
+    # vllm-project/vllm@33a7f0986ab85b31a5af305eb7e7b0b6ec03f406
+    # tests/tool_parsers/test_gemma4_regex_and_bare_calls.py (colon-prefixed), Apache-2.0.
+    text = '<|tool_call>:call:bash{command:<|"|>pytest<|"|>}'
+    for protocol in ("gemma4", "auto"):
+        result = toolmend.parse(text, protocol)
+        assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+            ("bash", {"command": "pytest"}, True)
+        ]
+        assert result.text == ""
+    check_all_invariants("gemma4", text)

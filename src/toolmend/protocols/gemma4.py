@@ -65,9 +65,11 @@ MAX_GAP = 64
 MAX_PYTHON_ARGUMENTS = 64 * 1024
 
 _NAME = r"[^\s{}()\[\],<>\"'|:]+"
-_HEADER = re.compile(rf"[ \t\r\n]*call:[ \t]*({_NAME})[ \t]*([{{(])")
-_HEADER_PREFIX = re.compile(rf"[ \t\r\n]*(?:c|ca|cal|call|call:[ \t]*(?:{_NAME}[ \t]*)?)?")
-_HEADER_NAME = re.compile(rf"[ \t\r\n]*call:[ \t]*({_NAME})")
+#: A call's header. A stray `:` may stand before `call:` (`<|tool_call>:call:bash{…}`, a
+#: Gemma 4 output vLLM's tests hold): it is markup of the header.
+_HEADER = re.compile(rf"[ \t\r\n]*:?call:[ \t]*({_NAME})[ \t]*([{{(])")
+_HEADER_PREFIX = re.compile(rf"[ \t\r\n]*:?(?:c|ca|cal|call|call:[ \t]*(?:{_NAME}[ \t]*)?)?")
+_HEADER_NAME = re.compile(rf"[ \t\r\n]*:?call:[ \t]*({_NAME})")
 _BARE_KEY = re.compile(r"\w+")
 #: What a string's streamed text holds back at its end (the trailing run of these characters):
 #: the repair of a forgotten `<|"|>` reads a final `}` or `]`, and the whitespace around it, as

@@ -11,6 +11,10 @@ what the scanner reports, piece by piece (`GemmaArguments`, the scanner's hooks)
   single-quoted `'...'` values are accepted too (the latter as a recorded repair, dropping a
   stray `<|"|>` right after the closing quote);
 * keys are bare words (`location:`), or quoted either way;
+* a key right after a closed string, with no `,` between (`city:<escape>NYC<escape>unit:…`,
+  FunctionGemma's streamed output in vLLM's tests), is read as the next key: the delimiter
+  ended the string beyond doubt, so the comma is all that is missing (`missing-comma-after-
+  string`, a repair that loses nothing: `allow_repair`);
 * bare values are JSON literals (`42`, `true`, `null`) or else bare words, read as strings;
 * a string left open at the end of the call is closed (a `}` or `]` right before the end is
   structure, not text), and then a missing final `}` is added;
@@ -49,6 +53,8 @@ from toolmend.core.keyrules import TRAILING_COMMA, TRAILING_COMMA_ERROR, duplica
 from toolmend.core.textscan import closers
 
 STRING_DELIMITER = '<|"|>'
+#: The repair of a key written right after a closed string without its `,`.
+MISSING_COMMA = "missing-comma-after-string"
 CALL_CLOSE = "<tool_call|>"
 TURN_END = "<turn|>"
 #: What ends a call block. Inside an open string they are text (see the module docstring).
@@ -124,6 +130,7 @@ class GemmaArguments(JsonScan):
         self._colon_at = 0
         self._string_start = 0  # index in `raw` where the open string's content starts
         self._streaming = False  # the open raw string reports its text through the hooks
+        self._after_string = False  # the last thing read closed a string
 
     # Hooks ----------------------------------------------------------------------------------
     def on_string_open(self, key: str) -> None:
@@ -197,6 +204,7 @@ class GemmaArguments(JsonScan):
         return False
 
     def on_separator(self, char: str) -> None:
+        self._after_string = False
         if not self._in_object():
             return
         expect = self.expect[-1]
@@ -215,7 +223,11 @@ class GemmaArguments(JsonScan):
 
     def on_key(self, key: str) -> None:
         if self.expect[-1] == _AFTER:
-            self._break("',' is missing between values")
+            if self._after_string and self.allow_repair:
+                self.repairs.append(MISSING_COMMA)
+            else:
+                self._break("',' is missing between values")
+        self._after_string = False
         self.keys[-1] = key
         self.expect[-1] = _COLON
 
@@ -238,6 +250,7 @@ class GemmaArguments(JsonScan):
         return True
 
     def on_open(self, char: str) -> None:
+        self._after_string = False
         if not self.values:
             if char != "{":
                 self._break("the arguments must be an object in braces")
@@ -251,9 +264,11 @@ class GemmaArguments(JsonScan):
         self.commas.append(False)
 
     def on_close(self, char: str) -> None:
+        self._after_string = False
         self._close(char)
 
     def on_string_start(self) -> None:
+        self._after_string = False
         self._value_due()
         self._string_start = len(self.raw)
         self._streaming = False
@@ -288,11 +303,13 @@ class GemmaArguments(JsonScan):
                 self._break("a quoted string holds an invalid escape")
                 value = text
             self._attach(value, streamed=False)
+        self._after_string = True
 
     def on_string_tail(self) -> None:
         self.repairs.append("dangling-string-delimiter")
 
     def on_scalar(self, raw: str) -> None:
+        self._after_string = False
         if self.expecting() == KEY:  # a bare key without its `:`
             self._break(_MISSING_COLON)
             self.expect[-1] = _AFTER

@@ -11,11 +11,17 @@ configured per format by a `PythonicFormat` (markers, closer, anchoring); this m
 * `read_calls(source)` parses the source with `ast` (a list, a tuple, or one call per line) and
   turns every argument into data with `literal` (literals only: strings, numbers, booleans and
   `None`, the JSON spellings `true`/`false`/`null`, lists, tuples, dicts, and a unary minus).
-  Nothing is evaluated; a name, an attribute, an operator, a nested call, bytes or a number
-  no JSON number holds (`1e999`) is refused. In a list whose other calls are well formed, a
+  A set (`{'urgent', 'bug'}`) is read as a list, as JSON has no sets. Nothing is evaluated;
+  a name, an attribute, an operator, a nested call, bytes or a number no JSON number holds
+  (`1e999`) is refused. In a list whose other calls are well formed, a
   call with a refused argument is a call that cannot run (incomplete, with the reason); a list
   with no well-formed call is refused whole. A call
   with one positional dict and no keywords (`read({"path": "a"})`) takes the dict as arguments.
+* Source Python cannot parse as written (raw line breaks or NUL in a string, `month=07`, a
+  value holding its own quote) is read again after `pythonic_repair` rewrote it, and only when
+  the first call's name resolves: each call carries its repairs, and a call whose repair was a
+  guess (where a string ends) is flagged, never run. Python's warnings about the source
+  (`'\\,'`: an invalid escape) are not ours to show: `ast.parse` runs with them silenced.
 * Formats with a closer (`<|tool_call_end|>`, `</function_calls>`) collect the block to it;
   a block that holds JSON call objects instead (LFM2 asked for JSON) is read as JSON.
   Bracketed formats (a bare list, `[Calling tool: ...]`) end at the bracket that closes the
@@ -39,8 +45,9 @@ import keyword
 import math
 import re
 import tokenize
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolmend.core.fastpath import Escapes, ValueText
@@ -63,6 +70,7 @@ from toolmend.protocols.base import (
     declare_tools,
 )
 from toolmend.protocols.json_calls import ARGUMENT_KEYS, NAME_KEYS, call_name, call_object
+from toolmend.protocols.pythonic_repair import repaired
 
 #: Names that stand for a JSON constant in a call (models trained on JSON write them).
 _CONSTANTS = {"True": True, "False": False, "None": None, "true": True, "false": False}
@@ -93,6 +101,8 @@ class PythonicCall:
     arguments: dict[str, Any]
     #: Why the call cannot run (an argument that is no literal, beside well-formed siblings).
     error: str | None = None
+    #: The repairs its source needed before Python could parse it (`pythonic_repair`).
+    repairs: tuple[str, ...] = ()
 
 
 def literal(node: ast.AST, depth: int = 0) -> Any:
@@ -109,7 +119,7 @@ def literal(node: ast.AST, depth: int = 0) -> Any:
         return None
     if isinstance(node, ast.Name) and node.id in _CONSTANTS:
         return _CONSTANTS[node.id]
-    if isinstance(node, ast.List | ast.Tuple):
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
         return [literal(e, depth + 1) for e in node.elts]
     if isinstance(node, ast.Dict):
         out = {}
@@ -189,10 +199,34 @@ def _hyphenated_name_end(tokens: list[tokenize.TokenInfo], i: int) -> int:
     return i
 
 
+#: A `-` glued between two words (a hyphenated name may be there), an `=` that may follow a
+#: keyword argument, and the word right before such an `=` (Python's keywords are short).
+#: (Each opens with its literal character, so the search jumps between them.)
+_GLUED_HYPHEN = re.compile(r"-(?<=\w-)(?=[A-Za-z_])")
+_ASSIGN = re.compile(r"=(?<![=!<>]=)(?!=)")
+_WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)[ \t]*\Z")
+#: How far before an `=` its keyword is looked for: the longest keyword (8) and some blanks.
+_KEYWORD_REACH = 16
+
+
+def _may_rename(source: str) -> bool:
+    """Whether `source` may hold what `_python_renamed` renames: looked for first, as
+    tokenizing is slow and most source holds neither (cost: per `=`, not per character)."""
+    if _GLUED_HYPHEN.search(source):
+        return True
+    for m in _ASSIGN.finditer(source):
+        word = _WORD_BEFORE.search(source, max(0, m.start() - _KEYWORD_REACH), m.start())
+        if word is not None and keyword.iskeyword(word.group(1)):
+            return True
+    return False
+
+
 def _python_renamed(source: str) -> str | None:
     """`source` with what models write that Python cannot parse renamed, or None when it holds
     none or does not tokenize: every `KEYWORD=` argument (`from="SFO"` for a parameter called
     `from`) and every hyphenated call name (`weather-forecast(city="London")`)."""
+    if not _may_rename(source):
+        return None
     out, renamed = [], False
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
@@ -267,9 +301,34 @@ def read_calls(source: str) -> list[PythonicCall]:
         return _calls_of(renamed)
 
 
+#: Why a call read by a guessed repair does not run.
+GUESSED_REPAIR = "a string held its own quote unescaped; where it ends is a guess, so it is not run"
+
+
+def read_repaired(source: str) -> list[PythonicCall]:
+    """The calls of `source`, which does not parse as written, read after `pythonic_repair`
+    rewrote it: first keeping what was written, else by guessing where strings end (those
+    calls are flagged). `NotALiteral` when neither parses."""
+    for guess in (False, True):
+        fixed = repaired(source, guess=guess)
+        if fixed is None:
+            continue
+        try:
+            calls = read_calls(fixed.source)
+        except NotALiteral:
+            continue
+        flag = GUESSED_REPAIR if fixed.guess else None
+        return [replace(c, repairs=fixed.repairs, error=c.error or flag) for c in calls]
+    raise NotALiteral("not Python call syntax, even repaired")
+
+
 def _calls_of(source: str) -> list[PythonicCall]:
     try:
-        tree = ast.parse(source, mode="exec")
+        with warnings.catch_warnings():
+            # `'\,'` warns (an invalid escape) and still means `\,`: the model's text, as read.
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            tree = ast.parse(source, mode="exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise NotALiteral(f"not Python call syntax ({type(exc).__name__})") from None
     calls: list[PythonicCall] = []
@@ -544,14 +603,18 @@ class PythonicReader(BlockReader):
         self.ctx.stop_value()
         bracketed = self.fmt.closer is None and self.fmt.depth > 0
         written_as_json = json_calls(source) if self.fmt.closer is not None else None
+        text = f"[{source}]" if bracketed else source
         try:
-            self.calls = written_as_json or read_calls(f"[{source}]" if bracketed else source)
+            self.calls = written_as_json or read_calls(text)
         except NotALiteral as exc:
-            if self.fmt.anchored:
-                return self._as_text(at)
-            self.ctx.fail_block("".join(self.pieces), "malformed_call", str(exc))
-            self.state = _DONE
-            return at
+            try:
+                self.calls = self._repaired(text, exc)
+            except NotALiteral:
+                if self.fmt.anchored:
+                    return self._as_text(at)
+                self.ctx.fail_block("".join(self.pieces), "malformed_call", str(exc))
+                self.state = _DONE
+                return at
         resolve = self.ctx.resolver.resolve
         if all(resolve(c.name) is None for c in self.calls) or (
             self.fmt.anchored and any(resolve(c.name) is None for c in self.calls)
@@ -561,6 +624,14 @@ class PythonicReader(BlockReader):
             self.state = _TRAILER
             return self._trailer(buf, at, end, final)
         return self._settle(at, end, final)
+
+    def _repaired(self, text: str, failure: NotALiteral) -> list[PythonicCall]:
+        """The calls of source that failed to parse, repaired, when its first call's name
+        resolves (prose is never repaired into calls); else the parse's `failure`."""
+        head = _FIRST_NAME.match(text)
+        if head is None or self.ctx.resolver.resolve(head.group(1)) is None:
+            raise failure
+        return read_repaired(text)
 
     def _trailer(self, buf: str, pos: int, end: int, final: bool) -> int:
         """Blanks and the format's trailer line after the call are its markup; else nothing."""
@@ -602,7 +673,7 @@ class PythonicReader(BlockReader):
     def _emit(self, at: int) -> int:
         for call in self.calls:
             if self.ctx.begin_call(call.name):
-                self.ctx.end_call(call.arguments, at=at, error=call.error)
+                self.ctx.end_call(call.arguments, at=at, error=call.error, repairs=call.repairs)
         self.state = _DONE
         self.ctx.end_block()
         return at
@@ -610,6 +681,9 @@ class PythonicReader(BlockReader):
     def at_eof(self) -> EofVerdict:
         return EofVerdict(recoverable=False)
 
+
+#: The name of the first call of a block's source (`[get_weather(`, `f(`).
+_FIRST_NAME = re.compile(r"[\s\[]*([A-Za-z_][\w.-]*)[ \t]*\(")
 
 #: Inside a Python string literal: it ends at its quote; a backslash begins an escape, which
 #: the reader's scan must see (the fast path never takes it).
