@@ -204,7 +204,7 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=186,
+        min_errors=183,
         min_error_sources=34,
         min_successes=65,
         max_errors_per_source=14,
