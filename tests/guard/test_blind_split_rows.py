@@ -1,7 +1,8 @@
 """The blind batches (`data/blind2_errors.json`, batch 22; `data/blind3_errors.json`, batch 23;
 `data/blind4_errors.json`, batch 26; `data/blind5_errors.json`, batch 28; `data/blind6_errors.json`,
-batch 37; `data/blind7_errors.json`, batch 40; `data/blind8_errors.json`, batch 42; `data/blind9_errors.json`, batch 46): their rows
-are well formed.
+batch 37; `data/blind7_errors.json`, batch 40; `data/blind8_errors.json`, batch 42;
+`data/blind9_errors.json`, batch 46; `data/blind10_errors.json`, batch 47): their rows are well
+formed.
 
 Each batch was harvested by an engineer who never read the classifier, in parallel with the
 session's wording changes, and is scored exactly once at its session's end
@@ -184,6 +185,28 @@ BATCHES = (
         min_errors=90,
         min_error_sources=14,
         min_successes=25,
+        max_errors_per_source=14,
+    ),
+    Batch(
+        "blind10_errors.json",
+        47,
+        "blind10",
+        "snapshot",
+        (
+            *EARLIER,
+            *(f"blind{n}_errors.json" for n in range(2, 10)),
+            "batch33_errors.json",
+            "batch34_errors.json",
+            "batch39_errors.json",
+            "batch41_errors.json",
+            "batch43_errors.json",
+            "batch44_errors.json",
+            "command_errors.json",
+        ),
+        0.8,
+        min_errors=183,
+        min_error_sources=34,
+        min_successes=65,
         max_errors_per_source=14,
     ),
 )
