@@ -104,6 +104,13 @@ BLIND8 = load_cases("blind8_errors.json")
 #: integrator with the plain `Classifier()` at b9a3d04, before any reading of it: right, total.
 BLIND9_FIRST_SCORING = (66, 90)
 BLIND9 = load_cases("blind9_errors.json")
+#: NOT A BLIND FIGURE: the eighth and ninth splits after their misses were read (guard23): labels
+#: brought to the corpus's conventions for texts it already holds (16 of blind8, 9 of blind9; each
+#: row's note cites the rows; the first scorings above count them with their first labels) and
+#: the families their other misses showed, written from batch 45 (`FIRST_SCORINGS.md`, "Blind8
+#: and blind9 after reading (guard23)"). Floors for regressions only.
+BLIND8_AFTER_READING = 251
+BLIND9_AFTER_READING = 74
 #: NOT A BLIND FIGURE: the seventh split after its misses were read (guard18): 17 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note cites the rows; the first
 #: scoring above counts them with their first labels) and the families its other misses showed,
@@ -301,8 +308,8 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_AFTER_READING, 60),
         ("blind6", BLIND6, BLIND6_FIRST_SCORING, BLIND6_AFTER_READING, 60),
         ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_AFTER_READING, 60),
-        ("blind8", BLIND8, BLIND8_FIRST_SCORING, BLIND8_FIRST_SCORING[0], 70),
-        ("blind9", BLIND9, BLIND9_FIRST_SCORING, BLIND9_FIRST_SCORING[0], 25),
+        ("blind8", BLIND8, BLIND8_FIRST_SCORING, BLIND8_AFTER_READING, 70),
+        ("blind9", BLIND9, BLIND9_FIRST_SCORING, BLIND9_AFTER_READING, 25),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
