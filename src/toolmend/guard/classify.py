@@ -37,7 +37,7 @@ from toolmend.guard.patterns import (
     Flag,
     Pattern,
 )
-from toolmend.guard.wordings import PROGRAM_CRASH_FRAMING, TEST_RUN_FAILED, Wording
+from toolmend.guard.wordings import PROGRAM_CRASH_FRAMING, TEST_RUN_FAILED, WARNING_LINE, Wording
 from toolmend.model import Tool
 
 #: Wordings are matched on at most this many leading characters, plus the tail below: error
@@ -494,9 +494,14 @@ class Classifier:
             if env.exit_code
             else _timeout_kill(text, env)
         )
+        # what the warnings say is read only when the other lines say nothing a family knows
+        quiet = [_without_warnings(body) for body in texts]
         found = self._structural(env)
         if found is None:
-            found = self._worded(texts, ran=env.exit_code is not None or env.command_output)
+            ran = env.exit_code is not None or env.command_output
+            found = (self._worded(quiet, ran=ran) if quiet != texts else None) or self._worded(
+                texts, ran=ran
+            )
             if found is not None and found[0].category is not Category.COMMAND_FAILED:
                 found = _test_run_reading(found, texts)
             decisive = _code_pattern(env) or _decisive_status_pattern(env) or program_status
@@ -510,7 +515,7 @@ class Classifier:
             # a status field that says only "error": a failure stated plainly, of no known kind
             status = status or (PLAIN_FAILURE_PATTERN_ID if env.failed else None)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
-        found = _meaning_reading(found, texts)
+        found = _meaning_reading(found, quiet)
         if found is None:
             return UNCLASSIFIED
         pattern, groups, confidence = found
@@ -549,6 +554,8 @@ class Classifier:
                     if (pattern.id == PLAIN_FAILURE_PATTERN_ID) is not plain:
                         continue
                     if crashed and pattern.category in _CALL_ARGUMENT_CATEGORIES:
+                        continue
+                    if ran and pattern.category in _AGENT_TOOL_CATEGORIES:
                         continue
                     match = wording.search(body)
                     if match is not None:
@@ -614,6 +621,18 @@ _CALL_ARGUMENT_CATEGORIES = frozenset(
         Category.PARAM_TYPE_MISMATCH,
     }
 )
+
+
+#: Categories about the agent's own tools: a program's output that says "unknown tool" (ninja's
+#: `ninja: fatal: unknown tool 'graphviz2'`, a subtool of its own) is that program's failure.
+_AGENT_TOOL_CATEGORIES = frozenset({Category.TOOL_NOT_FOUND, Category.MCP_TOOL_MISSING})
+
+
+def _without_warnings(body: str) -> str:
+    """`body` without its warning lines (`wordings.WARNING_LINE`), so that a warning never
+    decides over the error after it; `body` unchanged when only warnings (or nothing) is left."""
+    kept = WARNING_LINE.sub("", body)
+    return kept if kept.strip() else body
 
 
 def _timeout_kill(text: object, env: Envelope) -> str | None:

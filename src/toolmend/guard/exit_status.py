@@ -172,9 +172,12 @@ def command_in_text(text: str) -> str | None:
     return match.group("aider") or match.group("field")
 
 
-#: The last line a program killed by SIGTERM leaves: the shell's job report (`Terminated`) or
-#: make's for its recipe (`make: *** [Makefile:2: serve] Terminated`).
-_TERMINATED_LINE = re.compile(r"(?:^|\] )Terminated\s*\Z", re.MULTILINE)
+#: The last line a program killed by SIGTERM leaves: the shell's job report (`Terminated`),
+#: make's for its recipe (`make: *** [Makefile:2: serve] Terminated`), ninja's (and so `cmake
+#: --build`'s) `ninja: build stopped: interrupted by user.`, which it says of any SIGINT or SIGTERM.
+_TERMINATED_LINE = re.compile(
+    r"(?:^|\] )Terminated\s*\Z|^ninja: build stopped: interrupted by user\.\s*\Z", re.MULTILINE
+)
 
 
 def killed_by_timeout(text: str) -> bool:
