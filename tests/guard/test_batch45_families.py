@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolmend.guard import Interceptor, classify_error
+from toolmend.guard import Interceptor, classify_error, classify_result
 from toolmend.guard.exit_status import killed_by_timeout
 
 #: A program that died instead of exiting with an error, as whatever watched it says it.
@@ -262,3 +262,38 @@ def test_a_warning_alone_is_still_read_and_a_retry_warning_is_the_failure() -> N
         "versions: none)\nERROR: No matching distribution found for httpx==0.27.0"
     )
     assert classify_error(pip).category == "NETWORK_ERROR"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # gdb exits 0 after the debugged program's signal (mini-swe-agent's observation)
+        "<returncode>0</returncode>\n<output>\nratio\n\nProgram received signal SIGFPE, "
+        "Arithmetic exception.\n0x0000555555555185 in main (c=1, v=0x7fffffffebc8) at ratio.c:2\n"
+        "</output>",
+        # memcheck's report, exit 0, in Gemini CLI's llmContent (no Exit Code line for 0)
+        "<untrusted_context>\nOutput: ==4382== Invalid read of size 4\n==4382==    at 0x109193: "
+        "main (table.c:3)\nsum 0\nProcess Group PGID: 51234\n</untrusted_context>",
+        # UndefinedBehaviorSanitizer goes on and exits 0 (Qwen Code's fields)
+        "Command: ./sum\nDirectory: (root)\nOutput: sum.c:3:42: runtime error: signed integer "
+        "overflow: 2147483647 + 1 cannot be represented in type 'int'\n-2147483648\nError: (none)\n"
+        "Exit Code: 0\nSignal: (none)\nProcess Group PGID: 51234",
+    ],
+)
+def test_a_crash_report_is_a_failed_result_whatever_status_the_harness_states(text: str) -> None:
+    assert classify_result(text, tool="bash").failed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<returncode>0</returncode>\n<output>\n==4453== All heap blocks were freed -- no leaks are "
+        "possible\n==4453== ERROR SUMMARY: 0 errors from 0 contexts (suppressed: 0 from 0)\n"
+        "</output>",
+        # notes that quote a crash mid-line are content
+        "<returncode>0</returncode>\n<output>\n- fixed: gdb showed 'Program received signal "
+        "SIGSEGV' in parse()\n</output>",
+    ],
+)
+def test_a_clean_memcheck_run_or_a_quoted_crash_is_a_successful_result(text: str) -> None:
+    assert not classify_result(text, tool="bash").failed
