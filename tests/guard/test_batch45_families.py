@@ -37,6 +37,16 @@ CRASHES = [
     "==4382== Invalid read of size 4\n==4382==    at 0x109193: main (table.c:3)",
     "==24585== Invalid free() / delete / delete[] / realloc()",
     "==4135== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)",
+    # a parent's report of a child that crashed: cargo, Python's subprocess, Go's os/exec
+    "error: test failed, to rerun pass `--lib`\n\nCaused by:\n  process didn't exit "
+    "successfully: `/w/target/debug/deps/walk-1a2b` (signal: 11, SIGSEGV: invalid memory "
+    "reference)",
+    "subprocess.CalledProcessError: Command '['./pool']' died with <Signals.SIGABRT: 6>.",
+    "run ./parse: signal: segmentation fault (core dumped)",
+    # a status of 128 + a crash signal, with nothing else said
+    "Error: Exit code 139",
+    '{"output":"","return_code":139,"stderr":"/bin/bash: line 1:   415 '
+    'Segmentation fault      ./app\\n"}',
     # runtimes out of memory
     'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nMemoryError',
     "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",

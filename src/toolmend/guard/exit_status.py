@@ -7,9 +7,11 @@ diff's and cmp's 1 is "the files differ", `test`'s 1 is "false", `terraform plan
 -detailed-exitcode`'s 2 is "changes present", `npm outdated`'s 1 lists what is outdated, `command
 -v`'s 1 is "not installed"), and the statuses that name a failure's kind by
 themselves (curl's numbered errors: 6 and 7 could not resolve or connect, 28 timed out; wget's 4
-network failure and 6 refused credentials; a process killed by SIGKILL, 137). The command comes
-from the call's arguments (`{"command": ...}`, Codex's `["bash", "-lc", script]`) or from a
-command-result format that prints it (Aider's "I ran this command:", gemini-cli's `Command:`).
+network failure and 6 refused credentials; a process killed by SIGKILL, 137, or by its own
+alarm, 142; a process that crashed on SIGSEGV, SIGABRT, SIGFPE, SIGBUS or SIGILL, 139 ...). The
+command comes from the call's arguments (`{"command": ...}`, Codex's `["bash", "-lc", script]`)
+or from a command-result format that prints it (Aider's "I ran this command:", gemini-cli's
+`Command:`).
 The output decides too: a status 1 whose output is only a diff report is diff's answer.
 
 It never classifies text and never raises: a command it cannot split names no program, and a
@@ -121,6 +123,11 @@ _BY_PROGRAM = {"curl": _CURL, "wget": _WGET}
 #: 128 + SIGKILL: the process was killed (an out-of-memory killer, `timeout -s KILL`, a runner's
 #: budget): read as a timeout, as the corpus reads "Killed".
 SIGKILL_STATUS = 137
+#: 128 + a signal a crashing program gets from its own fault (SIGILL 4, SIGABRT 6, SIGBUS 7,
+#: SIGFPE 8, SIGSEGV 11; POSIX shells' status for a process a signal ended): the program
+#: crashed. 128 + SIGALRM (14): the timer the program set ran out.
+CRASH_STATUSES = frozenset({128 + 4, 128 + 6, 128 + 7, 128 + 8, 128 + 11})
+SIGALRM_STATUS = 128 + 14
 
 #: The command a command-result format prints with the output: Aider's `/run` message ("I ran
 #: this command:\n\n{command}\n\nAnd got this output:"), gemini-cli's older `Command: ` field.
@@ -271,8 +278,10 @@ def status_pattern(status: int | None, command: str | None) -> str | None:
     connection, wget's 4 a network failure), or None."""
     if status is None or status == 0:
         return None
-    if status == SIGKILL_STATUS:
+    if status in (SIGKILL_STATUS, SIGALRM_STATUS):
         return "EI/TIMEOUT/001"
+    if status in CRASH_STATUSES:
+        return "EI/COMMAND_FAILED/005"
     argv = last_simple_command(command) if command else []
     table = _BY_PROGRAM.get(argv[0]) if argv else None
     return table.get(status) if table else None

@@ -2560,8 +2560,8 @@ PROGRAM_CRASHED = words(
     r"(?-i:^Program (?:received|terminated with) signal SIG[A-Z0-9]+\b)",
     r"\bstop reason = (?:signal SIG[A-Z0-9]+|EXC_BAD_ACCESS|EXC_BAD_INSTRUCTION|EXC_ARITHMETIC"
     r"|EXC_CRASH)\b",
-    r"(?-i:^(?:(?:ba|z|da|k)?sh: (?:line \d+: +)?)?\d+ (?:Segmentation fault|Floating point "
-    r"exception|Aborted|Bus error|Illegal instruction|Trace/breakpoint trap)\b)",
+    r"(?-i:^(?:(?:/[\w/]+/)?(?:ba|z|da|k)?sh: (?:line \d+: +)?)?\d+ (?:Segmentation fault"
+    r"|Floating point exception|Aborted|Bus error|Illegal instruction|Trace/breakpoint trap)\b)",
     r"(?-i:^(?:Segmentation fault|Floating point exception|Aborted|Bus error|Illegal "
     r"instruction) \(core dumped\)\s*$|^Segmentation fault\s*$)",
     _C_ASSERT,
@@ -2575,6 +2575,12 @@ PROGRAM_CRASHED = words(
     r"(?-i:^==\d+== ERROR SUMMARY: [1-9][\d,]* errors? from)",
     r"(?-i:^Fatal Python error: )|^# A fatal error has been detected by the Java Runtime "
     r"Environment\b",
+    # a parent's report of a child a crash signal ended: cargo's "(signal: 11, SIGSEGV: invalid
+    # memory reference)", Python's CalledProcessError "died with <Signals.SIGABRT: 6>.", Go's
+    # exec.ExitError "signal: segmentation fault (core dumped)"
+    r"\(signal: \d+, SIG(?:SEGV|ABRT|BUS|FPE|ILL)\b|\bdied with <Signals\.SIG(?:SEGV|ABRT|BUS|FPE"
+    r"|ILL): \d+>|\bsignal: (?:segmentation fault|aborted|bus error|floating point exception"
+    r"|illegal instruction)\b",
 )
 
 #: A program that ran out of memory: Python's `MemoryError` (the traceback's last line), the
