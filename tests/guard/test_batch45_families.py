@@ -37,6 +37,9 @@ CRASHES = [
     "==4382== Invalid read of size 4\n==4382==    at 0x109193: main (table.c:3)",
     "==24585== Invalid free() / delete / delete[] / realloc()",
     "==4135== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)",
+    # memcheck -q --leak-check=full prints only the leak record (captured here)
+    "==21732== 40 bytes in 1 blocks are definitely lost in loss record 1 of 1\n==21732==    at "
+    "0x48417B4: malloc (in /usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so)",
     # a parent's report of a child that crashed: cargo, Python's subprocess, Go's os/exec
     "error: test failed, to rerun pass `--lib`\n\nCaused by:\n  process didn't exit "
     "successfully: `/w/target/debug/deps/walk-1a2b` (signal: 11, SIGSEGV: invalid memory "
@@ -97,6 +100,7 @@ def test_the_crash_guidance_says_what_crashed_and_not_to_rerun_it_unchanged() ->
         # signatures that do not verify: gpg, openssl dgst -verify
         'gpg: BAD signature from "Release Bot <rel@example.test>" [ultimate]',
         "Verification failure",
+        "gpgv: no valid OpenPGP data found.\ngpgv: the signature could not be verified.",
         # a program's refusal of a value of its own command line, by kind
         "xz: md5: Unsupported integrity check type",
         "tar: zip: Invalid archive format\nTry 'tar --help' or 'tar --usage' for more information.",

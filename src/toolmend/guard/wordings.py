@@ -2573,6 +2573,9 @@ PROGRAM_CRASHED = words(
     r"|Conditional jump or move depends on uninitialised|Use of uninitialised value"
     r"|Source and destination overlap|Process terminating with default action of signal)(?!\w))",
     r"(?-i:^==\d+== ERROR SUMMARY: [1-9][\d,]* errors? from)",
+    # memcheck's leak records (`-q --leak-check=full` prints only these)
+    r"(?-i:^==\d+== [\d,]+ (?:\([\d,]+ direct, [\d,]+ indirect\) )?bytes in [\d,]+ blocks are "
+    r"(?:definitely|possibly) lost\b)",
     r"(?-i:^Fatal Python error: )|^# A fatal error has been detected by the Java Runtime "
     r"Environment\b",
     # a parent's report of a child a crash signal ended: cargo's "(signal: 11, SIGSEGV: invalid
@@ -2641,7 +2644,8 @@ NOT_AN_OBJECT_FILE = words(
 #: signer's; a failure of the command, not a refused login.
 SIGNATURE_NOT_VERIFIED = words(
     "gnupg openssl openssh plain",
-    r"\bBAD signature from\b|(?-i:^Verification [Ff]ailure\s*$)|\bCould not verify signature\b",
+    r"\bBAD signature from\b|(?-i:^Verification [Ff]ailure\s*$)|\bCould not verify signature\b"
+    r"|\bthe signature could not be verified\b",
     r"^(?:\S+: )?Signature verification failed\b",
 )
 
