@@ -311,3 +311,9 @@ def test_a_crash_report_is_a_failed_result_whatever_status_the_harness_states(te
 )
 def test_a_clean_memcheck_run_or_a_quoted_crash_is_a_successful_result(text: str) -> None:
     assert not classify_result(text, tool="bash").failed
+
+
+def test_xargs_s_124_after_a_command_exited_255_is_no_timeout_and_timeout_s_124_still_is() -> None:
+    xargs = "Error: Exit code 124\nchecking b\nxargs: sh: exited with status 255; aborting"
+    assert classify_error(xargs).category == "COMMAND_FAILED"
+    assert classify_error("Error: Exit code 124\nwaiting for the server").category == "TIMEOUT"

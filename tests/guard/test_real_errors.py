@@ -110,7 +110,7 @@ BLIND9 = load_cases("blind9_errors.json")
 #: row's note cites the rows; the first scorings above count them with their first labels) and
 #: the families their other misses showed, written from batch 45 (`FIRST_SCORINGS.md`, "Blind8
 #: and blind9 after reading (guard23)"). Floors for regressions only.
-BLIND8_AFTER_READING = 262
+BLIND8_AFTER_READING = 263
 BLIND9_AFTER_READING = 89
 #: NOT A BLIND FIGURE: the seventh split after its misses were read (guard18): 17 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note cites the rows; the first

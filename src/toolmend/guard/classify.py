@@ -20,6 +20,7 @@ guidance.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -27,7 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolmend.guard.envelope import METASCHEMA_CODE, Envelope, Issue, unwrap
-from toolmend.guard.exit_status import command_in_text, killed_by_timeout, status_pattern
+from toolmend.guard.exit_status import (
+    command_in_text,
+    killed_by_timeout,
+    status_pattern,
+    xargs_aborted,
+)
 from toolmend.guard.meanings import FAILURE, meaning_of
 from toolmend.guard.patterns import (
     PATTERNS,
@@ -489,6 +495,8 @@ class Classifier:
         texts = [_scan_window(t) for t in env.texts()]
         if not texts:
             return UNCLASSIFIED
+        if env.exit_code == 124 and any(xargs_aborted(body) for body in texts):
+            env = dataclasses.replace(env, exit_code=1)  # xargs's 124 is a failure, not a timeout
         program_status = (
             status_pattern(env.exit_code, _command(metadata, text))
             if env.exit_code

@@ -187,6 +187,19 @@ _TERMINATED_LINE = re.compile(
 )
 
 
+#: xargs's own report that a command it ran exited 255, after which xargs exits 124 (findutils'
+#: xargs(1), "EXIT STATUS"): the same status as GNU timeout's kill, but no time ran out.
+_XARGS_ABORTED = re.compile(
+    r"^xargs: [^\n]{1,200}: exited with status 255; aborting$", re.MULTILINE
+)
+
+
+def xargs_aborted(output: str) -> bool:
+    """The output holds xargs's report that a command it ran exited 255 (its status is then 124,
+    which is not a timeout's)."""
+    return bool(_XARGS_ABORTED.search(output))
+
+
 def killed_by_timeout(text: str) -> bool:
     """A command-result format that states no exit status (Aider's "I ran this command:") shows a
     command run under `timeout(1)` that printed nothing, or ended with a SIGTERM report: the
