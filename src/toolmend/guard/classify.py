@@ -4,11 +4,12 @@ This module owns the matching order, so the same input always gives the same ans
 flags from toolmend's own checks first; then what the error's envelope says structurally (a
 validation list naming the field, a machine error type such as `unknown_tool` or
 `context_length_exceeded`); then the wording families, innermost message first, by pattern priority
-(inside a program's crash report or a command result, never the call-argument categories; inside a
-test runner's report of failed tests, the suite's failure); then the envelope's coarse status (HTTP
-status, exit code), which also wins over a wording that says only "it failed" when it names a
-refusal, a rate limit or a timeout; and a model server's refusal of the request itself (a refused
-field among the tool definitions, a request field or request-error type such as
+(inside a program's crash report or a command result, never the call-argument categories nor the
+agent's own tools; inside a test runner's report of failed tests, the suite's failure; the lines
+that are warnings only when the other lines name nothing a family knows); then the envelope's
+coarse status (HTTP status, exit code), which also wins over a wording that says only "it failed"
+when it names a refusal, a rate limit or a timeout; and a model server's refusal of the request
+itself (a refused field among the tool definitions, a request field or request-error type such as
 `invalid_request_error`), which wins over a call-argument or generic reading (`_request_reading`).
 A message that only states a failure plainly, in no family's words, is the plain-failure variant of
 COMMAND_FAILED, decided after every layer was tried and only when the envelope carries no status.
