@@ -35,6 +35,7 @@ ROWS = (
     + load_cases("batch39_errors.json")
     + load_cases("batch41_errors.json")
     + load_cases("batch44_errors.json")
+    + load_cases("batch45_errors.json")
     + load_cases("batch43_errors.json")
     + load_cases("command_errors.json")
 )
@@ -104,6 +105,13 @@ BLIND8 = load_cases("blind8_errors.json")
 #: integrator with the plain `Classifier()` at b9a3d04, before any reading of it: right, total.
 BLIND9_FIRST_SCORING = (66, 90)
 BLIND9 = load_cases("blind9_errors.json")
+#: NOT A BLIND FIGURE: the eighth and ninth splits after their misses were read (guard23): labels
+#: brought to the corpus's conventions for texts it already holds (16 of blind8, 9 of blind9; each
+#: row's note cites the rows; the first scorings above count them with their first labels) and
+#: the families their other misses showed, written from batch 45 (`FIRST_SCORINGS.md`, "Blind8
+#: and blind9 after reading (guard23)"). Floors for regressions only.
+BLIND8_AFTER_READING = 263
+BLIND9_AFTER_READING = 89
 #: NOT A BLIND FIGURE: the seventh split after its misses were read (guard18): 17 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note cites the rows; the first
 #: scoring above counts them with their first labels) and the families its other misses showed,
@@ -214,6 +222,16 @@ BATCH41_FIRST_SCORING = (7, 33)
 #: after one label was brought to the corpus's conventions, `FIRST_SCORINGS.md`, batch 43).
 BATCH43_FIRST_SCORING = (123, 130)
 
+#: Batch 45 (guard23, `batch45_errors.json`): 53 errors and 12 successes, siblings of the families
+#: the eighth and ninth blind splits' misses showed (a debugged or sanitized program that crashed,
+#: gdb's refusals, valgrind's reports, bc's runtime and parse errors, binary formats, ImageMagick's
+#: error locus, signatures that do not verify, SIGALRM, out of memory, a program's unknown
+#: subcommand or type, a server socket that is not there, a timeout's kill through cmake, client
+#: libraries' authentication, connection and timeout errors) and outputs with warnings, captured
+#: here; first scored leave-one-source-out at c89abd3 before any wording was written for them:
+#: right, total.
+BATCH45_FIRST_SCORING = (38, 53)
+
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
 PER_SOURCE_GOAL = 0.75
@@ -301,8 +319,8 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind5", BLIND5, BLIND5_FIRST_SCORING, BLIND5_AFTER_READING, 60),
         ("blind6", BLIND6, BLIND6_FIRST_SCORING, BLIND6_AFTER_READING, 60),
         ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_AFTER_READING, 60),
-        ("blind8", BLIND8, BLIND8_FIRST_SCORING, BLIND8_FIRST_SCORING[0], 70),
-        ("blind9", BLIND9, BLIND9_FIRST_SCORING, BLIND9_FIRST_SCORING[0], 25),
+        ("blind8", BLIND8, BLIND8_FIRST_SCORING, BLIND8_AFTER_READING, 70),
+        ("blind9", BLIND9, BLIND9_FIRST_SCORING, BLIND9_AFTER_READING, 25),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
@@ -341,6 +359,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (39, BATCH39_FIRST_SCORING, 25),
         (41, BATCH41_FIRST_SCORING, 8),
         (43, BATCH43_FIRST_SCORING, 30),
+        (45, BATCH45_FIRST_SCORING, 12),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

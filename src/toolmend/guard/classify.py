@@ -4,11 +4,12 @@ This module owns the matching order, so the same input always gives the same ans
 flags from toolmend's own checks first; then what the error's envelope says structurally (a
 validation list naming the field, a machine error type such as `unknown_tool` or
 `context_length_exceeded`); then the wording families, innermost message first, by pattern priority
-(inside a program's crash report or a command result, never the call-argument categories; inside a
-test runner's report of failed tests, the suite's failure); then the envelope's coarse status (HTTP
-status, exit code), which also wins over a wording that says only "it failed" when it names a
-refusal, a rate limit or a timeout; and a model server's refusal of the request itself (a refused
-field among the tool definitions, a request field or request-error type such as
+(inside a program's crash report or a command result, never the call-argument categories nor the
+agent's own tools; inside a test runner's report of failed tests, the suite's failure; the lines
+that are warnings only when the other lines name nothing a family knows); then the envelope's
+coarse status (HTTP status, exit code), which also wins over a wording that says only "it failed"
+when it names a refusal, a rate limit or a timeout; and a model server's refusal of the request
+itself (a refused field among the tool definitions, a request field or request-error type such as
 `invalid_request_error`), which wins over a call-argument or generic reading (`_request_reading`).
 A message that only states a failure plainly, in no family's words, is the plain-failure variant of
 COMMAND_FAILED, decided after every layer was tried and only when the envelope carries no status.
@@ -20,6 +21,7 @@ guidance.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -27,7 +29,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolmend.guard.envelope import METASCHEMA_CODE, Envelope, Issue, unwrap
-from toolmend.guard.exit_status import command_in_text, killed_by_timeout, status_pattern
+from toolmend.guard.exit_status import (
+    command_in_text,
+    killed_by_timeout,
+    status_pattern,
+    xargs_aborted,
+)
 from toolmend.guard.meanings import FAILURE, meaning_of
 from toolmend.guard.patterns import (
     PATTERNS,
@@ -37,7 +44,7 @@ from toolmend.guard.patterns import (
     Flag,
     Pattern,
 )
-from toolmend.guard.wordings import PROGRAM_CRASH_FRAMING, TEST_RUN_FAILED, Wording
+from toolmend.guard.wordings import PROGRAM_CRASH_FRAMING, TEST_RUN_FAILED, WARNING_LINE, Wording
 from toolmend.model import Tool
 
 #: Wordings are matched on at most this many leading characters, plus the tail below: error
@@ -489,14 +496,21 @@ class Classifier:
         texts = [_scan_window(t) for t in env.texts()]
         if not texts:
             return UNCLASSIFIED
+        if env.exit_code == 124 and any(xargs_aborted(body) for body in texts):
+            env = dataclasses.replace(env, exit_code=1)  # xargs's 124 is a failure, not a timeout
         program_status = (
             status_pattern(env.exit_code, _command(metadata, text))
             if env.exit_code
             else _timeout_kill(text, env)
         )
+        # what the warnings say is read only when the other lines say nothing a family knows
+        quiet = [_without_warnings(body) for body in texts]
         found = self._structural(env)
         if found is None:
-            found = self._worded(texts, ran=env.exit_code is not None or env.command_output)
+            ran = env.exit_code is not None or env.command_output
+            found = (self._worded(quiet, ran=ran) if quiet != texts else None) or self._worded(
+                texts, ran=ran
+            )
             if found is not None and found[0].category is not Category.COMMAND_FAILED:
                 found = _test_run_reading(found, texts)
             decisive = _code_pattern(env) or _decisive_status_pattern(env) or program_status
@@ -510,7 +524,7 @@ class Classifier:
             # a status field that says only "error": a failure stated plainly, of no known kind
             status = status or (PLAIN_FAILURE_PATTERN_ID if env.failed else None)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
-        found = _meaning_reading(found, texts)
+        found = _meaning_reading(found, quiet)
         if found is None:
             return UNCLASSIFIED
         pattern, groups, confidence = found
@@ -549,6 +563,8 @@ class Classifier:
                     if (pattern.id == PLAIN_FAILURE_PATTERN_ID) is not plain:
                         continue
                     if crashed and pattern.category in _CALL_ARGUMENT_CATEGORIES:
+                        continue
+                    if ran and pattern.category in _AGENT_TOOL_CATEGORIES:
                         continue
                     match = wording.search(body)
                     if match is not None:
@@ -614,6 +630,18 @@ _CALL_ARGUMENT_CATEGORIES = frozenset(
         Category.PARAM_TYPE_MISMATCH,
     }
 )
+
+
+#: Categories about the agent's own tools: a program's output that says "unknown tool" (ninja's
+#: `ninja: fatal: unknown tool 'graphviz2'`, a subtool of its own) is that program's failure.
+_AGENT_TOOL_CATEGORIES = frozenset({Category.TOOL_NOT_FOUND, Category.MCP_TOOL_MISSING})
+
+
+def _without_warnings(body: str) -> str:
+    """`body` without its warning lines (`wordings.WARNING_LINE`), so that a warning never
+    decides over the error after it; `body` unchanged when only warnings (or nothing) is left."""
+    kept = WARNING_LINE.sub("", body)
+    return kept if kept.strip() else body
 
 
 def _timeout_kill(text: object, env: Envelope) -> str | None:

@@ -175,8 +175,11 @@ _SUFFIXES = re.compile(
     re.IGNORECASE,
 )
 
+#: Tags around the message: agents' error tags, mini-swe-agent's `<output>`, Gemini CLI's
+#: `<untrusted_context>` (wrapUntrusted, around a shell result's Output/Exit Code lines).
 _TAG = re.compile(
-    r"<(?P<tag>tool_use_error|error|error_details|exception|bash_metadata|output)>"
+    r"<(?P<tag>tool_use_error|error|error_details|exception|bash_metadata|output"
+    r"|untrusted_context)>"
     r"\s*(?P<body>.*?)\s*</(?P=tag)>",
     re.DOTALL,
 )

@@ -7,9 +7,11 @@ diff's and cmp's 1 is "the files differ", `test`'s 1 is "false", `terraform plan
 -detailed-exitcode`'s 2 is "changes present", `npm outdated`'s 1 lists what is outdated, `command
 -v`'s 1 is "not installed"), and the statuses that name a failure's kind by
 themselves (curl's numbered errors: 6 and 7 could not resolve or connect, 28 timed out; wget's 4
-network failure and 6 refused credentials; a process killed by SIGKILL, 137). The command comes
-from the call's arguments (`{"command": ...}`, Codex's `["bash", "-lc", script]`) or from a
-command-result format that prints it (Aider's "I ran this command:", gemini-cli's `Command:`).
+network failure and 6 refused credentials; a process killed by SIGKILL, 137, or by its own
+alarm, 142; a process that crashed on SIGSEGV, SIGABRT, SIGFPE, SIGBUS or SIGILL, 139 ...). The
+command comes from the call's arguments (`{"command": ...}`, Codex's `["bash", "-lc", script]`)
+or from a command-result format that prints it (Aider's "I ran this command:", gemini-cli's
+`Command:`).
 The output decides too: a status 1 whose output is only a diff report is diff's answer.
 
 It never classifies text and never raises: a command it cannot split names no program, and a
@@ -121,6 +123,11 @@ _BY_PROGRAM = {"curl": _CURL, "wget": _WGET}
 #: 128 + SIGKILL: the process was killed (an out-of-memory killer, `timeout -s KILL`, a runner's
 #: budget): read as a timeout, as the corpus reads "Killed".
 SIGKILL_STATUS = 137
+#: 128 + a signal a crashing program gets from its own fault (SIGILL 4, SIGABRT 6, SIGBUS 7,
+#: SIGFPE 8, SIGSEGV 11; POSIX shells' status for a process a signal ended): the program
+#: crashed. 128 + SIGALRM (14): the timer the program set ran out.
+CRASH_STATUSES = frozenset({128 + 4, 128 + 6, 128 + 7, 128 + 8, 128 + 11})
+SIGALRM_STATUS = 128 + 14
 
 #: The command a command-result format prints with the output: Aider's `/run` message ("I ran
 #: this command:\n\n{command}\n\nAnd got this output:"), gemini-cli's older `Command: ` field.
@@ -172,9 +179,25 @@ def command_in_text(text: str) -> str | None:
     return match.group("aider") or match.group("field")
 
 
-#: The last line a program killed by SIGTERM leaves: the shell's job report (`Terminated`) or
-#: make's for its recipe (`make: *** [Makefile:2: serve] Terminated`).
-_TERMINATED_LINE = re.compile(r"(?:^|\] )Terminated\s*\Z", re.MULTILINE)
+#: The last line a program killed by SIGTERM leaves: the shell's job report (`Terminated`),
+#: make's for its recipe (`make: *** [Makefile:2: serve] Terminated`), ninja's (and so `cmake
+#: --build`'s) `ninja: build stopped: interrupted by user.`, which it says of any SIGINT or SIGTERM.
+_TERMINATED_LINE = re.compile(
+    r"(?:^|\] )Terminated\s*\Z|^ninja: build stopped: interrupted by user\.\s*\Z", re.MULTILINE
+)
+
+
+#: xargs's own report that a command it ran exited 255, after which xargs exits 124 (findutils'
+#: xargs(1), "EXIT STATUS"): the same status as GNU timeout's kill, but no time ran out.
+_XARGS_ABORTED = re.compile(
+    r"^xargs: [^\n]{1,200}: exited with status 255; aborting$", re.MULTILINE
+)
+
+
+def xargs_aborted(output: str) -> bool:
+    """The output holds xargs's report that a command it ran exited 255 (its status is then 124,
+    which is not a timeout's)."""
+    return bool(_XARGS_ABORTED.search(output))
 
 
 def killed_by_timeout(text: str) -> bool:
@@ -268,8 +291,10 @@ def status_pattern(status: int | None, command: str | None) -> str | None:
     connection, wget's 4 a network failure), or None."""
     if status is None or status == 0:
         return None
-    if status == SIGKILL_STATUS:
+    if status in (SIGKILL_STATUS, SIGALRM_STATUS):
         return "EI/TIMEOUT/001"
+    if status in CRASH_STATUSES:
+        return "EI/COMMAND_FAILED/005"
     argv = last_simple_command(command) if command else []
     table = _BY_PROGRAM.get(argv[0]) if argv else None
     return table.get(status) if table else None

@@ -53,6 +53,13 @@ MEANINGS: tuple[Meaning, ...] = (
             r"\bexecution expired\b",
             r"\bmaximum execution time\b.{0,40}\bexceeded\b",
             r"\bkilled\b.{0,40}\bafter \d+\s*(?:s|ms|sec|seconds|minutes)\b",
+            # a client's or a database's own timer, named ("failed: timeout expired" of libpq,
+            # "canceling statement due to statement timeout", "Lock wait timeout exceeded", Go's
+            # "i/o timeout")
+            r"\btimeout (?:expired|exceeded|elapsed)\b",
+            r"\b(?:statement|lock|lock wait|query|idle[- ]in[- ]transaction(?: session)?)"
+            r" timeout\b",
+            r"\bi/o timeout\b",
         ),
         "EI/TIMEOUT/001",
         of_programs=True,

@@ -190,7 +190,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.RATE_LIMITED,
         variant="generic",
         priority=89,
-        text=w.RATE + w.QUOTA_USED,
+        text=w.RATE + w.QUOTA_USED + w.SERVER_BUSY,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call was refused by a rate limit or quota.",
         why="The service accepts only so many requests or tokens per minute; retrying at once "
@@ -560,6 +560,26 @@ PATTERNS: tuple[Pattern, ...] = (
         next=("Use the native tool-calling interface for every call.",),
     ),
     Pattern(
+        id="EI/COMMAND_FAILED/005",
+        category=Category.COMMAND_FAILED,
+        variant="crashed",
+        # above the file, permission and service families: a crash report's own lines (a
+        # debugger's "No such file" for a libc source it lacks) are not the failure's cause
+        priority=57,
+        text=w.PROGRAM_CRASHED + w.OUT_OF_MEMORY,
+        what="The program this {tool} call ran crashed (a signal, a memory error or out of "
+        "memory) instead of exiting with an error.",
+        why="A crash comes from the program's own code or its limits (a bad pointer, a failed "
+        "assertion, memory used up), not from how the command was typed; the same run crashes "
+        "the same way, even when the exit status says 0.",
+        next=(
+            "Read the crash report (the signal, the first frame of the stack, the sanitizer's or "
+            "memcheck's first error) and fix the code it points to.",
+            "If memory ran out, make the input or the job smaller or raise the limit; do not "
+            "rerun it unchanged.",
+        ),
+    ),
+    Pattern(
         id="EI/PERMISSION_DENIED/003",
         category=Category.PERMISSION_DENIED,
         variant="policy_denied",
@@ -585,7 +605,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.REFUSED_CALLER
         + w.UNTRUSTED_REQUEST
         + w.WRONG_SECRET
-        + w.REGISTRY_LOGIN_REQUIRED,
+        + w.REGISTRY_LOGIN_REQUIRED
+        + w.LOGIN_REFUSED,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was refused by the operating system or server: permission denied.",
@@ -602,7 +623,7 @@ PATTERNS: tuple[Pattern, ...] = (
         # above FILE_NOT_FOUND: unzip says "cannot find zipfile directory" of a file that is
         # there but is no zip
         priority=53,
-        text=w.WRONG_FORMAT + w.UNREADABLE_FORMAT,
+        text=w.WRONG_FORMAT + w.UNREADABLE_FORMAT + w.NOT_AN_OBJECT_FILE,
         what="The command of this {tool} call failed: a file it reads is not in the format it "
         "expects.",
         why="The file exists but is not what the program takes (not an archive of that kind, a "
@@ -640,7 +661,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.ARCHIVE_MEMBER_MISSING
         + w.NUMBERED_ITEM_MISSING
         + w.LOADED_PATH_MISSING
-        + w.QUOTED_PATH_ABSENT,
+        + w.QUOTED_PATH_ABSENT
+        + w.FILE_UNAVAILABLE,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -757,7 +779,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.NETWORK_ERROR,
         variant="service_not_running",
         priority=56,  # above FILE_NOT_FOUND: a socket that is not there is a service not running
-        text=w.SERVICE_NOT_RUNNING + w.AGENT_NOT_RUNNING,
+        text=w.SERVICE_NOT_RUNNING + w.AGENT_NOT_RUNNING + w.MULTIPLEXER_NOT_RUNNING,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The command of this {tool} call could not connect to the local service it uses "
         "(a database, a cache, a daemon): it is not running or not listening where the command "
@@ -795,7 +817,12 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="generic",
         priority=45,
         flags=frozenset({Flag.TIMEOUT}),
-        text=w.TIMEOUT + w.EXECUTION_LIMITS + w.TIMEOUT_SIGNAL + w.NOT_WITHIN + w.TIME_BUDGET,
+        text=w.TIMEOUT
+        + w.EXECUTION_LIMITS
+        + w.TIMEOUT_SIGNAL
+        + w.NOT_WITHIN
+        + w.TIME_BUDGET
+        + w.ALARM_CLOCK,
         what="The {tool} call did not finish in time.",
         why="The operation took longer than the allowed time.",
         next=(
@@ -815,7 +842,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.RESPONSE_UNREADABLE
         + w.HOST_UNREACHABLE
         + w.MCP_SESSION_GONE
-        + w.NO_SERVER_AVAILABLE,
+        + w.NO_SERVER_AVAILABLE
+        + w.CLIENT_GAVE_UP,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call could not reach the server or URL, or the server answered with "
         "an error status.",
@@ -842,7 +870,12 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.PROGRAM_STARRED_FATAL
         + w.PROGRAM_PARSE_ERRORS
         + w.CHECKSUM_MISMATCH
-        + w.SIGNAL_TERMINATED,
+        + w.SIGNAL_TERMINATED
+        + w.DEBUGGER_REFUSALS
+        + w.CALCULATOR_ERRORS
+        + w.IMAGEMAGICK_ERROR
+        + w.SIGNATURE_NOT_VERIFIED
+        + w.PROGRAM_VALUE_REFUSED,
         what="The command of this {tool} call failed (non-zero exit status).",
         why="The command ran but reported an error; its output says why.",
         next=(

@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from toolmend.guard.classify import classify_error
 from toolmend.guard.exit_status import command_in_text, command_of, is_an_answer
-from toolmend.guard.wordings import SIGNAL_TERMINATED, regexes
+from toolmend.guard.wordings import PROGRAM_CRASHED, SIGNAL_TERMINATED, regexes
 from toolmend.model import Tool
 
 Confidence = Literal["confirmed", "suspect", "none"]
@@ -161,6 +161,13 @@ _EXIT_STATUS = re.compile(
 #: A command-result format that states a signal where the exit status would be (Roo Code's
 #: `Process terminated by signal SIGSEGV`): the harness said the command was killed, a failure.
 _KILLED_BY_SIGNAL = regexes(SIGNAL_TERMINATED)
+#: A crash report in a command's output (`wordings.PROGRAM_CRASHED`: a debugger's signal, the
+#: shell's job report, a sanitizer's or memcheck's error): the program failed, whatever status
+#: the harness states (gdb, valgrind and UBSan exit 0 after it).
+_CRASH_REPORT = regexes(PROGRAM_CRASHED)
+#: Characters of a command's output searched for a crash report, at each end (a debugger's
+#: report comes after the program's own output; a sanitizer's before its long stack).
+MAX_CRASH_SCAN_CHARS = 8_192
 #: The lines a command-result format puts around the output (status lines, Codex's `Wall
 #: time:` and `Output:`, Roo Code's opening sentence, gemini-cli's fields, mini-swe-agent's
 #: tags, OpenHands' bracketed metadata): dropped to read what the program itself printed.
@@ -278,6 +285,20 @@ def harness_output(text: str) -> str:
         tail -= 1
     body = "\n".join(lines[head:tail])
     return body[len("Output: ") :] if body.startswith("Output: ") else body
+
+
+def _crash_reported(text: str) -> bool:
+    """The output holds a crash report (`_CRASH_REPORT`), within `MAX_CRASH_SCAN_CHARS` of
+    either end; a format's `Output: ` field label in front of its first line is not the
+    program's (Gemini CLI, Qwen Code)."""
+    window = text
+    if len(text) > 2 * MAX_CRASH_SCAN_CHARS:
+        window = text[:MAX_CRASH_SCAN_CHARS] + "\n" + text[-MAX_CRASH_SCAN_CHARS:]
+    window = _OUTPUT_LABEL.sub("", window)
+    return any(report.search(window) for report in _CRASH_REPORT)
+
+
+_OUTPUT_LABEL = re.compile(r"^Output: ", re.MULTILINE)
 
 
 def _status_failed(status: int, text: str, command: str | None) -> bool:
@@ -438,10 +459,13 @@ class _Walker:
         if field not in TEXT_ONLY_FIELDS:
             status = harness_exit_status(text)
             if status is not None:
-                failed = _status_failed(status, text, self.command)
-                return f"exit status {status} at {label}" if failed else None
+                if _status_failed(status, text, self.command):
+                    return f"exit status {status} at {label}"
+                return f"crash report at {label}" if _crash_reported(text) else None
             if _harness_killed(text):
                 return f"terminated by signal at {label}"
+            if _crash_reported(text):
+                return f"crash report at {label}"
         first = _first_line(text)
         if _FAILURE_PREFIX.match(first):
             return f"error text at {label}"
@@ -672,10 +696,10 @@ def classify_result(
             return ResultVerdict(True, "suspect", "harness failure text at result")
         status = harness_exit_status(result)
         if status is not None:
-            if not _status_failed(status, result, command):
+            if not _status_failed(status, result, command) and not _crash_reported(result):
                 return SUCCESS
             return ResultVerdict(True, "suspect", f"exit status {status} at result")
-        if _harness_killed(result):
+        if _harness_killed(result) or _crash_reported(result):
             return ResultVerdict(True, "suspect", "terminated by signal at result")
         if _FAILURE_PREFIX.match(_first_line(result)) and _known_kind(result[:4096]):
             return ResultVerdict(True, "suspect", "known error text at result")

@@ -333,8 +333,7 @@ TOO_LARGE = words(
 OVER_NAMED_LIMIT = words(
     "gemini-cli goose",
     r"exceed(?:s|ed)? (?:the |a |its )?(?:[\w.]+ ){0,3}(?:size|length|token|byte|character|output"
-    r"|line"
-    r"|file|content|response|payload)s? limit\b",
+    r"|line|file|content|response|payload|display|upload|image|attachment)s? limit\b",
 )
 
 #: A size over a limit in plain words ("over the 1 MB limit", "larger than 100000 bytes", "larger
@@ -359,7 +358,7 @@ OVER_SIZE = words(
 RATE = words(
     "openai-agents claude-code langgraph http",
     r"rate[ _-]?limit",
-    r"\b429\b",
+    r"(?<!\w:)\b429\b",  # (not a source line, "rsa_sign.c:429:")
     r"Too Many Requests",
     r"quota (?:exceeded|exhausted)|RESOURCE_EXHAUSTED",
     r"\boverloaded(?:_error)?\b",
@@ -1621,7 +1620,8 @@ USER_DENIED = words(
     r"\buser (?:has )?(?:denied|rejected|declined|refused|cancell?ed|dismissed)\b",
     r"user doesn't want to (?:proceed|take this action)",
     r"rejected permission to use",
-    r"(?:denied|rejected|declined|cancell?ed|interrupted) by (?:the )?user",
+    # (not ninja's "build stopped: interrupted by user.", its report of SIGINT or SIGTERM)
+    r"(?<!build stopped: )(?:denied|rejected|declined|cancell?ed|interrupted) by (?:the )?user",
     r"Permission to use \S+.{0,120}? (?:has been|was) denied",
     r"requested permissions? to use \S+, but you haven't granted it",
     r"\b(?:was|were) not (?:approved|confirmed|authori[sz]ed)\b|\b(?:has|have) not been "
@@ -1928,8 +1928,9 @@ _JAVA_EXCEPTION = r"^Exception in thread \"[^\"\n]+\" [\w$.]+|^\s+at [\w$.<>]+\(
 #: CLIs (cobra: docker, kubectl, gh) and others word it ("Run 'docker run --help' for more
 #: information", "See 'docker --help'.").
 _TRY_HELP = (
-    r"^(?:Try|Run|See) [`'\"][\w.+\-]+(?: [\w.+\-]+){0,3} --help[`'\"](?: for (?:more )?"
-    r"(?:information|usage|help))?\.?$"
+    r"^(?:Try|Run|See) [`'\"][\w.+\-]+(?: [\w.+\-]+){0,3} --help[`'\"]"
+    # GNU argp's (tar, cpio): "Try 'tar --help' or 'tar --usage' for more information."
+    r"(?: or [`'\"][\w.+\-]+ --usage[`'\"])?(?: for (?:more )?(?:information|usage|help))?\.?$"
 )
 #: An option refused with its dashes shown, in a program's words rather than a tool's: cobra's
 #: "unknown flag: --frob", tsc's "Unknown compiler option '--x'", eslint's "Invalid option
@@ -1966,12 +1967,9 @@ _PROGRAM_FATAL = (
 )
 
 #: Crash reports of runtimes outside the families below: Perl's `die` location, Maven's build
-#: failure pointer, a C `assert()`, a native stack of frames with addresses.
+#: failure pointer, a native stack of frames with addresses (a C `assert()` is `PROGRAM_CRASHED`).
 RUNTIME_REPORTS = (
-    words("perl", _PERL_DIED)
-    + words("mvn", _MAVEN_HELP)
-    + words("os", _C_ASSERT)  # the C library's message
-    + words("node", _NATIVE_FRAMES)
+    words("perl", _PERL_DIED) + words("mvn", _MAVEN_HELP) + words("node", _NATIVE_FRAMES)
 )
 
 #: How runtimes and developer tools report a failed run when no exit code is shown: an uncaught
@@ -2538,4 +2536,187 @@ AGENT_NOT_RUNNING = words(
     r"\bno [\w-]*agent running\b",
     r"\bhas not been booted with systemd as init system\b",
     r"\bFailed to connect to (?:the )?bus: ",
+)
+
+
+# --- batch 45 (guard23): families read from the eighth and ninth blind splits' misses --------
+# (kept in one block at the end so that helpers working in parallel merge cleanly; each family
+# belongs with its category above and can move there once merged)
+
+#: A program that died instead of exiting with an error, as whatever watched it reports: a
+#: debugger's stop on a signal (gdb's "Program received signal SIGSEGV, Segmentation fault." and
+#: "Program terminated with signal SIGABRT", lldb's "stop reason = signal SIGSEGV" and
+#: "EXC_BAD_ACCESS"), the shell's job report of the signal ("bash: line 1: 4375 Segmentation
+#: fault  ./parse", "Floating point exception (core dumped)"), the C library's abort messages
+#: (a failed `assert()`, glibc's "free(): double free detected in tcache 2", "*** stack smashing
+#: detected ***"), the sanitizers' reports (AddressSanitizer's "==N==ERROR: AddressSanitizer:",
+#: UndefinedBehaviorSanitizer's "file.c:3:42: runtime error: signed integer overflow"), valgrind's
+#: memcheck errors and its non-zero "ERROR SUMMARY", a runtime's fatal report (Python's "Fatal
+#: Python error:", the JVM's "A fatal error has been detected by the Java Runtime Environment").
+#: Many of them exit 0 (a debugger, memcheck, UBSan), and a debugger's listing of a source file
+#: it does not have ("./nptl/pthread_kill.c: No such file or directory.") is no missing file.
+PROGRAM_CRASHED = words(
+    "gdb valgrind glibc gcc bash os plain",
+    r"(?-i:^Program (?:received|terminated with) signal SIG[A-Z0-9]+\b)",
+    r"\bstop reason = (?:signal SIG[A-Z0-9]+|EXC_BAD_ACCESS|EXC_BAD_INSTRUCTION|EXC_ARITHMETIC"
+    r"|EXC_CRASH)\b",
+    r"(?-i:^(?:(?:/[\w/]+/)?(?:ba|z|da|k)?sh: (?:line \d+: +)?)?\d+ (?:Segmentation fault"
+    r"|Floating point exception|Aborted|Bus error|Illegal instruction|Trace/breakpoint trap)\b)",
+    r"(?-i:^(?:Segmentation fault|Floating point exception|Aborted|Bus error|Illegal "
+    r"instruction) \(core dumped\)\s*$|^Segmentation fault\s*$)",
+    _C_ASSERT,
+    r"\b(?:free|realloc|malloc)\(\): (?:double free detected|invalid (?:pointer|size|next size)"
+    r"|corrupted\b)|\bdouble free or corruption\b|\*\*\* stack smashing detected \*\*\*",
+    r"^==\d+==ERROR: (?:Address|Leak|Memory|Thread|UndefinedBehavior)Sanitizer: "
+    r"|^WARNING: ThreadSanitizer: |(?-i:^[\w./\-]+:\d+:\d+: runtime error: )",
+    r"(?-i:^==\d+== (?:Invalid (?:read|write) of size \d+|Invalid free\(\)|Mismatched free\(\)"
+    r"|Conditional jump or move depends on uninitialised|Use of uninitialised value"
+    r"|Source and destination overlap|Process terminating with default action of signal)(?!\w))",
+    r"(?-i:^==\d+== ERROR SUMMARY: [1-9][\d,]* errors? from)",
+    # memcheck's leak records (`-q --leak-check=full` prints only these)
+    r"(?-i:^==\d+== [\d,]+ (?:\([\d,]+ direct, [\d,]+ indirect\) )?bytes in [\d,]+ blocks are "
+    r"(?:definitely|possibly) lost\b)",
+    r"(?-i:^Fatal Python error: )|^# A fatal error has been detected by the Java Runtime "
+    r"Environment\b",
+    # a parent's report of a child a crash signal ended: cargo's "(signal: 11, SIGSEGV: invalid
+    # memory reference)", Python's CalledProcessError "died with <Signals.SIGABRT: 6>.", Go's
+    # exec.ExitError "signal: segmentation fault (core dumped)"
+    r"\(signal: \d+, SIG(?:SEGV|ABRT|BUS|FPE|ILL)\b|\bdied with <Signals\.SIG(?:SEGV|ABRT|BUS|FPE"
+    r"|ILL): \d+>|\bsignal: (?:segmentation fault|aborted|bus error|floating point exception"
+    r"|illegal instruction)\b",
+)
+
+#: A program that ran out of memory: Python's `MemoryError` (the traceback's last line), the
+#: JVM's `java.lang.OutOfMemoryError`, V8's "JavaScript heap out of memory", C++'s
+#: `std::bad_alloc`, CUDA's and model servers' allocation failures ("cudaMalloc failed: out of
+#: memory", "CUDA out of memory"), the C library's "Cannot allocate memory".
+OUT_OF_MEMORY = words(
+    "cpython node ollama plain",
+    r"(?-i:^MemoryError\b)|(?-i:\bOutOfMemoryError\b)|\bJavaScript heap out of memory\b",
+    r"\bstd::bad_alloc\b|\bcudaMalloc failed\b|\bCUDA out of memory\b",
+    r"\bout[ -]of[ -]memory\b|\bCannot allocate memory\b",
+)
+
+#: A debugger's refusal of a command for the state it is in: gdb's "No symbol \"x\" in current
+#: context.", "The program is not being run.", "No stack.", "No frame selected.", "Cannot access
+#: memory at address 0x0", "No symbol table is loaded.", "No executable file specified."; lldb's
+#: "error: Command requires a current process.". The command ran; it failed.
+DEBUGGER_REFUSALS = words(
+    "gdb plain",
+    r"(?-i:^No symbol \"[^\"\n]{1,80}\" in current context\.)",
+    r"(?-i:^(?:The program is not being run|No stack|No frame selected|No symbol table is "
+    r"loaded|No executable file specified|No registers)\.)",
+    r"(?-i:\bCannot access memory at address 0x[0-9a-f]+\b)",
+    r"(?-i:^error: Command requires a current process\b)",
+)
+
+#: A calculator's own errors on the program it read: bc's "(standard_in) 1: syntax error",
+#: "(standard_in) 1: illegal character: $", "Runtime error (func=(main), adr=7): Divide by zero",
+#: and the same "(standard_in) N: parse error" of other yacc-built readers; dc's "dc: stack empty".
+CALCULATOR_ERRORS = words(
+    "bc plain",
+    r"(?-i:^\(standard_in\) \d+: (?:syntax error|parse error|illegal character|Error:))",
+    r"(?-i:^Runtime (?:error|warning) \(func=[^,\n]{1,40}, adr=\d+\): )",
+    r"(?-i:^dc: (?:stack empty|divide by zero|remainder by zero|square root of negative number))",
+)
+
+#: A script file bc was told to read and could not: "File rates.bc is unavailable."
+FILE_UNAVAILABLE = words("bc plain", r"(?-i:^File \S+ is unavailable\.$)")
+
+#: ImageMagick's report of an exception, its locus at the end ("convert: no images defined
+#: `x.jpg' @ error/convert.c/ConvertImageCommand/3234."): `error/` and `fatal/` loci are errors
+#: (its `warning/` loci are warnings, `WARNING_LINE`).
+IMAGEMAGICK_ERROR = words("imagemagick", r" @ (?:error|fatal)/[\w.\-]+\.c/\w+/\d+\.\s*$")
+
+#: A binary tool given a file that is not an object file: readelf's "Not an ELF file - it has the
+#: wrong magic bytes at the start" and "Failed to read file's magic number", objdump's and nm's
+#: "file format not recognized" (in `WRONG_FORMAT`), ld's "file not recognized", ldd's "not a
+#: dynamic executable".
+NOT_AN_OBJECT_FILE = words(
+    "binutils plain",
+    r"\bNot an ELF file\b|\bwrong magic bytes\b|\bFailed to read file's magic number\b",
+    r"\bfile not recognized: file format\b|\bnot a dynamic executable\b|\bis not an object file\b",
+)
+
+#: A signature or digest that does not verify: gpg's "BAD signature from \"X\"", openssl's
+#: "Verification failure" (dgst -verify), ssh-keygen's "Could not verify signature.", minisign's
+#: and signify's "Signature verification failed". The data changed or the key is not the
+#: signer's; a failure of the command, not a refused login.
+SIGNATURE_NOT_VERIFIED = words(
+    "gnupg openssl openssh plain",
+    r"\bBAD signature from\b|(?-i:^Verification [Ff]ailure\s*$)|\bCould not verify signature\b"
+    r"|\bthe signature could not be verified\b",
+    r"^(?:\S+: )?Signature verification failed\b",
+)
+
+#: A program refusing a value of its own command line for the kind of thing it names: xz's "xz:
+#: md5: Unsupported integrity check type" and "Unknown file format type", tar's "tar: zip: Invalid
+#: archive format" (the program, the value, then the refusal).
+PROGRAM_VALUE_REFUSED = words(
+    "xz tar plain",
+    r"(?-i:^[a-z][\w.+\-]{0,30}: [^:\n]{1,60}: )(?:invalid|unknown|unsupported|unrecognized) "
+    r"(?:[\w-]+ ){0,3}(?:type|format|mode|algorithm|method|level)\b",
+)
+
+#: A terminal multiplexer's client with no server on its socket: tmux's "error connecting to
+#: /tmp/tmux-0/default (No such file or directory)" and "no server running on /tmp/tmux-0/x".
+MULTIPLEXER_NOT_RUNNING = words(
+    "tmux plain",
+    r"\berror connecting to /\S+ \((?:No such file or directory|Connection refused)\)",
+    r"\bno server running on /\S+",
+)
+
+#: A client's resolver or dialer that failed, in Go's words ("dial tcp: lookup registry.example on
+#: 127.0.0.53:53: server misbehaving", "no such host", "dial udp 10.0.0.1:53: connect: network is
+#: unreachable"), and a client that gave up reconnecting or retrying ("Maximum reconnection
+#: attempts (2) exceeded.", "max retries exceeded: Get ...").
+CLIENT_GAVE_UP = words(
+    "ollama mcp-typescript-sdk terraform plain",
+    r"\bdial (?:tcp|udp)[46]?\b[^\n]{0,120}?"
+    r"(?:: (?:no such host|server misbehaving)\b|: connect: )",
+    r"\blookup \S+ on \S+: (?:no such host|server misbehaving)\b",
+    r"\bmax(?:imum)? (?:number of )?(?:reconnection|reconnect|connection|retry|retries)"
+    r"(?: attempts)?(?: \(\d+\))? (?:exceeded|reached)\b",
+)
+
+#: A server too busy to take the request now: Ollama's "server busy, please try again.  maximum
+#: pending requests exceeded" (OLLAMA_MAX_QUEUE), "Too many pending requests", "request queue is
+#: full", .NET's ServerTooBusyException. Waiting and retrying later is the remedy, as for a rate
+#: limit.
+SERVER_BUSY = words(
+    "ollama plain",
+    r"\bserver (?:is )?(?:too )?busy\b|\bServerTooBusy",
+    r"\b(?:too many|maximum|max) pending requests\b|\b(?:request |job )?queue (?:is )?full\b",
+)
+
+#: A login the server refused in its protocol's own words: smtplib's `SMTPAuthenticationError`
+#: (535 "Username and Password not accepted"), FTP's "530 Login incorrect.", IMAP's
+#: "[AUTHENTICATIONFAILED]", GitHub's "Bad credentials", any `*AuthenticationError` class.
+LOGIN_REFUSED = words(
+    "langgraph cpython plain",
+    r"(?-i:\b[A-Z]\w*Authentication(?:Error|Exception)\b)",
+    r"\b(?:username|user name|login|credentials)\b[^\n]{0,20}\bnot accepted\b",
+    r"\bLogin incorrect\b|\[AUTHENTICATIONFAILED\]|\bBad credentials\b",
+)
+
+#: The shell's report of a process its own alarm ended (SIGALRM, exit 142): "bash: line 1: 4946
+#: Alarm clock  python3 -c ...", the timer the script set ran out.
+ALARM_CLOCK = words(
+    "perl bash cpython plain",
+    r"(?-i:^(?:(?:ba|z|da|k)?sh: (?:line \d+: +)?)?\d+ Alarm clock\b)|(?-i:^Alarm clock\s*$)",
+)
+
+#: A line that is a warning, not the error (gcc's and git's `warning:`, Python's
+#: `<string>:1: DeprecationWarning:`, Node's `(node:123) [DEP0005] DeprecationWarning:`, npm's
+#: `npm warn`, Maven's `[WARNING]`, CMake's `CMake Warning`, ssh's `Warning: Identity file ...
+#: not accessible`, apt's `W:`, ImageMagick's `@ warning/` locus): the classifier reads the
+#: other lines first, so what a warning mentions ("No such file" of an optional key) never
+#: decides over the error that follows it. A retry a client reports as a warning (pip's "WARNING:
+#: Retrying (Retry(total=4, ...)) after connection broken by ...") is the failure itself.
+WARNING_LINE = re.compile(
+    r"^\s*(?:[\w.+/<>\-]+(?::\d+)*: |\(node:\d+\) (?:\[\w+\] )?|npm |\[)?"
+    r"(?:warning|warn|\w*Warning|CMake Warning(?: \([^)\n]*\))?|WARNING)\]?:?"
+    r"(?: (?!Retrying\b)[^\n]*)?$"
+    r"|^W: [^\n]*$|^[^\n]* @ warning/[\w.\-]+\.c/\w+/\d+\.\s*$",
+    re.MULTILINE,
 )
