@@ -105,6 +105,15 @@ BLIND8 = load_cases("blind8_errors.json")
 #: integrator with the plain `Classifier()` at b9a3d04, before any reading of it: right, total.
 BLIND9_FIRST_SCORING = (66, 90)
 BLIND9 = load_cases("blind9_errors.json")
+#: The tenth blind split (`blind10_errors.json`, batch 47): harvested by harvest14, who never read
+#: the classifier, from agent frameworks', coding agents', SDKs' and MCP servers' own error texts
+#: (CAMEL, OpenHands, agno, crewAI, AutoGen, Strands, the Vercel AI SDK, Google ADK, ...) and a
+#: few programs run here (`BLIND10.md`); scored once by the integrator with the plain
+#: `Classifier()` at the merge of the session's work (9524a99, guard23 included): right, total
+#: (the same 137 at 0c35ee2, before that session's guard work). Its one false positive then (a
+#: build record whose `status` is "failed", autogen/blind10/010) was mended after that scoring.
+BLIND10_FIRST_SCORING = (137, 183)
+BLIND10 = load_cases("blind10_errors.json")
 #: NOT A BLIND FIGURE: the eighth and ninth splits after their misses were read (guard23): labels
 #: brought to the corpus's conventions for texts it already holds (16 of blind8, 9 of blind9; each
 #: row's note cites the rows; the first scorings above count them with their first labels) and
@@ -321,6 +330,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_AFTER_READING, 60),
         ("blind8", BLIND8, BLIND8_FIRST_SCORING, BLIND8_AFTER_READING, 70),
         ("blind9", BLIND9, BLIND9_FIRST_SCORING, BLIND9_AFTER_READING, 25),
+        ("blind10", BLIND10, BLIND10_FIRST_SCORING, BLIND10_FIRST_SCORING[0], 65),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(

@@ -109,6 +109,15 @@ def test_a_record_whose_own_status_is_failed_is_data() -> None:
     assert classify_result({"status": "error", "message": "boom"}, tool="deploy").failed
 
 
+def test_a_record_with_an_error_field_and_data_of_its_own_is_data() -> None:
+    # blind10's false positive (autogen/blind10/010, a build the tool looked up)
+    build = {"id": 311, "status": "failed", "failed_tests": 2, "error": "test_refund_rounding"}
+    assert not classify_result(json.dumps(build), tool="get_build").failed
+    # with only an envelope's keys beside its identity, the error is the tool's own
+    call = {"id": "call_7", "status": "failed", "error": "upstream timed out"}
+    assert classify_result(json.dumps(call), tool="deploy").failed
+
+
 def test_an_unflagged_python_traceback_from_a_non_content_tool_is_a_failure() -> None:
     text = (
         "Traceback (most recent call last):\n"
