@@ -19,6 +19,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
+from copy import deepcopy
+from dataclasses import replace
 from typing import Any
 
 from toolmend.guard.classify import Classification
@@ -190,6 +192,24 @@ class HistoryGuard:
         twin._session = self._session.fork()
         twin._calls = dict(self._calls)
         twin._last_calls = self._last_calls
+        return twin
+
+    def owned(self) -> HistoryGuard:
+        """A fork that holds no object of the messages it read, so it outlives them safely:
+        what the state keeps of messages beyond strings and counts (the calls still waiting
+        for their results, with their arguments, and the last assistant message's calls) is
+        copied deeply."""
+        twin = self.fork()
+        twin._calls = {
+            call_id: (
+                view
+                if view.arguments is None
+                else replace(view, arguments=deepcopy(view.arguments)),
+                pre,
+            )
+            for call_id, (view, pre) in self._calls.items()
+        }
+        twin._last_calls = deepcopy(self._last_calls)
         return twin
 
     def after(self, messages: Sequence[Mapping[str, Any]]) -> HistoryGuard:

@@ -1,0 +1,275 @@
+"""The readings a worker keeps of histories it guarded answer exactly as a fresh reading does.
+
+`ReplayCache.read` reads only what a history added to the longest prefix it read before. The
+reference is the cold reading: a new `HistoryGuard` over the whole history. Histories come from
+`test_history_state`'s generator (duplicates, failures repeating up to the loop breaker,
+preflight findings, unknown tools, reused ids) and grow turn by turn as an agent's do.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import uuid
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+
+from toolmend.guard import replays
+from toolmend.guard.history import HistoryGuard
+from toolmend.guard.interceptor import InterceptorConfig
+from toolmend.guard.replays import ReplayCache
+from toolmend.model import Tool, coerce_tools
+
+from .test_history import ANTHROPIC_TOOLS, NOT_FOUND, _anthropic
+from .test_history_state import TOOLS, histories
+
+CONFIG = InterceptorConfig()
+#: What comes after a history: a call and a failing result the counts so far decide on.
+NEXT = [
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "call_9",
+                "type": "function",
+                "function": {"name": "bash", "arguments": '{"command": "npm test"}'},
+            }
+        ],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "call_9",
+        "content": "bash: line 1: pnpm: command not found\nexit code 127",
+    },
+]
+
+
+def cold(
+    messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool] | None = TOOLS
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The fresh reading's guided copies, and what its state makes of `NEXT`."""
+    state = HistoryGuard(tools, CONFIG)
+    return state.read_all(messages), state.read_all(NEXT)
+
+
+def kept(
+    cache: ReplayCache, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool] | None = TOOLS
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    guided, state = cache.read(messages, tools, CONFIG)
+    return guided, state.read_all(NEXT)
+
+
+def failing_history(turns: int) -> list[dict[str, Any]]:
+    """A conversation whose same failing command repeats `turns` times."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Run the tests."}]
+    for n in range(turns):
+        call = {**NEXT[0]["tool_calls"][0], "id": f"call_{n}"}
+        messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
+        messages.append({**NEXT[1], "tool_call_id": f"call_{n}"})
+    return messages
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories)
+def test_a_history_read_as_it_grows_answers_as_each_fresh_reading(
+    history: list[dict[str, Any]],
+) -> None:
+    cache = ReplayCache()
+    for end in range(len(history) + 1):
+        assert kept(cache, history[:end]) == cold(history[:end])
+
+
+@settings(max_examples=60, deadline=None)
+@given(histories, histories)
+def test_a_history_that_leaves_a_kept_one_answers_as_its_fresh_reading(
+    first: list[dict[str, Any]], second: list[dict[str, Any]]
+) -> None:
+    cache = ReplayCache()
+    kept(cache, first)
+    branch = first[: len(first) // 2] + second
+    assert kept(cache, branch) == cold(branch)
+
+
+def test_the_loop_breaker_counts_over_the_kept_prefix_and_the_new_turns() -> None:
+    cache = ReplayCache()
+    for turns in range(1, 6):
+        guided, after = kept(cache, failing_history(turns))
+        assert (guided, after) == cold(failing_history(turns))
+    assert "MODEL_STUCK_LOOP" in guided[-1]["content"]
+
+
+def test_anthropic_blocks_guided_in_place_answer_as_a_fresh_reading() -> None:
+    tools = coerce_tools(ANTHROPIC_TOOLS)
+    history = _anthropic((NOT_FOUND, True), ("done", None), (NOT_FOUND, None))
+    cache = ReplayCache()
+    for end in range(len(history) + 1):
+        assert kept(cache, history[:end], tools) == cold(history[:end], tools)
+    assert history[-1]["content"][0]["content"] == NOT_FOUND
+
+
+def test_a_grown_history_replaces_the_reading_it_grew_from() -> None:
+    cache = ReplayCache()
+    for turns in range(1, 5):
+        kept(cache, failing_history(turns))
+    assert len(cache) == 1
+
+
+def test_what_a_caller_does_with_its_copies_and_state_changes_no_later_answer() -> None:
+    cache = ReplayCache()
+    history = _anthropic((NOT_FOUND, True), ("done", None))
+    tools = coerce_tools(ANTHROPIC_TOOLS)
+    first, _ = cache.read(history, tools, CONFIG)
+    again = copy.deepcopy(history)
+    second, state = cache.read(again, tools, CONFIG)
+    assert second == first == HistoryGuard(tools, CONFIG).read_all(history)
+    assert again == history  # the request's own messages are never changed
+    second[2]["content"][0]["content"] = "changed by the caller"
+    state.read_all(NEXT)  # reading on the handed state leaves the kept one as it was
+    assert cache.read(history, tools, CONFIG)[0] == first
+
+
+def grep_history(result: str | None) -> list[dict[str, Any]]:
+    """A `grep` the agent ran (whose exit status 1 only says nothing matched), and its result."""
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "grep -r x ."}}
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "Find x."},
+        {"role": "assistant", "content": [use]},
+    ]
+    if result is not None:
+        block = {"type": "tool_result", "tool_use_id": "toolu_1", "content": result}
+        history.append({"role": "user", "content": [block]})
+    return history
+
+
+def test_a_request_changing_its_messages_after_the_reading_changes_no_later_answer() -> None:
+    # The kept state owns what it keeps of the messages (here the call still waiting for its
+    # result): a front-end or pipeline that edits a request's messages later edits only those.
+    cache = ReplayCache()
+    request = grep_history(None)
+    cache.read(request, None, CONFIG)
+    request[1]["content"][0]["input"]["command"] = "npm test"
+    grown = grep_history("exit code 1")
+    guided, _ = cache.read(grown, None, CONFIG)
+    assert guided == HistoryGuard(None, CONFIG).read_all(grown)
+    assert guided[-1]["content"][0]["content"] == "exit code 1"
+
+
+def test_the_kept_state_still_holds_the_calls_a_request_renamed_after_its_reading() -> None:
+    cache = ReplayCache()
+    request = failing_history(1)[:2]
+    cache.read(request, TOOLS, CONFIG)
+    request[1]["tool_calls"][0]["id"] = "call_other"
+    _, state = cache.read(failing_history(1)[:2], TOOLS, CONFIG)
+    assert state.holds_call("call_0") and not state.holds_call("call_other")
+
+
+def test_the_same_messages_with_other_tools_are_read_for_those_tools() -> None:
+    history = failing_history(1)
+    cache = ReplayCache()
+    kept(cache, history)
+    without_bash = tuple(t for t in TOOLS if t.name != "bash")
+    assert kept(cache, history, without_bash) == cold(history, without_bash)
+    assert kept(cache, history, without_bash) != kept(cache, history)
+
+
+def test_the_same_messages_under_another_config_are_read_for_that_config() -> None:
+    cache = ReplayCache()
+    history = failing_history(3)
+    default, _ = cache.read(history, TOOLS, CONFIG)
+    other = InterceptorConfig(stuck_after=2)
+    guided, _ = cache.read(history, TOOLS, other)
+    assert guided == HistoryGuard(TOOLS, other).read_all(history)
+    assert guided != default
+
+
+def test_tools_given_as_dicts_are_read_and_never_kept() -> None:
+    cache = ReplayCache()
+    history = failing_history(2)
+    dict_tools: Any = [{"name": "bash", "parameters": {"type": "object"}}]
+    guided, _ = cache.read(history, dict_tools, CONFIG)
+    assert guided == HistoryGuard(dict_tools, CONFIG).read_all(history)
+    assert len(cache) == 0
+
+
+class Role(StrEnum):
+    USER = "user"
+
+
+class Tagged(dict[str, Any]):
+    """A message type of a caller's own."""
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        pytest.param({"role": Role.USER, "content": "Keep going."}, id="an enum member"),
+        pytest.param(Tagged(role="user", content="Keep going."), id="a dict subclass"),
+        pytest.param({"role": "user", "content": uuid.UUID(int=7)}, id="a UUID"),
+        pytest.param({"role": "user", "content": datetime.date(2026, 1, 1)}, id="a date"),
+    ],
+)
+def test_a_history_holding_objects_that_are_not_builtin_values_is_read_and_never_kept(
+    odd: dict[str, Any],
+) -> None:
+    cache = ReplayCache()
+    history = [*failing_history(2), odd, *NEXT]
+    assert kept(cache, history) == cold(history)
+    assert len(cache) == 0
+
+
+def test_values_that_json_or_python_would_confuse_are_told_apart() -> None:
+    # Blocks in a tuple have the JSON text of a list, and are no list of blocks; an `is_error`
+    # of `1` equals `True` in Python, and is no runtime's verdict (the retry is a duplicate).
+    tools = coerce_tools(ANTHROPIC_TOOLS)
+    listed = _anthropic((NOT_FOUND, None))
+    tupled = [*listed[:-1], {**listed[-1], "content": tuple(listed[-1]["content"])}]
+    flagged = _anthropic(("done", True), ("done", None))
+    numbered = _anthropic(("done", 1), ("done", None))  # type: ignore[arg-type]
+    assert orjson.dumps(listed) == orjson.dumps(tupled) and flagged == numbered
+    for one, other in ((listed, tupled), (flagged, numbered)):
+        assert cold(one, tools) != cold(other, tools)
+        cache = ReplayCache()
+        for history in (one, other, one):
+            assert kept(cache, history, tools) == cold(history, tools)
+
+
+def test_the_cache_is_bounded_by_entries() -> None:
+    cache = ReplayCache(max_entries=3)
+    for n in range(10):
+        kept(cache, [{"role": "user", "content": f"conversation {n}"}, *failing_history(1)])
+    assert len(cache) == 3
+
+
+def test_the_cache_is_bounded_by_the_bytes_of_its_messages() -> None:
+    cache = ReplayCache(max_bytes=5000)
+    for n in range(20):
+        kept(cache, [{"role": "user", "content": f"conversation {n} " * 20}, *failing_history(2)])
+    assert 0 < cache.bytes <= 5000
+    assert len(cache) < 20
+
+
+def test_a_history_longer_than_an_entry_may_be_is_never_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(replays, "MAX_ENTRY_BYTES", 100)
+    cache = ReplayCache()
+    assert kept(cache, failing_history(3)) == cold(failing_history(3))
+    assert len(cache) == 0 and cache.bytes == 0
+
+
+def test_histories_whose_keys_collide_are_still_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    def colliding(tools: object, config: object, texts: Sequence[bytes]) -> list[int]:
+        return list(range(len(texts)))  # every history of a length has the same key
+
+    monkeypatch.setattr(replays, "_chain", colliding)
+    cache = ReplayCache()
+    kept(cache, failing_history(2))
+    other = [{"role": "user", "content": "Something else."}, *failing_history(2)[1:]]
+    other[-1] = {**other[-1], "content": "ok"}
+    assert kept(cache, other) == cold(other)
