@@ -3,7 +3,11 @@
 `ReplayCache.read` reads only what a history added to the longest prefix it read before. The
 reference is the cold reading: a new `HistoryGuard` over the whole history. Histories come from
 `test_history_state`'s generator (duplicates, failures repeating up to the loop breaker,
-preflight findings, unknown tools, reused ids) and grow turn by turn as an agent's do.
+preflight findings, unknown tools, reused ids) and grow turn by turn as an agent's do, and from
+one of Anthropic-shaped turns (`tool_use` inputs, `tool_result` blocks with and without
+`is_error`, results beside the user's text) read after a random prefix. Each request is a
+deep copy, as a new request's messages are new objects; a state is compared by what it decides
+next (a call and its result in both shapes) and by the calls it holds.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 import orjson
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolmend.guard import replays
 from toolmend.guard.history import HistoryGuard
@@ -50,19 +55,46 @@ NEXT = [
 ]
 
 
+#: The same in the Anthropic shape, and the call ids whose calls a state may still hold.
+NEXT_BLOCKS = [
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": "toolu_9", "name": "Bash", "input": {"command": "npm test"}}
+        ],
+    },
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "exit code 1"}],
+    },
+]
+CALL_IDS = ["call_0", "call_1", "call_2", "call_3", "call_4", "toolu_0", "toolu_1", "toolu_2"]
+
+
+def answers(state: HistoryGuard) -> tuple[object, ...]:
+    """What a state decides after its history: the next call and result in either shape (each
+    on its own fork), and which calls the last assistant message holds."""
+    return (
+        state.fork().read_all(NEXT),
+        state.fork().read_all(NEXT_BLOCKS),
+        [state.holds_call(call_id) for call_id in CALL_IDS],
+    )
+
+
 def cold(
     messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool] | None = TOOLS
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The fresh reading's guided copies, and what its state makes of `NEXT`."""
+) -> tuple[list[dict[str, Any]], tuple[object, ...]]:
+    """The fresh reading's guided copies, and what its state decides after them."""
     state = HistoryGuard(tools, CONFIG)
-    return state.read_all(messages), state.read_all(NEXT)
+    return state.read_all(messages), answers(state)
 
 
 def kept(
     cache: ReplayCache, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool] | None = TOOLS
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    guided, state = cache.read(messages, tools, CONFIG)
-    return guided, state.read_all(NEXT)
+) -> tuple[list[dict[str, Any]], tuple[object, ...]]:
+    """The same through `cache`, for a request of its own (new objects, as a new request's)."""
+    guided, state = cache.read(copy.deepcopy(messages), tools, CONFIG)
+    return guided, answers(state)
 
 
 def failing_history(turns: int) -> list[dict[str, Any]]:
@@ -94,6 +126,84 @@ def test_a_history_that_leaves_a_kept_one_answers_as_its_fresh_reading(
     kept(cache, first)
     branch = first[: len(first) // 2] + second
     assert kept(cache, branch) == cold(branch)
+
+
+BLOCK_TOOLS = coerce_tools(
+    [
+        *ANTHROPIC_TOOLS,
+        {
+            "name": "Bash",
+            "input_schema": {
+                "type": "object",
+                "properties": {"command": {"type": "string"}},
+                "required": ["command"],
+            },
+        },
+    ]
+)
+BLOCK_IDS = ["toolu_0", "toolu_1", "toolu_2"]
+INPUTS = [
+    {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"},
+    {"file_path": "a.py"},
+    {"command": "npm test"},
+    {"command": "grep -r x ."},
+    {"command": 7},
+    {},
+]
+BLOCK_RESULTS = [
+    "done",
+    NOT_FOUND,
+    "exit code 1",
+    "Error: ENOENT: no such file or directory, open '/repo/a.py'",
+    [{"type": "text", "text": "bash: line 1: pnpm: command not found\nexit code 127"}],
+    "",
+]
+tool_use = st.builds(
+    lambda call_id, name, given: {"type": "tool_use", "id": call_id, "name": name, "input": given},
+    st.sampled_from(BLOCK_IDS),
+    st.sampled_from(["Edit", "Bash", "Nope"]),
+    st.sampled_from(INPUTS),
+)
+block_assistant = st.builds(
+    lambda text, uses: {"role": "assistant", "content": [*text, *uses]},
+    st.sampled_from([[], [{"type": "text", "text": "Let me look."}]]),
+    st.lists(tool_use, min_size=1, max_size=2),
+)
+tool_result = st.builds(
+    lambda call_id, result, flag: {
+        "type": "tool_result",
+        "tool_use_id": call_id,
+        "content": result,
+        **({} if flag is None else {"is_error": flag}),
+    },
+    st.sampled_from(BLOCK_IDS),
+    st.sampled_from(BLOCK_RESULTS),
+    st.sampled_from([None, True, False]),
+)
+block_user = st.builds(
+    lambda results, text: {"role": "user", "content": [*results, *text]},
+    st.lists(tool_result, min_size=1, max_size=2),
+    st.sampled_from([[], [{"type": "text", "text": "Now the tests."}]]),
+)
+block_turn = st.one_of(
+    st.tuples(block_assistant, block_user).map(list),
+    st.tuples(block_assistant).map(list),
+    st.tuples(block_user).map(list),
+    st.just([{"role": "user", "content": "Keep going."}]),
+)
+block_histories = st.lists(block_turn, max_size=12).map(lambda ts: [m for t in ts for m in t])
+
+
+@settings(max_examples=150, deadline=None)
+@given(block_histories, st.data())
+def test_an_anthropic_history_read_after_a_prefix_answers_as_its_fresh_reading(
+    history: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    cache = ReplayCache()
+    cut = data.draw(st.integers(0, len(history)))
+    assert kept(cache, history[:cut], BLOCK_TOOLS) == cold(history[:cut], BLOCK_TOOLS)
+    assert kept(cache, history, BLOCK_TOOLS) == cold(history, BLOCK_TOOLS)
+    assert kept(cache, history, BLOCK_TOOLS) == cold(history, BLOCK_TOOLS)  # a whole hit
 
 
 def test_the_loop_breaker_counts_over_the_kept_prefix_and_the_new_turns() -> None:
@@ -130,8 +240,8 @@ def test_what_a_caller_does_with_its_copies_and_state_changes_no_later_answer() 
     assert second == first == HistoryGuard(tools, CONFIG).read_all(history)
     assert again == history  # the request's own messages are never changed
     second[2]["content"][0]["content"] = "changed by the caller"
-    state.read_all(NEXT)  # reading on the handed state leaves the kept one as it was
-    assert cache.read(history, tools, CONFIG)[0] == first
+    state.read_all([*NEXT, *NEXT_BLOCKS])  # reading on the handed state leaves the kept one
+    assert kept(cache, history, tools) == cold(history, tools)
 
 
 def grep_history(result: str | None) -> list[dict[str, Any]]:
