@@ -383,3 +383,17 @@ def test_histories_whose_keys_collide_are_still_told_apart(monkeypatch: pytest.M
     other = [{"role": "user", "content": "Something else."}, *failing_history(2)[1:]]
     other[-1] = {**other[-1], "content": "ok"}
     assert kept(cache, other) == cold(other)
+
+
+def test_a_message_pickled_in_several_writes_is_known_by_all_of_them() -> None:
+    # A large message is pickled in several writes: two of the same length that differ only
+    # after the first write differ.
+    head = "line of a long log\n" * 20_000
+    tail = "bash: line 1: pnpm: command not found\nexit code 127"
+    failed = [*failing_history(1)[:2], {"role": "tool", "tool_call_id": "call_0"}]
+    failed[-1]["content"] = head + tail
+    passed = [*failed[:-1], {**failed[-1], "content": head + "done".ljust(len(tail))}]
+    cache = ReplayCache()
+    assert kept(cache, failed) == cold(failed)
+    assert kept(cache, passed) == cold(passed)
+    assert cold(failed) != cold(passed)

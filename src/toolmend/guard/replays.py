@@ -30,7 +30,6 @@ goes first. Safe across threads. Stateless in meaning: any worker, warm or cold,
 
 from __future__ import annotations
 
-import io
 import pickle
 import threading
 from collections import OrderedDict
@@ -108,10 +107,11 @@ class ReplayCache:
         chain = _chain(kept_tools, config, texts)
         start, prefix = self._longest(chain, kept_tools, config, texts)
         state = HistoryGuard(tools, config) if prefix is None else prefix.state.fork()
-        edits = [] if prefix is None else list(prefix.edits)
-        edits.extend(map(state.read_edit, messages[start:]))
-        if start < len(messages):
-            size = sum(map(len, texts)) + sum(len(t) for e in edits for t in _edit_texts(e))
+        added = list(map(state.read_edit, messages[start:]))
+        edits = added if prefix is None else [*prefix.edits, *added]
+        if added:
+            size = 0 if prefix is None else prefix.size
+            size += sum(map(len, texts[start:])) + sum(map(_edit_size, added))
             if size <= MAX_ENTRY_BYTES:
                 entry = _Reading(kept_tools, config, texts, tuple(edits), state.owned(), size)
                 self._keep(chain[-1], entry, None if prefix is None else chain[start - 1])
@@ -165,21 +165,30 @@ def _keepable(tools: tuple[Tool, ...] | None) -> bool:
     return tools is None or all(type(tool) is Tool for tool in tools)
 
 
+class _Parts:
+    """The file a pickler writes to: its writes kept as they come (no buffer to copy out)."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, parts: list[bytes]) -> None:
+        self.write = parts.append
+
+
 def _texts(messages: Sequence[Mapping[str, Any]]) -> tuple[bytes, ...] | None:
     """Each message's pickle, or None when one is not made of exact builtin values (or is
     cyclic, or nested past the interpreter's recursion limit): such a history is never kept."""
-    buffer = io.BytesIO()
-    pickler = _ValuePickler(buffer, pickle.HIGHEST_PROTOCOL)
+    parts: list[bytes] = []
+    pickler = _ValuePickler(_Parts(parts), pickle.HIGHEST_PROTOCOL)
     pickler.fast = True
-    ends = []
+    texts = []
     try:
         for message in messages:
-            pickler.dump(message)
-            ends.append(buffer.tell())
+            pickler.dump(message)  # one write, or one per frame of a large message
+            texts.append(parts[0] if len(parts) == 1 else b"".join(parts))
+            parts.clear()
     except (_NotAValue, pickle.PicklingError, ValueError, RecursionError):
         return None
-    data = buffer.getvalue()
-    return tuple(data[a:b] for a, b in zip([0, *ends], ends, strict=False))
+    return tuple(texts)
 
 
 def _chain(
@@ -214,10 +223,10 @@ def _holds(
     return entry.texts == texts[:length]
 
 
-def _edit_texts(edit: Edit) -> tuple[str, ...]:
-    """The texts an edit holds."""
+def _edit_size(edit: Edit) -> int:
+    """The characters of the texts an edit holds."""
     if edit is None:
-        return ()
+        return 0
     if isinstance(edit, str):
-        return (edit,)
-    return tuple(t for t in edit if t is not None)
+        return len(edit)
+    return sum(len(text) for text in edit if text is not None)
