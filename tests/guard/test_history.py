@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from toolmend.guard import guard_history
-from toolmend.guard.history import GUIDANCE_PREFIX, ORIGINAL_MARKER
+from toolmend.guard.history import GUIDANCE_PREFIX, ORIGINAL_MARKER, HistoryGuard, edited
 
 TOOLS = [
     {
@@ -260,3 +260,30 @@ def test_a_dict_call_marked_incomplete_is_blocked_as_truncated() -> None:
     guidance = Interceptor().preflight(call)
     assert guidance is not None and guidance.blocking
     assert guidance.category == "INVALID_JSON_ARGUMENTS"
+
+
+def test_a_readings_edit_gives_an_equal_message_the_same_guided_copy() -> None:
+    # The edit is plain data: applied to another message equal to the one read (a later
+    # request's copy of it), it gives the copy the reading gave, and changes neither message.
+    history = _anthropic((NOT_FOUND, True), ("done", None))
+    history.append(
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_9", "content": NOT_FOUND},
+                {"type": "text", "text": "and now?"},
+            ],
+        }
+    )
+    history += _history("Error: ENOENT: no such file or directory", "hello")[1:]
+    reader = HistoryGuard(ANTHROPIC_TOOLS)
+    edits = [reader.read_edit(message) for message in history]
+    assert [type(e).__name__ for e in edits] == [
+        *("NoneType", "NoneType", "tuple", "NoneType", "tuple", "tuple"),
+        *("NoneType", "str", "NoneType", "str"),
+    ]
+    later = copy.deepcopy(history)
+    assert [edited(m, e) for m, e in zip(later, edits, strict=True)] == guard_history(
+        history, tools=ANTHROPIC_TOOLS
+    )
+    assert later == history

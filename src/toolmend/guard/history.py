@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from copy import deepcopy
+from dataclasses import replace
 from typing import Any
 
 from toolmend.guard.classify import Classification
@@ -119,6 +121,32 @@ def _unguarded(text: str) -> str:
     return rest if marker else text
 
 
+#: What a history's reading changes in one message's guided copy: None (a plain shallow copy),
+#: the text its content becomes, or for a user message's blocks (a new list whose `tool_result`
+#: blocks are copies) the text each block's content becomes (None: it stays).
+Edit = str | tuple[str | None, ...] | None
+
+
+def edited(message: Mapping[str, Any], edit: Edit) -> dict[str, Any]:
+    """The guided copy of `message` that a reading's `edit` describes (it never changes
+    `message`)."""
+    copy = dict(message)
+    if edit is None:
+        return copy
+    if isinstance(edit, str):
+        copy["content"] = edit
+        return copy
+    blocks: list[Any] = []
+    for block, text in zip(message["content"], edit, strict=True):
+        if isinstance(block, Mapping) and block.get("type") == "tool_result":
+            block = dict(block)
+            if text is not None:
+                block["content"] = text
+        blocks.append(block)
+    copy["content"] = blocks
+    return copy
+
+
 def guard_history(
     messages: Sequence[Mapping[str, Any]],
     tools: ToolsLike = None,
@@ -166,6 +194,24 @@ class HistoryGuard:
         twin._last_calls = self._last_calls
         return twin
 
+    def owned(self) -> HistoryGuard:
+        """A fork that holds no object of the messages it read, so it outlives them safely:
+        what the state keeps of messages beyond strings and counts (the calls still waiting
+        for their results, with their arguments, and the last assistant message's calls) is
+        copied deeply."""
+        twin = self.fork()
+        twin._calls = {
+            call_id: (
+                view
+                if view.arguments is None
+                else replace(view, arguments=deepcopy(view.arguments)),
+                pre,
+            )
+            for call_id, (view, pre) in self._calls.items()
+        }
+        twin._last_calls = deepcopy(self._last_calls)
+        return twin
+
     def after(self, messages: Sequence[Mapping[str, Any]]) -> HistoryGuard:
         """A fork that has read `messages` as well (this one stays as it is)."""
         twin = self.fork()
@@ -184,17 +230,23 @@ class HistoryGuard:
     def read(self, message: Mapping[str, Any]) -> dict[str, Any]:
         """The guided copy of the next message of the history (a shallow copy, or one with its
         tool results replaced)."""
-        copy = dict(message)
+        return edited(message, self.read_edit(message))
+
+    def read_edit(self, message: Mapping[str, Any]) -> Edit:
+        """Read the next message of the history, and return what its guided copy changes
+        (`edited` makes the copy): a reading is this edit, so it can be kept and given again."""
         session = self._session
         role = message.get("role")
         content = message.get("content")
         if role == "user":
+            edit: Edit = None
             if isinstance(content, list) and _has_block(content, "tool_result"):
-                copy["content"] = self._result_blocks(content)
+                edit = tuple(self._block_edits(content))
                 if not _has_user_text(content):
-                    return copy  # only tool results: the agent speaking, not the user
+                    return edit  # only tool results: the agent speaking, not the user
             session.on_user_message()
-        elif role == "assistant":
+            return edit
+        if role == "assistant":
             tool_calls = message.get("tool_calls")
             if isinstance(tool_calls, list):
                 self._last_calls = tuple(tool_calls)
@@ -202,46 +254,40 @@ class HistoryGuard:
                 self._last_calls = ()
                 tool_calls = _tool_use_blocks(content)
             if not tool_calls:
-                return copy
+                return None
             text = _text_of(content)
             for index, call in enumerate(tool_calls):
                 view = view_call(call)  # a ToolCall or any accepted dict shape, viewed once
                 pre = session.preflight(view, text=text if index == 0 else None)
                 if view.id:
                     self._calls[view.id] = (view, pre)
-        elif role == "tool":
+            return None
+        if role == "tool":
             call_id = message.get("tool_call_id")
             flag = message.get("is_error")  # set by front-ends that carry a runtime's verdict
-            replaced = self._result(
+            return self._result(
                 call_id if isinstance(call_id, str) else None,
                 message.get("name"),
                 content,
                 flag if isinstance(flag, bool) else None,
             )
-            if replaced is not None:
-                copy["content"] = replaced
-        return copy
+        return None
 
-    def _result_blocks(self, content: list[Any]) -> list[Any]:
-        """A copy of a user message's blocks with each failing `tool_result` guided in place."""
-        out: list[Any] = []
+    def _block_edits(self, content: list[Any]) -> Iterator[str | None]:
+        """The edit of each of a user message's blocks: a failing `tool_result`'s guided text,
+        or None."""
         for block in content:
             if not (isinstance(block, Mapping) and block.get("type") == "tool_result"):
-                out.append(block)
+                yield None
                 continue
             call_id = block.get("tool_use_id")
             flag = block.get("is_error")
-            replaced = self._result(
+            yield self._result(
                 call_id if isinstance(call_id, str) else None,
                 None,
                 block.get("content"),
                 flag if isinstance(flag, bool) else None,
             )
-            guided = dict(block)
-            if replaced is not None:
-                guided["content"] = replaced
-            out.append(guided)
-        return out
 
     def _result(
         self, call_id: str | None, name: object, content: object, is_error: bool | None

@@ -165,6 +165,13 @@ class StreamRecovery:
                 # An error reported in the stream: the turn ends here, then the error goes on.
                 return [*self._terminal(Terminal.ERROR), self._with_diagnostics(copy_chunk(chunk))]
             return self._with_diagnostics(copy_chunk(chunk))
+        if len(choices) == 1:  # the common chunk: `_send_segments` of one choice, one out
+            outs = self._take(0, choices[0])
+            if len(outs) == 1:
+                last = copy_chunk(chunk)
+                last["choices"] = [outs[0]]
+                return [self._with_diagnostics(last)]
+            return self._send_segments(chunk, [outs])
         return self._send_segments(
             chunk, [self._take(position, choice) for position, choice in enumerate(choices)]
         )
