@@ -104,7 +104,7 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "minimax_m3": "minimax-m3",
     "glimmer": "glimmer",
     # SGLang's newest detector tests (fmt15): K2V3's IFM tags (`<ifm|tool_call>NAME<ifm|arg_key>…`)
-    "k2v3_ifm": "ifm",
+    "k2v3_ifm": "k2-v3",
 }
 
 
