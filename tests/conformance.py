@@ -103,6 +103,8 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "command_r_plus": "command-r-plus",
     "minimax_m3": "minimax-m3",
     "glimmer": "glimmer",
+    # SGLang's newest detector tests (fmt15): K2V3's IFM tags (`<ifm|tool_call>NAME<ifm|arg_key>…`)
+    "k2v3_ifm": "k2-v3",
 }
 
 

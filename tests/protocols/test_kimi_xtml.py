@@ -23,6 +23,7 @@ from support import (
     run_chunks,
     streamed_arguments,
 )
+from toolmend.core.reader import CUT_AFTER_HEADER
 from toolmend.events import Diagnostic, ToolCallDelta, ToolCallEnd
 from toolmend.protocols.kimi_xtml import decode_typed
 
@@ -424,6 +425,20 @@ def test_r3_a_call_cut_inside_an_argument_header_is_incomplete() -> None:
     result = parse(text)
     assert calls(result) == [("write_file", {"path": "a"}, True)]
     assert result.tool_calls[0].error == "the call was cut off before it was complete"
+
+
+def test_r3_a_call_cut_right_after_its_header_is_incomplete() -> None:
+    # SGLang's test_kimik3_detector.py::test_stream_end_reports_truncated_tools_section: nothing
+    # after the header shows the call was finished, though get_weather requires nothing.
+    result = parse('<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>')
+    assert calls(result) == [("get_weather", {}, True)]
+    assert result.tool_calls[0].error == CUT_AFTER_HEADER
+    assert result.text == ""
+
+
+def test_r3_a_call_without_arguments_cut_inside_its_closer_completes() -> None:
+    result = parse('<|open|>call tool="get_weather" index="1"<|sep|><|close|>ca')
+    assert calls(result) == [("get_weather", {}, False)]
 
 
 def test_r1_a_call_cut_inside_its_header_after_the_name_is_incomplete() -> None:

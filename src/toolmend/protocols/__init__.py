@@ -45,6 +45,7 @@ _MODULES: dict[str, str] = {
     "internlm2": "toolmend.protocols.internlm2",
     "phi4-mini": "toolmend.protocols.phi4_mini",
     "longcat": "toolmend.protocols.longcat",
+    "k2-v3": "toolmend.protocols.k2v3",
     "gigachat3": "toolmend.protocols.gigachat3",
     "nemotron": "toolmend.protocols.nemotron",
     # Model-native formats of the header-and-channel and recipient families.

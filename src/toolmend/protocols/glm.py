@@ -28,7 +28,9 @@ Reading, in short:
 
 LongCat-Flash writes the same blocks with its own tag names (`<longcat_tool_call>`,
 `<longcat_arg_key>`, ...): the reading takes a `KeyValueTags` (GLM's by default) and the JSON
-reader of the format's blocks, so `longcat` reuses it whole.
+reader of the format's blocks, so `longcat` reuses it whole; K2V3's IFM tags (`k2v3`) too, with
+the type hint its tags may carry between a key and its value (`<ifm|arg_type>string</…>`: it types
+a value whose property declares no type, never one the schema types) and a JSON list of calls.
 
 It never scans text outside its block (the engine's `TextScanner` does), never validates or
 repairs arguments (the schema gate does), and streams no argument deltas before the block
@@ -39,7 +41,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +76,8 @@ OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 ARG_KEY, ARG_KEY_END = "<arg_key>", "</arg_key>"
 ARG_VALUE, ARG_VALUE_END = "<arg_value>", "</arg_value>"
+#: The canonical spelling of a type hint's tags (a format's own are in its `KeyValueTags`).
+ARG_TYPE_TAGS = ARG_TYPE, ARG_TYPE_END = "<arg_type>", "</arg_type>"
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,11 @@ class KeyValueTags:
     arg_key_end: str
     arg_value: str
     arg_value_end: str
-    #: Any of the four argument tags.
+    #: A type hint's tags between a key and its value (K2V3's `<ifm|arg_type>string</…>`);
+    #: empty in a format that has none.
+    arg_type: str = ""
+    arg_type_end: str = ""
+    #: Any of the argument tags.
     tag: re.Pattern[str] = field(init=False)
     #: The argument tag as written -> GLM's spelling of it (what `read_pairs` compares).
     canonical: dict[str, str] = field(init=False)
@@ -98,8 +106,15 @@ class KeyValueTags:
     stops: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        written = (self.arg_key, self.arg_key_end, self.arg_value, self.arg_value_end)
-        glm = ("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
+        written: tuple[str, ...] = (
+            self.arg_key,
+            self.arg_key_end,
+            self.arg_value,
+            self.arg_value_end,
+        )
+        glm: tuple[str, ...] = ("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
+        if self.arg_type:
+            written, glm = (*written, self.arg_type, self.arg_type_end), (*glm, *ARG_TYPE_TAGS)
         put = object.__setattr__
         put(self, "tag", re.compile("|".join(map(re.escape, written))))
         put(self, "canonical", dict(zip(written, glm, strict=True)))
@@ -119,6 +134,9 @@ _KEY_VALUE = r"""([A-Za-z_][\w.-]*)=("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'<>]+)""
 #: mlx-lm's GLM-4.7 parser, which reads them): group 1 the name, group 2 the words.
 _PLAIN_CALL = re.compile(rf"({_NAME.pattern})((?:[ \t]+{_KEY_VALUE})+)[ \t]*")
 _KEY_VALUE_WORD = re.compile(_KEY_VALUE)
+
+#: The type hints a value may carry: JSON Schema's type names (any other hint is ignored).
+_HINT_TYPES = frozenset(("string", "number", "integer", "boolean", "array", "object", "null"))
 
 NOT_CLOSED_BEFORE_NEXT = "the call is not closed before the next <tool_call>"
 
@@ -150,6 +168,8 @@ class Pairs:
     """The arguments of one body: `(key, raw value text)` in order, and how they were read."""
 
     items: list[tuple[str, str]] = field(default_factory=list)
+    #: key -> the type its hint tag names (`<arg_type>string</arg_type>`), where one was given.
+    hints: dict[str, str] = field(default_factory=dict)
     #: The forgotten tags put back (`close-arg-value`, ...): repairs, or errors under strict.
     repairs: list[str] = field(default_factory=list)
     error: str | None = None
@@ -191,6 +211,13 @@ def read_pairs(rest: str, tags: KeyValueTags = GLM_TAGS) -> Pairs:
             out.items.append((key or "", text.rstrip()))
             key, open_tag = None, ARG_KEY
             continue
+        if open_tag == ARG_TYPE:
+            if tag != ARG_TYPE_END:
+                out.error = f"{tag} inside the type of {key!r}"
+                return out
+            out.hints[key or ""] = text.strip()
+            open_tag = ""
+            continue
         if open_tag == ARG_KEY:
             if tag == ARG_KEY_END:
                 key, open_tag = text.strip(), ""
@@ -214,6 +241,8 @@ def read_pairs(rest: str, tags: KeyValueTags = GLM_TAGS) -> Pairs:
             open_tag = ARG_KEY
         elif tag == ARG_VALUE and key is not None:
             open_tag = ARG_VALUE
+        elif tag == ARG_TYPE and key is not None and key not in out.hints:
+            open_tag = ARG_TYPE
         else:
             out.error = f"{tag} out of place"
             return out
@@ -230,11 +259,22 @@ def read_pairs(rest: str, tags: KeyValueTags = GLM_TAGS) -> Pairs:
     return out
 
 
-def typed_arguments(pairs: Sequence[tuple[str, str]], tool: Tool | None) -> dict[str, Any]:
-    """The pairs as an arguments object, each value typed by its property's schema."""
+def typed_arguments(
+    pairs: Sequence[tuple[str, str]], tool: Tool | None, hints: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The pairs as an arguments object, each value typed by its property's schema; a value
+    whose property declares no type is typed by the model's own hint, where it wrote one
+    (the schema, which the gate then checks, always decides over the hint)."""
     props = tool.parameters.get("properties") if tool is not None else None
     props = props if isinstance(props, dict) else {}
-    return {key: undeclared_or_typed(text, declared_types(props.get(key))) for key, text in pairs}
+    hints = hints or {}
+    out = {}
+    for key, text in pairs:
+        types = declared_types(props.get(key))
+        if types is None and hints.get(key) in _HINT_TYPES:
+            types = frozenset((hints[key],))
+        out[key] = undeclared_or_typed(text, types)
+    return out
 
 
 def undeclared_or_typed(text: str, types: frozenset[str] | None) -> Any:
@@ -277,7 +317,8 @@ def read_body(rest: str, ctx: BlockContext, tags: KeyValueTags = GLM_TAGS) -> Bo
     keys = [k for k, _ in pairs.items]
     if len(set(keys)) < len(keys):
         repairs.append(DUPLICATE_KEPT)
-    return BodyVerdict(typed_arguments(pairs.items, tool), repairs, error, pairs.open_at_end)
+    arguments = typed_arguments(pairs.items, tool, pairs.hints)
+    return BodyVerdict(arguments, repairs, error, pairs.open_at_end)
 
 
 def read_plain(words: str, ctx: BlockContext) -> BodyVerdict:
@@ -305,20 +346,28 @@ class GlmProtocol(TextProtocol):
     # A later duplicate may replace a value: argument deltas only once the call is final.
     incremental_arguments = False
 
-    def __init__(self, protocol_id: str, summary: str, aliases: tuple[str, ...], sep: str) -> None:
+    def __init__(
+        self,
+        protocol_id: str,
+        summary: str,
+        aliases: tuple[str, ...],
+        sep: str,
+        tags: KeyValueTags = GLM_TAGS,
+    ) -> None:
         self.id = protocol_id
         self.summary = summary
         self.aliases = aliases
         self.sep = sep  # what the generation writes after the name and after each tag
+        self.tags = tags
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (OPEN,)
+        return (self.tags.open,)
 
     def token_openers(self) -> Sequence[str]:
-        return (OPEN,)  # a special token of the GLM-4.5/4.6/4.7 tokenizers
+        return (self.tags.open,)  # a special token of the GLM-4.5/4.6/4.7 tokenizers
 
     def closing_markers(self) -> Sequence[str]:
-        return (CLOSE,)
+        return (self.tags.close,)
 
     def claims(self, marker: str, body: str) -> Claim:
         # A `<tool_call>` body that opens with a tag or JSON is qwen3-coder's or hermes's, one
@@ -330,29 +379,31 @@ class GlmProtocol(TextProtocol):
         return claim
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        return GlmReader(ctx, GLM_TAGS, hermes_reader)
+        return GlmReader(ctx, self.tags, hermes_reader)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
-        n = self.sep
+        n, t = self.sep, self.tags
         return (
             declare_tools(tools)
             + "To call a function, write its name and each argument as a key and a value inside "
-            "<tool_call></tool_call> tags, one block per call:\n"
-            f"<tool_call>FUNCTION_NAME{n}<arg_key>KEY</arg_key>{n}<arg_value>VALUE</arg_value>{n}"
-            f"...{n}</tool_call>\n"
+            f"{t.open}{t.close} tags, one block per call:\n"
+            f"{t.open}FUNCTION_NAME{n}{t.arg_key}KEY{t.arg_key_end}{n}{t.arg_value}VALUE"
+            f"{t.arg_value_end}{n}...{n}{t.close}\n"
             "Write a string value as it is (no quotes, no escaping); write numbers, booleans, "
             "arrays and objects as JSON."
         )
 
     def render_call(self, call: ToolCall) -> str:
-        n = self.sep
-        parts = [f"{OPEN}{call.name}{n}"]
+        n, t = self.sep, self.tags
+        parts = [f"{t.open}{call.name}{n}"]
         for key, value in call.arguments.items():
             text = value if isinstance(value, str) else canonical_json(value)
-            carried_raw(key, GLM_TAGS.stops, protocol_id=self.id)
-            carried_raw(text, GLM_TAGS.stops, protocol_id=self.id)
-            parts.append(f"{ARG_KEY}{key}{ARG_KEY_END}{n}{ARG_VALUE}{text}{ARG_VALUE_END}{n}")
-        parts.append(CLOSE)
+            carried_raw(key, t.stops, protocol_id=self.id)
+            carried_raw(text, t.stops, protocol_id=self.id)
+            parts.append(
+                f"{t.arg_key}{key}{t.arg_key_end}{n}{t.arg_value}{text}{t.arg_value_end}{n}"
+            )
+        parts.append(t.close)
         return "".join(parts)
 
     def wrap_result(self, call_id: str, name: str, content: str) -> str:
@@ -374,11 +425,15 @@ class GlmReader(BlockReader):
         ctx: BlockContext,
         tags: KeyValueTags,
         json_reader: Callable[[BlockContext], BlockReader],
+        json_leads: str = "{",
     ) -> None:
         self.ctx = ctx
         self.tags = tags
-        #: The reader of a block that holds a JSON call object (`{"name": ...}`) instead.
+        #: The reader of a block that holds a JSON call object (`{"name": ...}`) instead, and
+        #: the characters that open such a block (a list of call objects too, where the
+        #: format's JSON reader reads one).
         self.json_reader = json_reader
+        self.json_leads = json_leads
         self.state = _HEAD
         self.pieces: list[str] = []  # the body after the name, as consumed
         self.hermes: BlockReader | None = None
@@ -404,7 +459,7 @@ class GlmReader(BlockReader):
             return pos
         if k == end and not final:
             return pos
-        if k < end and buf[k] == "{":
+        if k < end and buf[k] in self.json_leads:
             self.hermes = self.json_reader(self.ctx)
             return self.hermes.step(buf, pos, end, final)
         m = _NAME_END.search(buf, k, min(end, k + MAX_TAG_LENGTH))

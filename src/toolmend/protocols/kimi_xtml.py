@@ -26,6 +26,9 @@ Reading rules:
 * An argument whose `<|close|>argument` is missing ends at the call's `<|close|>call` (or the
   wrapper's `<|close|>tools`), which then closes the call too (`core/closers.py`'s rule for
   nested closers): a repair under the lenient policy, an error under strict.
+* A call cut off right after its header (nothing but blanks after it, not even a piece of
+  `<|close|>call`) is incomplete, even when its tool requires nothing: R3's empty-body rule
+  (`core/calls.py`).
 * The `think` channel is reasoning (`reasoning_spans`): the parser never scans it for calls.
 * Any other complete marker in visible text (a stray channel transition: response,
   message, unnamed `<|open|><|sep|>`, a bare `<|sep|>`, a sep-less `<|close|>think`) is removed
@@ -49,6 +52,7 @@ from typing import Any
 from toolmend.core.fastpath import ValueText
 from toolmend.core.keyrules import duplicate_key_error
 from toolmend.core.reader import (
+    CUT_AFTER_HEADER,
     CUT_OFF,
     MAX_TAG_LENGTH,
     BlockContext,
@@ -217,6 +221,7 @@ class XtmlReader(BlockReader):
         self.over = False  # the block ended or was reverted
         self.eof_name: str | None = None  # a readable name in a call header cut off by the end
         self.tail_ok = True  # at the end, what is left after the last argument may be ignored
+        self.closer_begun = False  # at the end, (a proper prefix of) a call's closer was read
 
     # ------------------------------------------------------------------------ BlockReader
 
@@ -247,6 +252,8 @@ class XtmlReader(BlockReader):
             return EofVerdict(recoverable=False, name=self.eof_name)
         arguments = dict(call.arguments)
         if self.state == _BODY:
+            if not arguments and call.error is None and not self.closer_begun:
+                return EofVerdict(False, reason=CUT_AFTER_HEADER)
             ok = call.error is None and self.tail_ok
             return EofVerdict(ok, arguments, reason=call.error or CUT_OFF)
         if call.key is not None and call.kind == "string" and call.key not in arguments:
@@ -387,6 +394,7 @@ class XtmlReader(BlockReader):
         if j == end:
             return j, False
         if final and is_proper_prefix(buf[j:end], (CALL_CLOSE, SEP)):
+            self.closer_begun = True
             return j, False  # R3: only (a proper prefix of) the closer is missing
         if final and is_proper_prefix(buf[j:end], (ARGUMENT_OPEN,)):
             self.tail_ok = False  # cut inside an argument header
