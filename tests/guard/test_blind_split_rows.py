@@ -229,9 +229,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=23,
-        min_error_sources=2,
-        min_successes=4,
+        min_errors=48,
+        min_error_sources=6,
+        min_successes=8,
         max_errors_per_source=12,
     ),
 )
