@@ -229,9 +229,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=48,
-        min_error_sources=6,
-        min_successes=8,
+        min_errors=82,
+        min_error_sources=10,
+        min_successes=15,
         max_errors_per_source=12,
     ),
 )
