@@ -229,9 +229,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=82,
-        min_error_sources=10,
-        min_successes=15,
+        min_errors=90,
+        min_error_sources=12,
+        min_successes=18,
         max_errors_per_source=12,
     ),
 )
