@@ -229,9 +229,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=90,
-        min_error_sources=12,
-        min_successes=18,
+        min_errors=92,
+        min_error_sources=13,
+        min_successes=32,
         max_errors_per_source=12,
     ),
 )
