@@ -229,9 +229,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=92,
-        min_error_sources=13,
-        min_successes=32,
+        min_errors=103,
+        min_error_sources=14,
+        min_successes=37,
         max_errors_per_source=12,
     ),
 )
