@@ -1,8 +1,8 @@
 """The blind batches (`data/blind2_errors.json`, batch 22; `data/blind3_errors.json`, batch 23;
 `data/blind4_errors.json`, batch 26; `data/blind5_errors.json`, batch 28; `data/blind6_errors.json`,
 batch 37; `data/blind7_errors.json`, batch 40; `data/blind8_errors.json`, batch 42;
-`data/blind9_errors.json`, batch 46; `data/blind10_errors.json`, batch 47): their rows are well
-formed.
+`data/blind9_errors.json`, batch 46; `data/blind10_errors.json`, batch 47;
+`data/blind11_errors.json`, batch 49): their rows are well formed.
 
 Each batch was harvested by an engineer who never read the classifier, in parallel with the
 session's wording changes, and is scored exactly once at its session's end
@@ -210,6 +210,29 @@ BATCHES = (
         min_error_sources=34,
         min_successes=65,
         max_errors_per_source=14,
+    ),
+    Batch(
+        "blind11_errors.json",
+        49,
+        "blind11",
+        "snapshot",
+        (
+            *EARLIER,
+            *(f"blind{n}_errors.json" for n in range(2, 11)),
+            "batch33_errors.json",
+            "batch34_errors.json",
+            "batch39_errors.json",
+            "batch41_errors.json",
+            "batch43_errors.json",
+            "batch44_errors.json",
+            "batch45_errors.json",
+            "command_errors.json",
+        ),
+        0.8,
+        min_errors=124,
+        min_error_sources=16,
+        min_successes=37,
+        max_errors_per_source=12,
     ),
 )
 
