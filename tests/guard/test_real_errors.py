@@ -121,6 +121,12 @@ BLIND10 = load_cases("blind10_errors.json")
 #: and blind9 after reading (guard23)"). Floors for regressions only.
 BLIND8_AFTER_READING = 263
 BLIND9_AFTER_READING = 89
+#: NOT A BLIND FIGURE: the tenth split after its misses were read (guard24): labels brought to the
+#: corpus's conventions for texts it already holds (each row's note cites the rows; the first
+#: scoring above counts them with their first labels) and the families its other misses showed,
+#: written from batch 48 (`FIRST_SCORINGS.md`, "Blind10 after reading (guard24)"). A floor for
+#: regressions only.
+BLIND10_AFTER_READING = 144
 #: NOT A BLIND FIGURE: the seventh split after its misses were read (guard18): 17 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note cites the rows; the first
 #: scoring above counts them with their first labels) and the families its other misses showed,
@@ -330,7 +336,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_AFTER_READING, 60),
         ("blind8", BLIND8, BLIND8_FIRST_SCORING, BLIND8_AFTER_READING, 70),
         ("blind9", BLIND9, BLIND9_FIRST_SCORING, BLIND9_AFTER_READING, 25),
-        ("blind10", BLIND10, BLIND10_FIRST_SCORING, BLIND10_FIRST_SCORING[0], 65),
+        ("blind10", BLIND10, BLIND10_FIRST_SCORING, BLIND10_AFTER_READING, 65),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
