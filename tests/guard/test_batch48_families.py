@@ -83,6 +83,14 @@ CASES = [
     ("No file open. Use the open command first.", "FILE_NOT_FOUND"),
     ("OBSERVATION:\nError 44 : Unrecognized header : file cannot be decoded", "COMMAND_FAILED"),
     ("OBSERVATION:\nout.zst : Read error (39) : premature end", "COMMAND_FAILED"),
+    # Gemini CLI's exit_plan_mode, CAMEL's FileToolkit, Python's strtobool under crewAI's tool
+    ("Plan rejected. No feedback provided.", "PERMISSION_DENIED"),
+    ("Plan rejected. User feedback: keep the old schema", "PERMISSION_DENIED"),
+    ("Error: cell_id must refer to an existing cell for move.", "PARAM_INVALID_VALUE"),
+    (
+        "An error occurred while writing to the file: invalid truth value 'yes please'",
+        "PARAM_INVALID_VALUE",
+    ),
 ]
 
 #: Texts in the families' words that belong elsewhere.

@@ -218,7 +218,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="user_denied",
         priority=85,
-        text=w.USER_DENIED + w.EXECUTION_DENIED,
+        text=w.USER_DENIED + w.EXECUTION_DENIED + w.PROPOSAL_REJECTED,
         disposition=Disposition.AWAIT_USER,
         retryable=False,
         text_confidence=0.9,
@@ -733,7 +733,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.SESSION_REFUSED_INPUT
         + w.NOT_TEXT
         + w.NOTHING_FOR_SYMBOL
-        + w.COUNT_OVER_CAP,
+        + w.COUNT_OVER_CAP
+        + w.VALUE_MUST_NAME_EXISTING,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",

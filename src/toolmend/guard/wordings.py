@@ -2835,3 +2835,21 @@ COMPRESSED_INPUT_UNREADABLE = words(
     r"\bUnrecognized header\b",
     r"\bRead error \(\d+\) : premature end\b",
 )
+
+#: A user's rejection of what the agent proposed, with or without the user's reasons (Gemini
+#: CLI's exit_plan_mode: "Plan rejected. User feedback: ...", "Plan rejected. No feedback
+#: provided.").
+PROPOSAL_REJECTED = words(
+    "gemini-cli plain",
+    r"\b(?:plan|proposal|changes?|edits?) (?:was |were )?rejected\.\s+"
+    r"(?:User feedback:|No feedback provided\b)",
+)
+
+#: A value that must name something the tool already holds and does not ("Error: cell_id must
+#: refer to an existing cell for delete.", CAMEL's FileToolkit), and Python's strtobool refusing
+#: a flag ("invalid truth value 'sometimes'", crewAI's FileWriterTool): the call's value.
+VALUE_MUST_NAME_EXISTING = words(
+    "camel crewai plain",
+    r"\b[A-Za-z_][\w.]{0,63} must (?:refer to|reference|point to|name|match) an? existing\b",
+    r"\binvalid truth value\b",
+)
