@@ -83,6 +83,17 @@ CASES = [
     ("No file open. Use the open command first.", "FILE_NOT_FOUND"),
     ("OBSERVATION:\nError 44 : Unrecognized header : file cannot be decoded", "COMMAND_FAILED"),
     ("OBSERVATION:\nout.zst : Read error (39) : premature end", "COMMAND_FAILED"),
+    # crewAI's ReAct parser feedback (agents/constants.py), its two siblings of blind10's row
+    (
+        "I did it wrong. Invalid Format: I missed the 'Action:' after 'Thought:'. I will do "
+        "right next, and don't use a tool I have already used.\n",
+        "INVALID_TOOL_PROTOCOL",
+    ),
+    (
+        "I did it wrong. Tried to both perform Action and give a Final Answer at the same time, "
+        "I must do one or the other",
+        "INVALID_TOOL_PROTOCOL",
+    ),
     # Gemini CLI's exit_plan_mode, CAMEL's FileToolkit, Python's strtobool under crewAI's tool
     ("Plan rejected. No feedback provided.", "PERMISSION_DENIED"),
     ("Plan rejected. User feedback: keep the old schema", "PERMISSION_DENIED"),

@@ -2853,3 +2853,13 @@ VALUE_MUST_NAME_EXISTING = words(
     r"\b[A-Za-z_][\w.]{0,63} must (?:refer to|reference|point to|name|match) an? existing\b",
     r"\binvalid truth value\b",
 )
+
+#: A ReAct agent's feedback on a step whose text the parser could not read as a step (crewAI's
+#: agents/constants.py: "I did it wrong. Invalid Format: I missed the 'Action Input:' after
+#: 'Action:'.", "... I missed the 'Action:' after 'Thought:'.", "Tried to both perform Action and
+#: give a Final Answer at the same time"): no call in the required format.
+REACT_STEP_UNREADABLE = words(
+    "crewai plain",
+    r"\bInvalid Format: I missed the ['\"]?[A-Z][\w ]{0,20}:?['\"]? after ['\"]?[A-Z][\w ]{0,20}:?",
+    r"\bTried to both perform (?:an )?Action and give a Final Answer\b",
+)
