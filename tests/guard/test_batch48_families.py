@@ -94,6 +94,13 @@ CASES = [
         "I must do one or the other",
         "INVALID_TOOL_PROTOCOL",
     ),
+    # slack_sdk's SlackApiError under CAMEL's toolkit: Slack's own codes in the body
+    (
+        "Tool execution failed: Error executing tool 'read_channel': The request to the Slack API "
+        "failed. (url: https://slack.com/api/conversations.history)\nThe server responded with: "
+        "{'ok': False, 'error': 'missing_scope', 'needed': 'channels:history'}",
+        "PERMISSION_DENIED",
+    ),
     # Gemini CLI's exit_plan_mode, CAMEL's FileToolkit, Python's strtobool under crewAI's tool
     ("Plan rejected. No feedback provided.", "PERMISSION_DENIED"),
     ("Plan rejected. User feedback: keep the old schema", "PERMISSION_DENIED"),
@@ -110,6 +117,12 @@ NEIGHBOURS = [
     ("prompt exceeds maximum of 8192 tokens per request", "CONTEXT_OVERFLOW"),
     # a program's own fatal `ERROR: Cannot` line stays the command's failure
     ("ERROR: Cannot uninstall requirement six, not installed", "COMMAND_FAILED"),
+    # Slack's throttling code stays the rate limit's, not the refusal's
+    (
+        "The request to the Slack API failed. (url: https://slack.com/api/chat.postMessage)\n"
+        "The server responded with: {'ok': False, 'error': 'ratelimited'}",
+        "RATE_LIMITED",
+    ),
     # a JSON string that says nothing a family knows stays unclassified
     (json.dumps("all done"), "UNCLASSIFIED"),
 ]

@@ -127,7 +127,7 @@ BLIND9_AFTER_READING = 89
 #: scoring above counts them with their first labels) and the families its other misses showed,
 #: written from batch 48 (`FIRST_SCORINGS.md`, "Blind10 after reading (guard24)"). A floor for
 #: regressions only.
-BLIND10_AFTER_READING = 170
+BLIND10_AFTER_READING = 171
 #: NOT A BLIND FIGURE: the seventh split after its misses were read (guard18): 17 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note cites the rows; the first
 #: scoring above counts them with their first labels) and the families its other misses showed,

@@ -609,6 +609,7 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.REGISTRY_LOGIN_REQUIRED
         + w.LOGIN_REFUSED
         + w.AWS_DENIED
+        + w.SLACK_DENIED
         + w.PATH_OUTSIDE_SANDBOX,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,

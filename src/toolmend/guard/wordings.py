@@ -2863,3 +2863,14 @@ REACT_STEP_UNREADABLE = words(
     r"\bInvalid Format: I missed the ['\"]?[A-Z][\w ]{0,20}:?['\"]? after ['\"]?[A-Z][\w ]{0,20}:?",
     r"\bTried to both perform (?:an )?Action and give a Final Answer\b",
 )
+
+#: The Slack Web API's error codes as slack_sdk's SlackApiError shows the body ("The server
+#: responded with: {'ok': False, 'error': 'not_in_channel'}"): the token or the bot may not do
+#: this (not in the channel, a scope or an authentication missing or revoked). (Its `ratelimited`
+#: is read by the rate-limit family already.)
+SLACK_DENIED = words(
+    "camel plain",
+    r"['\"]ok['\"]: (?:False|false), ['\"]error['\"]: ['\"](?:not_in_channel|missing_scope"
+    r"|not_authed|invalid_auth|token_revoked|token_expired|account_inactive|no_permission"
+    r"|restricted_action|not_allowed_token_type)['\"]",
+)
