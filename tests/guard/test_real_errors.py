@@ -36,6 +36,7 @@ ROWS = (
     + load_cases("batch41_errors.json")
     + load_cases("batch44_errors.json")
     + load_cases("batch45_errors.json")
+    + load_cases("batch48_errors.json")
     + load_cases("batch43_errors.json")
     + load_cases("command_errors.json")
 )
@@ -121,6 +122,12 @@ BLIND10 = load_cases("blind10_errors.json")
 #: and blind9 after reading (guard23)"). Floors for regressions only.
 BLIND8_AFTER_READING = 263
 BLIND9_AFTER_READING = 89
+#: NOT A BLIND FIGURE: the tenth split after its misses were read (guard24): labels brought to the
+#: corpus's conventions for texts it already holds (each row's note cites the rows; the first
+#: scoring above counts them with their first labels) and the families its other misses showed,
+#: written from batch 48 (`FIRST_SCORINGS.md`, "Blind10 after reading (guard24)"). A floor for
+#: regressions only.
+BLIND10_AFTER_READING = 171
 #: NOT A BLIND FIGURE: the seventh split after its misses were read (guard18): 17 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note cites the rows; the first
 #: scoring above counts them with their first labels) and the families its other misses showed,
@@ -240,6 +247,12 @@ BATCH43_FIRST_SCORING = (123, 130)
 #: here; first scored leave-one-source-out at c89abd3 before any wording was written for them:
 #: right, total.
 BATCH45_FIRST_SCORING = (38, 53)
+#: Batch 48 (guard24): siblings of the tenth blind split's missed families, read in the same
+#: modules of the frameworks that produced them (OpenHands' runtime, agno's function parsing and
+#: CodingTools, crush's LSP and question tools, LM Studio's argument checks, Strands around
+#: botocore's ClientError); first scored leave-one-source-out at 52eebb5 before any wording was
+#: written for them: right, total.
+BATCH48_FIRST_SCORING = (15, 29)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -330,7 +343,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind7", BLIND7, BLIND7_FIRST_SCORING, BLIND7_AFTER_READING, 60),
         ("blind8", BLIND8, BLIND8_FIRST_SCORING, BLIND8_AFTER_READING, 70),
         ("blind9", BLIND9, BLIND9_FIRST_SCORING, BLIND9_AFTER_READING, 25),
-        ("blind10", BLIND10, BLIND10_FIRST_SCORING, BLIND10_FIRST_SCORING[0], 65),
+        ("blind10", BLIND10, BLIND10_FIRST_SCORING, BLIND10_AFTER_READING, 65),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
@@ -370,6 +383,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (41, BATCH41_FIRST_SCORING, 8),
         (43, BATCH43_FIRST_SCORING, 30),
         (45, BATCH45_FIRST_SCORING, 12),
+        (48, BATCH48_FIRST_SCORING, 4),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

@@ -118,6 +118,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*Invalid (?:input|arguments) for (?:tool )?" + _TOOL + r":\s*",
         r"^\s*The (?:" + _TOOL + r" )?tool was called with invalid arguments:\s*",
         r"^\s*The arguments provided to the tool are invalid:\s*",
+        # LM Studio's `.act`: a call its checkParameters refused, then the validator's message
+        r"^\s*Failed to parse arguments for tool " + _TOOL + r":\s*(?=\S)",
         r"^\s*Error (?:executing|invoking|calling|running) "
         r"(?:tool |function |request to team member )?"
         + _TOOL
@@ -171,6 +173,8 @@ _SUFFIXES = re.compile(
     r"|\n\s*Please try again or (?:use another tool|request to another team member)"
     r"|\n\nFix the errors and try again\.|Retrying\.\.\."
     r"|\n\s*Please check your input and try again\."
+    # OpenHands' ConversationMemory after every ErrorObservation
+    r"|\n\[Error occurred in processing last action\]"
     r"|\.?\n Tool [\w.\-]{1,64} accepts these inputs: [\s\S]*)\s*$",
     re.IGNORECASE,
 )
@@ -553,6 +557,12 @@ class _Reader:
         self.env.messages.append(text)
         self._scan_structure(text)
         stripped = text.strip()
+        if stripped[:1] == '"' and len(stripped) <= MAX_DECODE_CHARS:
+            # a message sent as a JSON string (LM Studio's `.act` sends JSON.stringify of it)
+            decoded_text = _decode_string(stripped)
+            if decoded_text is not None:
+                self.text(decoded_text, depth + 1)
+                return
         if stripped[:1] in "{[" and len(stripped) <= MAX_DECODE_CHARS:
             decoded = _decode(stripped)
             if decoded is not None:
@@ -773,6 +783,15 @@ def _decode(text: str) -> object | None:
     except (ValueError, RecursionError):
         value = _python_literal(text)
     return value if isinstance(value, Mapping | list) else None
+
+
+def _decode_string(text: str) -> str | None:
+    """A JSON string literal's text, or None when `text` is no JSON string."""
+    try:
+        value: object = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _python_literal(text: str) -> object | None:

@@ -190,7 +190,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.RATE_LIMITED,
         variant="generic",
         priority=89,
-        text=w.RATE + w.QUOTA_USED + w.SERVER_BUSY,
+        text=w.RATE + w.QUOTA_USED + w.SERVER_BUSY + w.AWS_THROTTLED,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call was refused by a rate limit or quota.",
         why="The service accepts only so many requests or tokens per minute; retrying at once "
@@ -218,7 +218,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.PERMISSION_DENIED,
         variant="user_denied",
         priority=85,
-        text=w.USER_DENIED,
+        text=w.USER_DENIED + w.EXECUTION_DENIED + w.PROPOSAL_REJECTED,
         disposition=Disposition.AWAIT_USER,
         retryable=False,
         text_confidence=0.9,
@@ -273,7 +273,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.NOT_A_TOOL
         + w.NOT_LISTED_TOOL
         + w.TOOL_DISABLED
-        + w.TOOL_ABSENT_BARE,
+        + w.TOOL_ABSENT_BARE
+        + w.REQUESTED_TOOL_ABSENT,
         what="There is no tool named {tool_or_requested}.",
         why="Only the declared tools can be called, under their exact names.",
         next=(
@@ -475,7 +476,7 @@ PATTERNS: tuple[Pattern, ...] = (
         category=Category.INVALID_TOOL_PROTOCOL,
         variant="no_tool_call",
         priority=65,
-        text=w.NO_TOOL_CALL,
+        text=w.NO_TOOL_CALL + w.REACT_STEP_UNREADABLE,
         what="Your last message contained no tool call the agent could run.",
         why="In this agent every step must be a tool call in the required format.",
         next=(
@@ -529,7 +530,7 @@ PATTERNS: tuple[Pattern, ...] = (
         variant="syntax",
         priority=61,
         flags=frozenset({Flag.INVALID_JSON}),
-        text=w.JSON_SYNTAX + w.JSON_ARGUMENT_CONTEXT,
+        text=w.JSON_SYNTAX + w.JSON_ARGUMENT_CONTEXT + w.ARGUMENTS_NOT_DECODED,
         text_confidence=0.7,
         what="Tool call arguments are not valid JSON.",
         why="The arguments must be one JSON object: double-quoted keys and strings, escaped "
@@ -606,7 +607,10 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.UNTRUSTED_REQUEST
         + w.WRONG_SECRET
         + w.REGISTRY_LOGIN_REQUIRED
-        + w.LOGIN_REFUSED,
+        + w.LOGIN_REFUSED
+        + w.AWS_DENIED
+        + w.SLACK_DENIED
+        + w.PATH_OUTSIDE_SANDBOX,
         disposition=Disposition.CHANGE_STRATEGY,
         retryable=False,
         what="The {tool} call was refused by the operating system or server: permission denied.",
@@ -623,7 +627,10 @@ PATTERNS: tuple[Pattern, ...] = (
         # above FILE_NOT_FOUND: unzip says "cannot find zipfile directory" of a file that is
         # there but is no zip
         priority=53,
-        text=w.WRONG_FORMAT + w.UNREADABLE_FORMAT + w.NOT_AN_OBJECT_FILE,
+        text=w.WRONG_FORMAT
+        + w.UNREADABLE_FORMAT
+        + w.NOT_AN_OBJECT_FILE
+        + w.COMPRESSED_INPUT_UNREADABLE,
         what="The command of this {tool} call failed: a file it reads is not in the format it "
         "expects.",
         why="The file exists but is not what the program takes (not an archive of that kind, a "
@@ -662,7 +669,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.NUMBERED_ITEM_MISSING
         + w.LOADED_PATH_MISSING
         + w.QUOTED_PATH_ABSENT
-        + w.FILE_UNAVAILABLE,
+        + w.FILE_UNAVAILABLE
+        + w.NO_SUCH_PLACE,
         what="The {tool} call named a file or directory that does not exist.",
         why="The path is wrong or the file has not been created yet.",
         next=(
@@ -722,7 +730,12 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.QUOTED_VALUE_INVALID
         + w.POSITION_EXCEEDS
         + w.VALUE_NAMES_NOTHING
-        + w.OUTPUT_VALIDATION_FEEDBACK,
+        + w.OUTPUT_VALIDATION_FEEDBACK
+        + w.SESSION_REFUSED_INPUT
+        + w.NOT_TEXT
+        + w.NOTHING_FOR_SYMBOL
+        + w.COUNT_OVER_CAP
+        + w.VALUE_MUST_NAME_EXISTING,
         what="The {tool} call passed {param_or_a} with a value the tool does not accept.",
         why="The value has the right type but is outside what the schema allows (allowed "
         "values, range, format, or a parameter the tool does not have).",
@@ -843,7 +856,8 @@ PATTERNS: tuple[Pattern, ...] = (
         + w.HOST_UNREACHABLE
         + w.MCP_SESSION_GONE
         + w.NO_SERVER_AVAILABLE
-        + w.CLIENT_GAVE_UP,
+        + w.CLIENT_GAVE_UP
+        + w.ALL_CONNECTIONS_FAILED,
         disposition=Disposition.CHANGE_STRATEGY,
         what="The {tool} call could not reach the server or URL, or the server answered with "
         "an error status.",

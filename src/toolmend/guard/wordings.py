@@ -1961,9 +1961,12 @@ _NATIVE_FRAMES = r"(?:^ ?\d+: 0x[0-9a-f]{4,16} [^\n]+ \[[\w.\-]+\]\n){2}"
 #: DuckDB's error classes ("Binder Error: Referenced column \"totl\" not found in FROM clause!"):
 #: the database's own report about the query it ran.
 _DUCKDB_ERROR = r"(?-i:\b(?:Binder|Parser|Catalog|Conversion|Constraint|Invalid Input) Error: )"
+#: A program's fatal line (git's `fatal:`, pip's `ERROR: Could not ...`). OpenHands' BashSession
+#: words a refusal the same way ("ERROR: Cannot execute multiple commands at once."): that is the
+#: session refusing the call, not a program's fatal line.
 _PROGRAM_FATAL = (
-    r"(?-i:^fatal: )|(?-i:^ERROR: (?:Could not|No matching|Invalid requirement|Cannot|Failed"
-    r"|unknown command))"
+    r"(?-i:^fatal: )|(?-i:^ERROR: (?:Could not|No matching|Invalid requirement"
+    r"|Cannot(?! execute multiple commands\b)|Failed|unknown command))"
 )
 
 #: Crash reports of runtimes outside the families below: Perl's `die` location, Maven's build
@@ -2719,4 +2722,155 @@ WARNING_LINE = re.compile(
     r"(?: (?!Retrying\b)[^\n]*)?$"
     r"|^W: [^\n]*$|^[^\n]* @ warning/[\w.\-]+\.c/\w+/\d+\.\s*$",
     re.MULTILINE,
+)
+
+
+# --- batch 48 (guard24): families read from the tenth blind split's misses ------------------
+# (each written from every text the module that produced a miss can send, `batch48_errors.json`)
+
+#: A shell session that refuses the input itself, not a command it ran: OpenHands' BashSession
+#: ("ERROR: Cannot execute multiple commands at once.", "ERROR: No previous running command to
+#: interact with." / "... to retrieve logs from."): the call asked for something the session does
+#: not do, so it is the call's value that is wrong.
+SESSION_REFUSED_INPUT = words(
+    "openhands plain",
+    r"\bCannot execute multiple commands at once\b",
+    r"\bNo (?:previous |current )?(?:running|active) (?:command|process)"
+    r" to (?:interact with|retrieve (?:the )?(?:logs|output) from|send (?:input|keys) to)\b",
+)
+
+#: Function-call arguments an agent could not turn into a dict, in its own words (agno's
+#: get_function_call: "Error while decoding function arguments: ...", "Error while parsing
+#: function arguments: ...", "Function arguments are not a valid JSON object."; its advice
+#: "Please make sure we can json.loads() the arguments").
+ARGUMENTS_NOT_DECODED = words(
+    "agno plain",
+    r"\bError while (?:decoding|parsing|loading) (?:the )?(?:function|tool)(?: call)? arguments\b",
+    r"\b(?:function|tool)(?: call)? arguments (?:are|is) not (?:a )?valid JSON\b",
+    r"\bmake sure we can json\.loads\(\) the arguments\b",
+)
+
+#: A tool the model asked for that the agent has not got, said of "the requested tool" (agno's
+#: "Error: The requested tool does not exist or is not available.").
+REQUESTED_TOOL_ABSENT = words(
+    "agno plain",
+    r"\bthe requested (?:tool|function) (?:does not exist|doesn't exist|is not available"
+    r"|was not found|is unknown)\b",
+)
+
+#: A file the tool reads as text that is not text: agno's CodingTools ("Binary file detected:
+#: X", "Cannot decode file as text: X"), OpenHands' action server ("ERROR_BINARY_FILE"). The file
+#: is the wrong one to read this way: the call's value.
+NOT_TEXT = words(
+    "agno openhands plain",
+    r"\bBinary file detected\b|(?-i:^ERROR_BINARY_FILE\s*$)",
+    r"\bCannot decode (?:the )?file as (?:text|utf-?8)\b",
+)
+
+#: A path the tool's sandbox keeps out: OpenHands' "You're not allowed to access this path: X.
+#: You can only access paths inside the workspace."
+PATH_OUTSIDE_SANDBOX = words(
+    "openhands plain",
+    r"\bnot allowed to access (?:this|that|the) (?:path|file|directory)\b",
+    r"\byou can only access (?:paths|files) (?:inside|within|under) the\b",
+)
+
+#: An LSP query the language server answered with nothing for the symbol the call named (crush:
+#: "No definition found for symbol 'X'", "No call hierarchy information for 'X'"): the symbol is
+#: the call's value.
+NOTHING_FOR_SYMBOL = words(
+    "crush plain",
+    r"^No (?:definition|declaration|implementation|type definition|references?|hover"
+    r"|call hierarchy|symbols?)(?: information)?s? (?:found )?for (?:symbol )?['\"`]",
+)
+
+#: A count in the call over the tool's own cap ("exceeds maximum of 5 questions per batch (got
+#: 8)", crush's question tool): sizes of text (tokens, bytes) are the context's, not this.
+COUNT_OVER_CAP = words(
+    "crush plain",
+    r"\bexceeds (?:the )?maximum of \d+ (?!tokens?\b|bytes?\b|characters?\b|chars?\b|lines?\b)"
+    r"[a-z]+ per [a-z]+\b",
+)
+
+#: AWS's error codes as botocore words a ClientError ("An error occurred (ThrottlingException)
+#: when calling the GetMetricData operation (reached max retries: 4): Rate exceeded"), throttling
+#: first; IAM's "User: arn:... is not authorized to perform: s3:PutObject" and the access codes.
+AWS_THROTTLED = words(
+    "strands-agents plain",
+    r"\bAn error occurred \((?:Throttling|ThrottlingException|TooManyRequestsException"
+    r"|RequestLimitExceeded|SlowDown|ProvisionedThroughputExceededException"
+    r"|RequestThrottled(?:Exception)?)\)",
+)
+AWS_DENIED = words(
+    "strands-agents plain",
+    r"\bAn error occurred \((?:AccessDenied(?:Exception)?|UnauthorizedOperation"
+    r"|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken(?:Exception)?|AuthFailure"
+    r"|SignatureDoesNotMatch)\)",
+    r"\bis not authorized to perform: [a-z0-9\-]+:\w+",
+)
+
+#: httpx's ConnectError when every address of the host refused or failed ("All connection
+#: attempts failed"), as an MCP server's tool reports it.
+ALL_CONNECTIONS_FAILED = words("mcp-python-sdk plain", r"\bAll connection attempts failed\b")
+
+#: A tool call the user or an approval step did not allow, said of its execution (the Vercel AI
+#: SDK's "Tool call execution denied.", "Tool execution denied").
+EXECUTION_DENIED = words(
+    "vercel-ai plain", r"\b(?:tool(?: call)? )?execution (?:was )?denied\b(?! by the (?:OS|system))"
+)
+
+#: dash's, ash's and BusyBox's cd into a directory that is not there ("dash: 1: cd: can't cd to
+#: deploy/staging"), and an editor with no file open (SWE-agent's "No file open. Use the open
+#: command first.").
+NO_SUCH_PLACE = words(
+    "dash swe-agent plain",
+    r"\bcd: can't cd to \S",
+    r"\bNo file (?:is )?(?:currently )?open(?:ed)?\b",
+)
+
+#: Compressors' words for input that is not their format or is cut short (lz4's "Error 44 :
+#: Unrecognized header : file cannot be decoded", zstd's "Read error (39) : premature end").
+COMPRESSED_INPUT_UNREADABLE = words(
+    "lz4 zstd plain",
+    r"\bUnrecognized header\b",
+    r"\bRead error \(\d+\) : premature end\b",
+)
+
+#: A user's rejection of what the agent proposed, with or without the user's reasons (Gemini
+#: CLI's exit_plan_mode: "Plan rejected. User feedback: ...", "Plan rejected. No feedback
+#: provided.").
+PROPOSAL_REJECTED = words(
+    "gemini-cli plain",
+    r"\b(?:plan|proposal|changes?|edits?) (?:was |were )?rejected\.\s+"
+    r"(?:User feedback:|No feedback provided\b)",
+)
+
+#: A value that must name something the tool already holds and does not ("Error: cell_id must
+#: refer to an existing cell for delete.", CAMEL's FileToolkit), and Python's strtobool refusing
+#: a flag ("invalid truth value 'sometimes'", crewAI's FileWriterTool): the call's value.
+VALUE_MUST_NAME_EXISTING = words(
+    "camel crewai plain",
+    r"\b[A-Za-z_][\w.]{0,63} must (?:refer to|reference|point to|name|match) an? existing\b",
+    r"\binvalid truth value\b",
+)
+
+#: A ReAct agent's feedback on a step whose text the parser could not read as a step (crewAI's
+#: agents/constants.py: "I did it wrong. Invalid Format: I missed the 'Action Input:' after
+#: 'Action:'.", "... I missed the 'Action:' after 'Thought:'.", "Tried to both perform Action and
+#: give a Final Answer at the same time"): no call in the required format.
+REACT_STEP_UNREADABLE = words(
+    "crewai plain",
+    r"\bInvalid Format: I missed the ['\"]?[A-Z][\w ]{0,20}:?['\"]? after ['\"]?[A-Z][\w ]{0,20}:?",
+    r"\bTried to both perform (?:an )?Action and give a Final Answer\b",
+)
+
+#: The Slack Web API's error codes as slack_sdk's SlackApiError shows the body ("The server
+#: responded with: {'ok': False, 'error': 'not_in_channel'}"): the token or the bot may not do
+#: this (not in the channel, a scope or an authentication missing or revoked). (Its `ratelimited`
+#: is read by the rate-limit family already.)
+SLACK_DENIED = words(
+    "camel plain",
+    r"['\"]ok['\"]: (?:False|false), ['\"]error['\"]: ['\"](?:not_in_channel|missing_scope"
+    r"|not_authed|invalid_auth|token_revoked|token_expired|account_inactive|no_permission"
+    r"|restricted_action|not_allowed_token_type)['\"]",
 )
