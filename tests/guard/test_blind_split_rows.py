@@ -229,6 +229,8 @@ BATCHES = (
             "batch43_errors.json",
             "batch44_errors.json",
             "batch45_errors.json",
+            # harvested beside it (guard24), from blind10's misses
+            "batch48_errors.json",
             "command_errors.json",
         ),
         0.8,
