@@ -30,22 +30,26 @@ MAX_CHARS = 8_000_000
 #: smaller ones, and the classifiers read only bounded parts of a long text anyway.
 MAX_ENTRY_CHARS = 262_144
 
+K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
-class PureMemo(Generic[V]):
-    """Least-recently-used results of one pure function, keyed by its whole input."""
+class SizedLru(Generic[K, V]):
+    """Values kept by key, least recently used first out, bounded by entries and by the sizes
+    their callers give them; an entry larger than `max_entry_size` is not kept. Safe across
+    threads. The one eviction mechanism of the guard's caches (`PureMemo`, `replays`)."""
 
-    __slots__ = ("_chars", "_entries", "_lock", "max_chars", "max_entries")
+    __slots__ = ("_entries", "_lock", "_size", "max_entries", "max_entry_size", "max_size")
 
-    def __init__(self, max_entries: int = MAX_ENTRIES, max_chars: int = MAX_CHARS) -> None:
+    def __init__(self, max_entries: int, max_size: int, max_entry_size: int) -> None:
         self.max_entries = max_entries
-        self.max_chars = max_chars
-        self._entries: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
-        self._chars = 0
+        self.max_size = max_size
+        self.max_entry_size = max_entry_size
+        self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self._size = 0
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable) -> tuple[V] | None:
+    def get(self, key: K) -> tuple[V] | None:
         """`(value,)` when `key` is kept (it becomes the most recently used), else None."""
         with self._lock:
             entry = self._entries.get(key)
@@ -54,29 +58,46 @@ class PureMemo(Generic[V]):
             self._entries.move_to_end(key)
             return (entry[0],)
 
-    def put(self, key: Hashable, value: V, chars: int) -> None:
-        """Keep `value` for `key`, whose input is `chars` characters long."""
-        if chars > MAX_ENTRY_CHARS:
+    def put(self, key: K, value: V, size: int, *, replacing: K | None = None) -> None:
+        """Keep `value` for `key` at `size`, in place of what `key` (and `replacing`, an
+        entry it supersedes) held."""
+        if size > self.max_entry_size:
             return
         with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._chars -= old[1]
-            self._entries[key] = (value, chars)
-            self._chars += chars
-            while len(self._entries) > self.max_entries or self._chars > self.max_chars:
+            for old_key in (replacing, key):
+                old = None if old_key is None else self._entries.pop(old_key, None)
+                if old is not None:
+                    self._size -= old[1]
+            self._entries[key] = (value, size)
+            self._size += size
+            while len(self._entries) > self.max_entries or self._size > self.max_size:
                 _, (_, dropped) = self._entries.popitem(last=False)
-                self._chars -= dropped
+                self._size -= dropped
 
     def __len__(self) -> int:
         return len(self._entries)
 
     @property
-    def chars(self) -> int:
-        """The characters of input the kept entries stand for."""
-        return self._chars
+    def size(self) -> int:
+        """The sizes of the kept entries, together."""
+        return self._size
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
-            self._chars = 0
+            self._size = 0
+
+
+class PureMemo(SizedLru[Hashable, V]):
+    """Least-recently-used results of one pure function, keyed by its whole input; an entry's
+    size is the characters of that input."""
+
+    __slots__ = ()
+
+    def __init__(self, max_entries: int = MAX_ENTRIES, max_chars: int = MAX_CHARS) -> None:
+        super().__init__(max_entries, max_chars, MAX_ENTRY_CHARS)
+
+    @property
+    def chars(self) -> int:
+        """The characters of input the kept entries stand for."""
+        return self._size

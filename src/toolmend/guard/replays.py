@@ -31,14 +31,13 @@ goes first. Safe across threads. Stateless in meaning: any worker, warm or cold,
 from __future__ import annotations
 
 import pickle
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolmend.guard.history import Edit, HistoryGuard, edited
 from toolmend.guard.interceptor import InterceptorConfig
+from toolmend.guard.memo import SizedLru
 from toolmend.model import Tool
 
 #: Readings kept per worker: a few dozen agents' conversations, one entry each.
@@ -82,14 +81,11 @@ class _Reading:
 class ReplayCache:
     """Readings of histories, found by their longest prefix read before."""
 
-    __slots__ = ("_bytes", "_entries", "_lock", "max_bytes", "max_entries")
+    __slots__ = ("_readings",)
 
     def __init__(self, max_entries: int = MAX_ENTRIES, max_bytes: int = MAX_BYTES) -> None:
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[int, _Reading] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        #: Readings by their history's hash chain; an entry's size is its bytes.
+        self._readings: SizedLru[int, _Reading] = SizedLru(max_entries, max_bytes, MAX_ENTRY_BYTES)
 
     def read(
         self,
@@ -126,38 +122,25 @@ class ReplayCache:
         texts: tuple[bytes, ...],
     ) -> tuple[int, _Reading | None]:
         """The length of the longest prefix kept, and its reading (0, None: none is)."""
-        with self._lock:
-            for length in range(len(chain), 0, -1):
-                entry = self._entries.get(chain[length - 1])
-                if entry is not None and _holds(entry, tools, config, texts, length):
-                    self._entries.move_to_end(chain[length - 1])
-                    return length, entry
+        for length in range(len(chain), 0, -1):
+            kept = self._readings.get(chain[length - 1])
+            if kept is not None and _holds(kept[0], tools, config, texts, length):
+                return length, kept[0]
         return 0, None
 
     def _keep(self, key: int, entry: _Reading, grown_from: int | None) -> None:
-        with self._lock:
-            for old_key in (grown_from, key):
-                old = None if old_key is None else self._entries.pop(old_key, None)
-                if old is not None:
-                    self._bytes -= old.size
-            self._entries[key] = entry
-            self._bytes += entry.size
-            while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
-                _, dropped = self._entries.popitem(last=False)
-                self._bytes -= dropped.size
+        self._readings.put(key, entry, entry.size, replacing=grown_from)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._readings)
 
     @property
     def bytes(self) -> int:
         """The bytes the kept readings hold (messages' pickles and edits' texts)."""
-        return self._bytes
+        return self._readings.size
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._bytes = 0
+        self._readings.clear()
 
 
 def _keepable(tools: tuple[Tool, ...] | None) -> bool:
