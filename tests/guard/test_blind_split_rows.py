@@ -259,9 +259,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=35,
-        min_error_sources=3,
-        min_successes=8,
+        min_errors=55,
+        min_error_sources=5,
+        min_successes=14,
         max_errors_per_source=12,
     ),
 )
