@@ -259,9 +259,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=55,
-        min_error_sources=5,
-        min_successes=14,
+        min_errors=71,
+        min_error_sources=7,
+        min_successes=20,
         max_errors_per_source=12,
     ),
 )
