@@ -259,9 +259,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=71,
-        min_error_sources=7,
-        min_successes=20,
+        min_errors=87,
+        min_error_sources=9,
+        min_successes=24,
         max_errors_per_source=12,
     ),
 )
