@@ -259,9 +259,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=87,
-        min_error_sources=9,
-        min_successes=24,
+        min_errors=99,
+        min_error_sources=10,
+        min_successes=27,
         max_errors_per_source=12,
     ),
 )
