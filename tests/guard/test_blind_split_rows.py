@@ -259,9 +259,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=115,
-        min_error_sources=12,
-        min_successes=31,
+        min_errors=126,
+        min_error_sources=14,
+        min_successes=35,
         max_errors_per_source=12,
     ),
 )
