@@ -259,9 +259,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=126,
-        min_error_sources=14,
-        min_successes=35,
+        min_errors=137,
+        min_error_sources=15,
+        min_successes=37,
         max_errors_per_source=12,
     ),
 )
