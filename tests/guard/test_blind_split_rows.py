@@ -259,9 +259,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=137,
-        min_error_sources=15,
-        min_successes=37,
+        min_errors=148,
+        min_error_sources=17,
+        min_successes=40,
         max_errors_per_source=12,
     ),
 )
