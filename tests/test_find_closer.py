@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolmend.core import textscan
 from toolmend.core.textscan import find_closer
 
 PARAMETER = ("</parameter>",)
@@ -108,3 +109,35 @@ def test_a_closer_inside_a_cut_off_longer_closer_waits_for_the_longer_one() -> N
     assert find_closer('<|"', 0, 3, closers) == (0, "")
     assert find_closer('<|"', 0, 3, closers, final=True) == (2, '"')
     assert read_in_chunks('<|"|>', closers, [3]) == whole_answer('<|"|>', closers)
+
+
+# A long text is searched one of two ways (`_dense_in_starts` decides), and both find the same
+# first closer as the whole text's answer says.
+LONG = textscan.FIND_SPAN + 1
+
+
+@given(
+    st.lists(
+        st.sampled_from(["<b>", "<i>x</i>", "a < b", "code\n", "<", "</para", " "]), min_size=1
+    ),
+    st.sampled_from([*QWEN_VALUE, ""]),
+    st.integers(min_value=0, max_value=3 * LONG),
+)
+def test_a_long_text_dense_or_sparse_in_markup_finds_the_first_closer(
+    pieces: list[str], closer: str, where: int
+) -> None:
+    filler = "".join(pieces)
+    filler = (filler * (3 * LONG // len(filler) + 1))[: 3 * LONG]
+    text = filler[:where] + closer + filler[where:]
+    at, found = find_closer(text, 0, len(text), QWEN_VALUE, final=True)
+    expected = whole_answer(text, QWEN_VALUE)
+    assert (at if found else -1, found) == expected[1:]
+
+
+def test_markup_every_few_characters_is_searched_by_finds_and_code_by_one_regex() -> None:
+    markup = "<div><p>x</p></div>\n" * 200
+    code = "    value = compute(alpha, beta) if alpha < beta else beta  # keep <tags>\n" * 40
+    assert textscan._dense_in_starts(markup, 0, QWEN_VALUE)
+    assert not textscan._dense_in_starts(code, 0, QWEN_VALUE)
+    # one closer or several with different first characters: counted the same way
+    assert not textscan._dense_in_starts("x" * LONG, 0, ("</a>", "[END]"))
