@@ -18,6 +18,7 @@ from typing import Any
 
 from toolmend.events import Event, ToolCallDelta
 from toolmend.jsontext import normalize_text
+from toolmend.model import canonical_json
 from toolmend.schema_gate import SchemaGate
 
 _encode_string = json.encoder.encode_basestring  # the C encoder json.dumps uses (no ASCII escapes)
@@ -123,7 +124,7 @@ class ArgumentStream:
         """A complete value for `key`; streamed only when it is certainly final."""
         if self._streamable_key(key) and self._gate.value_as_is(key, value):
             self._open_pair(key)
-            self._push(json.dumps(value, ensure_ascii=False))
+            self._push(canonical_json(value))  # the spelling the call's end compares with
         else:
             self._halted = True
 
