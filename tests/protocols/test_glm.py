@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import toolmend
 from conformance import case_text, load_engine_cases
 from support import check_all_invariants, comparable, run_chunks, split_at
-from tool_fixtures import MULTIPLY, WEATHER
+from tool_fixtures import MULTIPLY, WEATHER, WRITE
 from toolmend.protocols.glm import read_pairs, split_name
 
 GLM45 = (
@@ -148,6 +148,52 @@ def test_a_new_tool_call_before_the_closer_ends_the_unclosed_one_incomplete() ->
         ("get_weather", {"city": "Paris"}, False),
         ("get_weather", {"city": "Oslo"}, True),
     ]
+
+
+# A value that mentions the block's own opener, read to its `</arg_value>` (llama.cpp's
+# test-chat.cpp, Ling 3.0 template: `contains </think> and <tool_call> strings`). GLM's template
+# writes a value raw, so a file or a note about the format holds the tag as it is.
+LING_VALUE = (
+    "check this\n</think>\n<tool_call>tool_2req_4opt\n<arg_key>req1</arg_key>\n"
+    "<arg_value>contains </think> and <tool_call> strings</arg_value>\n"
+    "<arg_key>req2</arg_key>\n<arg_value>1</arg_value>\n</tool_call>"
+)
+# The sibling in GLM-4.7's layout: a file documenting the format, the tag at the value's end.
+NOTE_VALUE = (
+    "<tool_call>write_file<arg_key>file_path</arg_key><arg_value>NOTES.md</arg_value>"
+    "<arg_key>content</arg_key><arg_value>Each call opens with <tool_call></arg_value>"
+    "</tool_call>"
+)
+
+
+@pytest.mark.parametrize("protocol", ["glm45", "glm47", "auto"])
+def test_a_value_mentioning_the_opener_is_read_to_its_own_closer(protocol: str) -> None:
+    got = calls(LING_VALUE, protocol, tools=None)
+    assert got == [
+        ("tool_2req_4opt", {"req1": "contains </think> and <tool_call> strings", "req2": 1}, True)
+    ]
+    content = "Each call opens with <tool_call>"
+    assert calls(NOTE_VALUE, protocol, tools=WRITE) == [
+        ("write_file", {"file_path": "NOTES.md", "content": content}, True)
+    ]
+
+
+def test_an_unclosed_value_still_ends_where_a_new_call_opens() -> None:
+    # The next call writes its key before any `</arg_value>`: that closer is not this value's.
+    text = (
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris"
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>"
+    )
+    assert calls(text, "glm47") == [
+        ("get_weather", {"city": "Paris"}, False),
+        ("get_weather", {"city": "Oslo"}, True),
+    ]
+
+
+@pytest.mark.parametrize("text", [LING_VALUE, NOTE_VALUE], ids=["ling", "note"])
+def test_the_quoted_opener_reading_is_split_invariant(text: str) -> None:
+    check_all_invariants("glm45", text, WRITE)
+    check_all_invariants("auto", text + "\nDone.", WRITE)
 
 
 def test_a_key_given_twice_keeps_its_last_value_and_says_so() -> None:

@@ -24,7 +24,9 @@ Reading, in short:
   so is the plain variant `<tool_call>NAME k=v k2="v 2"</tool_call>` (seen in GLM outputs, read
   by mlx-lm): only when every word after the name is `key=value` and `</tool_call>` follows
   on the same line, each value typed as a tag value is.
-* A `<tool_call>` before the block's `</tool_call>` ends the unclosed call incomplete.
+* A `<tool_call>` before the block's `</tool_call>` ends the unclosed call incomplete, unless it
+  stands inside a value whose `</arg_value>` follows before any `<arg_key>`, `<tool_call>` or
+  `</tool_call>`: then the value mentions the tag (as a value quoting `</tool_call>` does).
 
 LongCat-Flash writes the same blocks with its own tag names (`<longcat_tool_call>`,
 `<longcat_arg_key>`, ...): the reading takes a `KeyValueTags` (GLM's by default) and the JSON
@@ -440,6 +442,15 @@ class GlmReader(BlockReader):
         #: The `key=value` words of a plain-variant call (`_PLAIN_CALL`), else None.
         self.plain: str | None = None
         self._stop = 0
+        #: A block end met inside an open value is the value's text when the value's own closer
+        #: follows before any of these. After `</tool_call>`: before a new block. After
+        #: `<tool_call>` (a value mentioning the tag, llama.cpp's Ling 3.0 case): before the
+        #: block's closer or a key too, which a real next call writes before any value closer,
+        #: so an unclosed value followed by a new call still ends at its `<tool_call>`.
+        self._after_quoted = {
+            tags.close: (tags.open,),
+            tags.open: (tags.open, tags.close, tags.arg_key),
+        }
         #: `_value_open`'s last answer: (the body's length when asked, the answer).
         self._open_asked = (-1, False)
 
@@ -498,17 +509,17 @@ class GlmReader(BlockReader):
                     self.pieces.append(buf[pos:at])
                 return at
             self.pieces.append(buf[pos:at])
-            if tag != tags.close or not self._value_open():
+            if not self._value_open():
                 break
             stop = at + len(tag)
             literal = enclosing_closer_is_text(
-                buf, stop, end, tags.arg_value_end, (tags.open,), final=final
+                buf, stop, end, tags.arg_value_end, self._after_quoted[tag], final=final
             )
             if literal is None:
-                return at  # decided once the window past the closer is there
+                return at  # decided once the window past the marker is there
             if not literal:
                 break
-            self.pieces.append(tag)  # a value quoting the closer: its text
+            self.pieces.append(tag)  # a value quoting the block's closer or opener: its text
             pos = stop
         self.ctx.stop_value()
         if self.plain is not None:
