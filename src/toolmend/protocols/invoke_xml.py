@@ -172,6 +172,9 @@ class InvokeFormat:
     #: An invoke may end with its closer's tag name cut short (`</｜DSML｜inv>`: DeepSeek V4's
     #: quantised models write it so), read as the closer with a repair (an error under strict).
     short_invoke_close: bool = False
+    #: A tag the parameters may stand in, inside the invoke (MiniCPM5's `<arguments>…
+    #: </arguments>`, as Ollama's MiniCPM5 parser reads it): layout, read past ("" for none).
+    parameters_wrapper: str = ""
     #: Where values end and how the fast path takes them, derived from the above.
     value_ends: ValueEnds = field(init=False, repr=False, compare=False)
 
@@ -185,6 +188,7 @@ class InvokeFormat:
                 self.invoke_tag,
                 self.parameter_tag,
                 short_invoke_close=self.short_invoke_close,
+                parameters_wrapper=self.parameters_wrapper,
             ),
         )
 
@@ -252,6 +256,7 @@ def _value_ends(
     parameter_tag: str,
     *,
     short_invoke_close: bool = False,
+    parameters_wrapper: str = "",
 ) -> ValueEnds:
     """The `ValueEnds` of a format's prefixes, wrappers and tags (shared by formats that agree).
     With `short_invoke_close` an invoke's closer cut short (`</PREFIXi…`) continues an invoke
@@ -270,6 +275,8 @@ def _value_ends(
             goes_on = tuple(m for level in levels[1:] for m in level) + invokes
             if short_invoke_close and prefix:
                 goes_on += (f"</{prefix}{invoke_tag[0]}",)
+            if parameters_wrapper:
+                goes_on += (f"</{prefix}{parameters_wrapper}>",)
             continuations[prefix, wrap_close] = Continuation(
                 levels[0][0], goes_on, param_tag, _parameter_name, skip_blanks
             )
@@ -545,6 +552,9 @@ class InvokeReader(BlockReader):
         self.param_tag = f"<{prefix}{self.fmt.parameter_tag}"
         self.param_close = f"</{prefix}{self.fmt.parameter_tag}>"
         self.invoke_close = f"</{prefix}{self.fmt.invoke_tag}>"
+        wrapper = self.fmt.parameters_wrapper
+        #: The parameters' own wrapper tags, if the format has one: layout between parameters.
+        self.params_layout = (f"<{prefix}{wrapper}>", f"</{prefix}{wrapper}>") if wrapper else ()
         self.value_closers = self.fmt.value_ends.closers[prefix, self.wrap_close]
         self.continuation = self.fmt.value_ends.continuations[prefix, self.wrap_close]
         self.done: dict[str, Any] = {}
@@ -593,8 +603,10 @@ class InvokeReader(BlockReader):
         if buf[j] == "{":
             return _Opening(_OK, prefix, name, header_end)  # the arguments as one JSON object
         close = f"</{prefix}{self.fmt.invoke_tag}>"
-        status, tag = _one_of(buf, j, end, (f"<{prefix}{self.fmt.parameter_tag}", close))
-        if status == _OK and tag != close:
+        wrapper = self.fmt.parameters_wrapper
+        layout = (f"<{prefix}{wrapper}>",) if wrapper else ()  # the parameters' own wrapper
+        status, tag = _one_of(buf, j, end, (f"<{prefix}{self.fmt.parameter_tag}", close, *layout))
+        if status == _OK and tag != close and tag not in layout:
             status = _tag_rest(buf, j + len(tag), end, tail=False)[0]
         return _Opening(status, prefix, name, header_end)
 
@@ -652,8 +664,15 @@ class InvokeReader(BlockReader):
             self.ctx.args.halt()
             self.state = _JSON  # the arguments as one JSON object (DSML's other shape)
             return pos, True
-        ends = (self.param_tag, self.invoke_close, *((self.wrap_close,) if self.wrapped else ()))
+        ends = (
+            self.param_tag,
+            self.invoke_close,
+            *((self.wrap_close,) if self.wrapped else ()),
+            *self.params_layout,
+        )
         status, tag = _one_of(buf, pos, end, ends)
+        if status == _OK and tag in self.params_layout:
+            return pos + len(tag), True  # the parameters' wrapper: layout
         if status == _OK and tag == self.invoke_close:
             return self._end_invoke(pos + len(tag)), True
         if status == _OK and tag == self.wrap_close:
