@@ -175,6 +175,9 @@ class InvokeFormat:
     #: A tag the parameters may stand in, inside the invoke (MiniCPM5's `<arguments>…
     #: </arguments>`, as Ollama's MiniCPM5 parser reads it): layout, read past ("" for none).
     parameters_wrapper: str = ""
+    #: Tokens a model fumbles into an invoke's name (Glimmer echoes its header's `<|message|>`
+    #: there: `name="read<|message|>"`, as Ollama's Glimmer parser reads it): not the name's.
+    name_noise: tuple[str, ...] = ()
     #: Where values end and how the fast path takes them, derived from the above.
     value_ends: ValueEnds = field(init=False, repr=False, compare=False)
 
@@ -493,6 +496,36 @@ def _one_of(buf: str, i: int, end: int, lits: Sequence[str]) -> tuple[int, str]:
     return status, ""
 
 
+def _header_rest(
+    buf: str, i: int, end: int, tail: bool, noise: tuple[str, ...]
+) -> tuple[int, int, str | None]:
+    """`_tag_rest` of an invoke's header, whose name may hold `noise` tokens (`name_noise`):
+    read with them left out, the end mapped back to `buf`. A token's `>` does not end the tag,
+    and a token cut by the end of what has arrived may still complete."""
+    if not noise or "<" not in buf[i : min(end, i + MAX_TAG_LENGTH)]:
+        return _tag_rest(buf, i, end, tail)
+    seg = buf[i : min(end, i + 2 * MAX_TAG_LENGTH)]
+    kept: list[str] = []
+    removed = k = 0
+    while True:
+        lt, gt = seg.find("<", k), seg.find(">", k)
+        if lt == -1 or -1 < gt < lt:
+            break  # the tag's own `>` comes first
+        token = next((t for t in noise if seg.startswith(t, lt)), None)
+        if token is None:
+            if is_proper_prefix(seg[lt:], noise):  # cut inside a token: wait for the rest
+                kept.append(seg[k:lt])
+                return _tag_rest("".join(kept), 0, lt - removed, tail)[0], i, None
+            break
+        kept.append(seg[k:lt])
+        removed += len(token)
+        k = lt + len(token)
+    kept.append(seg[k:])
+    clean = "".join(kept)
+    status, stop, name = _tag_rest(clean, 0, len(clean), tail)
+    return (status, i + stop + removed, name) if status == _OK else (status, i, name)
+
+
 def _tag_rest(buf: str, i: int, end: int, tail: bool) -> tuple[int, int, str | None]:
     """Read the rest of a tag from `buf[i]`: `(status, end of the tag, decoded name)`.
 
@@ -592,7 +625,9 @@ class InvokeReader(BlockReader):
                 return _Opening(status)
             prefix = tag[1 : -len(self.fmt.invoke_tag)]
             i = j + len(tag)
-        status, header_end, name = _tag_rest(buf, i, end, tail=self.missing_angle and i == pos)
+        status, header_end, name = _header_rest(
+            buf, i, end, self.missing_angle and i == pos, self.fmt.name_noise
+        )
         if status != _OK:
             return _Opening(status, prefix, name)
         j = skip_blanks(buf, header_end, end)
