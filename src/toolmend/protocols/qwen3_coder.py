@@ -13,12 +13,11 @@ Parsing, in short:
   after its tag, so a final line break there is the value's, as llama.cpp reads it: an edit
   tool's `oldString` keeps it; but when its `</parameter>` is forgotten, the line break before
   the next tag is the layout that puts each tag on its own line); nothing else is trimmed or
-  decoded. A model whose text went
-  through one JSON encoding too many writes the template's line breaks as the two characters
-  `\n` (LocalAI's "literal \n between tags"): such escaped blanks between the tags are layout
-  too, and then so is one `\n` at each edge of a value (never one inside it). Only
-  `</parameter>` ends a value, or (the closer forgotten) the next `<parameter=`, `</function>`,
-  or the wrapper's `</tool_call>`, which then ends the call and the block (`core/closers.py`);
+  decoded. A model whose text went through one JSON encoding too many writes the template's
+  line breaks as the two characters `\n` (LocalAI's "literal \n between tags"): such escaped
+  blanks between the tags are layout too, and then so is one `\n` at each edge of a value
+  (never one inside it). Only `</parameter>` ends a value, or (the closer forgotten) the next
+  `<parameter=`, `</function>`, or the wrapper's `</tool_call>`, which then ends the call and the block (`core/closers.py`);
   any other `<`, `>` or tag is content. A value may quote the format's own markup: its
   `</parameter>` ends it only where the call goes on after it (a declared parameter, a closer,
   a new call, the end), and a `<parameter=` inside it that names no declared parameter not
