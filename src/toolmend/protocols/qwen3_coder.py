@@ -9,21 +9,20 @@ Parsing, in short:
 * `<tool_call>` and a bare `<function=` both open a block (models often drop the wrapper). One
   block holds one function; a `</tool_call>` right after `</function>` belongs to it.
 * A parameter value is raw text: one leading and one trailing newline are the template's and are
-  trimmed, the trailing one only after a leading one (Seed-OSS's template writes a value right
-  after its tag, so a final line break there is the value's, as llama.cpp reads it: an edit
-  tool's `oldString` keeps it; but when its `</parameter>` is forgotten, the line break before
-  the next tag is the layout that puts each tag on its own line); nothing else is trimmed or
-  decoded. A model whose text went through one JSON encoding too many writes the template's
-  line breaks as the two characters `\n` (LocalAI's "literal \n between tags"): such escaped
-  blanks between the tags are layout too, and then so is one `\n` at each edge of a value
-  (never one inside it). Only `</parameter>` ends a value, or (the closer forgotten) the next
-  `<parameter=`, `</function>`, or the wrapper's `</tool_call>`, which then ends the call and the block (`core/closers.py`);
-  any other `<`, `>` or tag is content. A value may quote the format's own markup: its
-  `</parameter>` ends it only where the call goes on after it (a declared parameter, a closer,
-  a new call, the end), and a `<parameter=` inside it that names no declared parameter not
-  given yet is text whose own `</parameter>` pairs with it (`core/closers.Continuation`). A
-  value whose closer is missing and that holds markup of a call is never executed: cut short,
-  most likely.
+  trimmed, the trailing one only after a leading one (Seed-OSS's template writes a value right after
+  its tag, so a final line break there is the value's, as llama.cpp reads it: an edit tool's
+  `oldString` keeps it; but when its `</parameter>` is forgotten, the line break before the next tag
+  is the layout that puts each tag on its own line); nothing else is trimmed or decoded. A model
+  whose text went through one JSON encoding too many writes the template's line breaks as the two
+  characters `\n` (LocalAI's "literal \n between tags"): such escaped blanks between the tags are
+  layout too, and then so is one `\n` at each edge of a value (never one inside it). Only
+  `</parameter>` ends a value, or (the closer forgotten) the next `<parameter=`, `</function>`, or
+  the wrapper's `</tool_call>`, which then ends the call and the block (`core/closers.py`); any
+  other `<`, `>` or tag is content. A value may quote the format's own markup: its `</parameter>`
+  ends it only where the call goes on after it (a declared parameter, a closer, a new call, the
+  end), and a `<parameter=` inside it that names no declared parameter not given yet is text whose
+  own `</parameter>` pairs with it (`core/closers.Continuation`). A value whose closer is missing
+  and that holds markup of a call is never executed: cut short, most likely.
 * Values are typed by the tool's schema (`parameter_value`): a string keeps its text; numbers,
   booleans and null are read from the text; objects and arrays from JSON or Python literals.
   Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
