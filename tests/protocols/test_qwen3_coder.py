@@ -544,3 +544,26 @@ def test_after_a_value_on_its_tags_line_the_break_before_a_forgotten_closers_tag
     assert call.arguments == {"file_path": "a.py", "content": "x = 1\n"}
     check_all_invariants("seed-oss", text, WRITE)
     check_all_invariants("auto", text, WRITE)
+
+
+def test_an_object_parameter_written_as_a_json_string_holding_a_dict_reads_as_the_object() -> None:
+    # vLLM's test_qwen3_xml_coder_shared.py, test_double_encoded_object_param_nonstreaming.
+    tools = [
+        {
+            "name": "process",
+            "parameters": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "data": {"type": "object"}},
+            },
+        }
+    ]
+    text = (
+        "<tool_call>\n<function=process>\n<parameter=name>\nhello\n</parameter>\n"
+        "<parameter=data>\n\"{'key': 'value', 'n': 1}\"\n</parameter>\n</function>\n</tool_call>\n"
+    )
+    for protocol in ("qwen3-coder", "auto"):
+        (call,) = toolmend.parse(text, protocol, tools).tool_calls
+        assert (call.arguments, call.executable) == (
+            {"name": "hello", "data": {"key": "value", "n": 1}},
+            True,
+        )
