@@ -315,3 +315,34 @@ def test_a_doubled_tag_is_dropped_only_when_nothing_but_blanks_lies_between() ->
         ("a", "1")
     ]
     assert read_pairs("<arg_key>a</arg_key>x</arg_key><arg_value>1</arg_value>").error is not None
+
+
+# GLM-4-0414's tagless call, its name on the first line and its JSON arguments on the next
+# (a user's report, ml-explore/mlx-swift-lm#623), and the sibling after reasoning, CRLF.
+TAGLESS = 'get_weather\n{"city": "Paris", "days": 2}'
+TAGLESS_AFTER_THINKING = '<think>Paris first.</think>\nget_weather\r\n{"city": "Paris"}'
+
+
+@pytest.mark.parametrize("protocol", ["glm45", "auto"])
+def test_a_tagless_name_then_json_call_at_the_outputs_start_is_read(protocol: str) -> None:
+    assert calls(TAGLESS, protocol) == [("get_weather", {"city": "Paris", "days": 2}, True)]
+    assert calls(TAGLESS_AFTER_THINKING, protocol) == [("get_weather", {"city": "Paris"}, True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        ('Sure.\nget_weather\n{"city": "Paris"}', WEATHER),  # prose first
+        ("get_weather\nis the tool I would use.", WEATHER),  # no JSON after the name
+        (TAGLESS, None),  # no tools: no name marks a call
+    ],
+    ids=["prose-first", "no-json", "tools-none"],
+)
+def test_a_tagless_call_anywhere_else_or_without_tools_stays_text(text: str, tools: Any) -> None:
+    assert calls(text, "glm45", tools=tools) == []
+    assert toolmend.parse(text, "glm45", tools).text == text
+
+
+@pytest.mark.parametrize("text", [TAGLESS, TAGLESS_AFTER_THINKING], ids=["first", "thinking"])
+def test_the_tagless_call_reading_is_split_invariant(text: str) -> None:
+    check_all_invariants("glm45", text, WEATHER)
