@@ -178,6 +178,11 @@ class InvokeFormat:
     #: Tokens a model fumbles into an invoke's name (Glimmer echoes its header's `<|message|>`
     #: there: `name="read<|message|>"`, as Ollama's Glimmer parser reads it): not the name's.
     name_noise: tuple[str, ...] = ()
+    #: A value written on its own lines (`<parameter name="k">\nV\n</parameter>`) loses that
+    #: first and that last line break, the layout around it (MiniMax-M2's engines, vLLM's and
+    #: Ollama's parsers, read it so, as Qwen3-Coder's template lays values out); a value that
+    #: starts on its tag's line keeps every character.
+    layout_breaks: bool = False
     #: Where values end and how the fast path takes them, derived from the above.
     value_ends: ValueEnds = field(init=False, repr=False, compare=False)
 
@@ -247,6 +252,9 @@ class ValueEnds:
 
     closers: Mapping[tuple[str, str], NestedClosers]
     text: ValueText
+    #: The same, a final line break held back (a value written on its own lines, whose layout
+    #: breaks `layout_breaks` trims).
+    broken_text: ValueText
     #: What may follow a value's `</parameter>` for it to end the value, by the same keys.
     continuations: Mapping[tuple[str, str], Continuation]
 
@@ -284,7 +292,9 @@ def _value_ends(
                 levels[0][0], goes_on, param_tag, _parameter_name, skip_blanks
             )
     stops = dict.fromkeys(m for nested in closers.values() for m in nested.markers)
-    return ValueEnds(closers, ValueText(tuple(stops), _ENTITIES), continuations)
+    text = ValueText(tuple(stops), _ENTITIES)
+    broken = ValueText(tuple(stops), _ENTITIES, held="\n")
+    return ValueEnds(closers, text, broken, continuations)
 
 
 def _parameter_name(buf: str, i: int, end: int, final: bool) -> NameRead:
@@ -602,6 +612,9 @@ class InvokeReader(BlockReader):
         self.tail_closes = True  # what is held at the end is (a prefix of) the invoke closer
         self.closer_begun = False  # ... and it is not only blanks
         self.as_json = False  # the value in progress is JSON (DSML's `string="false"`)
+        #: With `layout_breaks`: the value began with a line break (its last one is layout
+        #: too); None until its first character has arrived.
+        self.broke: bool | None = False
         self.json_pieces: list[str] = []  # arguments written as one JSON object
 
     # ------------------------------------------------------------------------- reading ahead
@@ -758,25 +771,48 @@ class InvokeReader(BlockReader):
                 self.discard = True
         elif self.duplicate is None and not as_json and not self.fmt.cdata:
             self.streaming = self.ctx.args.open_string(key)
-        if not self.discard:
+        self.broke = None if self.fmt.layout_breaks and not self.discard else False
+        if not self.discard and self.broke is not None:
             self.ctx.stream_value(self.fmt.value_ends.text, decoded=(self.pieces,))
         self.state = _VALUE
 
+    def _first_break(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """With `layout_breaks`, at the value's first character: skip a leading line break (the
+        value is then on its own lines) and let the fast path take the value; `pos` while the
+        character has not arrived, else where the value's text begins."""
+        if pos == end and not final:
+            return pos
+        self.broke = buf.startswith("\n", pos, end)
+        ends = self.fmt.value_ends
+        self.ctx.stream_value(ends.broken_text if self.broke else ends.text, decoded=(self.pieces,))
+        return pos + 1 if self.broke else pos
+
+    def _held_break(self, buf: str, pos: int, stop: int) -> int:
+        """`stop`, or one less when the value is on its own lines and `buf[pos:stop]` ends with
+        a line break: the layout before the closer, decided once the closer is read."""
+        return stop - 1 if self.broke and stop > pos and buf[stop - 1] == "\n" else stop
+
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
+        if self.broke is None:
+            start = self._first_break(buf, pos, end, final)
+            if self.broke is None:
+                return pos, False
+            pos = start
         at, close, level = self.value_closers.find(buf, pos, end)
         if level == 0:
             quoted = self._quoted_markup(buf, at + len(close), end, close, final)
             if quoted is None:  # decided once the window past the tag is there
-                if at > pos:
-                    self._value_piece(buf[pos:at])
-                return at, False
+                cut = self._held_break(buf, pos, at)
+                if cut > pos:
+                    self._value_piece(buf[pos:cut])
+                return cut, False
             if quoted:
                 self._value_piece(buf[pos : at + len(close)])
                 return at + len(close), True
             if close == self.param_tag:  # the next parameter: this value's closer forgotten
                 self.ctx.stop_value()
-                self._value_piece(buf[pos:at])
+                self._value_piece(buf[pos : self._held_break(buf, pos, at)])
                 self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
                 self._refuse_if_quoting()
                 self._close_value()
@@ -794,15 +830,16 @@ class InvokeReader(BlockReader):
                 final=final,
             )
             if literal is None:  # decided once the window past the closer is there
-                if at > pos:
-                    self._value_piece(buf[pos:at])
-                return at, False
+                cut = self._held_break(buf, pos, at)
+                if cut > pos:
+                    self._value_piece(buf[pos:cut])
+                return cut, False
             if literal:
                 self._value_piece(buf[pos : at + len(close)])  # a value quoting the closer
                 return at + len(close), True
         if close:
             self.ctx.stop_value()
-            self._value_piece(buf[pos:at])
+            self._value_piece(buf[pos : self._held_break(buf, pos, at)])
             stop = at + len(close)
             if level == 0:
                 self._close_value()
@@ -822,6 +859,7 @@ class InvokeReader(BlockReader):
             amp = buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
             if amp != -1 and _PARTIAL_ENTITY.fullmatch(buf, amp, stop):
                 stop = amp  # a partial entity: decide it when more has arrived
+            stop = self._held_break(buf, pos, stop)
         if stop > pos:
             self._value_piece(buf[pos:stop])
         return stop, False
