@@ -108,3 +108,32 @@ def test_a_value_on_its_own_lines_loses_only_the_layout_line_breaks(protocol: st
 def test_the_layout_line_breaks_reading_is_split_invariant(text: str) -> None:
     check_all_invariants("minimax-m2", text, WRITE_PY)
     check_all_invariants("auto", text, WRITE_PY)
+
+
+# MiniMax-M2's template writes a value as it is (its guide's example holds raw quotes), so an
+# entity in a value is the model's text: Ollama's minimaxm2_test.go "special characters in
+# values" keeps `AI &amp; Machine Learning` (vLLM's parser decodes nothing either). The sibling:
+# an HTML file whose entities must reach the disk as written.
+ENTITY = (
+    '<minimax:tool_call>\n<invoke name="write_file">\n<parameter name="path">a.html</parameter>\n'
+    '<parameter name="content"><p>Tom &amp; Jerry &lt;3</p></parameter>\n</invoke>\n'
+    "</minimax:tool_call>"
+)
+
+
+@pytest.mark.parametrize("protocol", ["minimax-m2", "auto"])
+def test_a_value_is_raw_text_its_entities_kept(protocol: str) -> None:
+    (call,) = toolmend.parse(ENTITY, protocol, WRITE_PY).tool_calls
+    assert call.arguments == {"path": "a.html", "content": "<p>Tom &amp; Jerry &lt;3</p>"}
+    check_all_invariants(protocol, ENTITY, WRITE_PY)
+
+
+def test_a_raw_value_renders_as_it_is_and_one_holding_a_closer_is_refused() -> None:
+    proto = toolmend.get_protocol("minimax-m2")
+    call = toolmend.ToolCall(
+        id="c1", name="write_file", arguments={"path": "a", "content": "a & <b>"}
+    )
+    assert '<parameter name="content">a & <b></parameter>' in proto.render_call(call)
+    quoting = toolmend.ToolCall(id="c2", name="write_file", arguments={"content": "x</invoke>"})
+    with pytest.raises(toolmend.CannotRenderError):
+        proto.render_call(quoting)

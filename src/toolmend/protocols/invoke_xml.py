@@ -66,7 +66,7 @@ from toolmend.core.closers import (
     NestedClosers,
     enclosing_closer_is_text,
 )
-from toolmend.core.fastpath import Escapes, ValueText
+from toolmend.core.fastpath import NO_ESCAPES, Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.reader import (
     CUT_AFTER_HEADER,
@@ -80,7 +80,7 @@ from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char
+from toolmend.protocols.base import Claim, TextProtocol, carried_raw, claim_by_first_char
 from toolmend.schema_gate import Policy, SchemaGate
 from toolmend.textvalue import typed_value
 from toolmend.xmltext import CDATA_CLOSE, CDATA_OPEN, unwrap_cdata
@@ -183,6 +183,11 @@ class InvokeFormat:
     #: Ollama's parsers, read it so, as Qwen3-Coder's template lays values out); a value that
     #: starts on its tag's line keeps every character.
     layout_breaks: bool = False
+    #: Values are raw text, no entity decoded (MiniMax-M2's template writes a value as it is,
+    #: quotes and `&` included, and its engines, vLLM's and Ollama's parsers, read `&amp;` as
+    #: the five characters): rendering then refuses a value holding a closer instead of
+    #: escaping it (`carried_raw`).
+    raw_values: bool = False
     #: Where values end and how the fast path takes them, derived from the above.
     value_ends: ValueEnds = field(init=False, repr=False, compare=False)
 
@@ -197,6 +202,7 @@ class InvokeFormat:
                 self.parameter_tag,
                 short_invoke_close=self.short_invoke_close,
                 parameters_wrapper=self.parameters_wrapper,
+                raw_values=self.raw_values,
             ),
         )
 
@@ -268,6 +274,7 @@ def _value_ends(
     *,
     short_invoke_close: bool = False,
     parameters_wrapper: str = "",
+    raw_values: bool = False,
 ) -> ValueEnds:
     """The `ValueEnds` of a format's prefixes, wrappers and tags (shared by formats that agree).
     With `short_invoke_close` an invoke's closer cut short (`</PREFIXi…`) continues an invoke
@@ -292,8 +299,9 @@ def _value_ends(
                 levels[0][0], goes_on, param_tag, _parameter_name, skip_blanks
             )
     stops = dict.fromkeys(m for nested in closers.values() for m in nested.markers)
-    text = ValueText(tuple(stops), _ENTITIES)
-    broken = ValueText(tuple(stops), _ENTITIES, held="\n")
+    escapes = NO_ESCAPES if raw_values else _ENTITIES
+    text = ValueText(tuple(stops), escapes)
+    broken = ValueText(tuple(stops), escapes, held="\n")
     return ValueEnds(closers, text, broken, continuations)
 
 
@@ -314,14 +322,23 @@ def escape_attribute(text: str) -> str:
     return escape_text(text).replace('"', "&quot;")
 
 
-def render_value(value: Any, *, cdata: bool = False) -> str:
-    """A parameter value as written: a string as it is, anything else as JSON (escaped).
+def render_value(
+    value: Any, *, cdata: bool = False, raw: bool = False, layout_breaks: bool = False
+) -> str:
+    """A parameter value as written: a string as it is, anything else as JSON (escaped; with
+    `raw`, a format whose values are raw text, as it is). With `layout_breaks` a text that
+    begins with a line break is written on its own lines, so that it reads back whole.
 
     With `cdata` (a format reading `<![CDATA[…]]>` values), a text that would read as a CDATA
     section once its entities are decoded is written inside one, so it reads back as written:
     a `]]>` in it (escaped `]]&gt;`, which reads as `]]>`) ends one section and opens the next.
     """
-    text = escape_text(value if isinstance(value, str) else canonical_json(value))
+    text = value if isinstance(value, str) else canonical_json(value)
+    if layout_breaks and text.startswith("\n"):
+        text = f"\n{text}\n"
+    if raw:
+        return text
+    text = escape_text(text)
     if cdata and decode_entities(text).strip(" \t\r\n").startswith(CDATA_OPEN):
         split = text.replace("]]&gt;", f"]]{CDATA_CLOSE}{CDATA_OPEN}&gt;")
         return CDATA_OPEN + split + CDATA_CLOSE
@@ -336,6 +353,8 @@ def render_invoke(
     invoke_tag: str = "invoke",
     parameter_tag: str = "parameter",
     cdata: bool = False,
+    raw: bool = False,
+    layout_breaks: bool = False,
 ) -> str:
     """A call as one invoke, its tags with `prefix`; with `string_attribute` each parameter
     says whether its value is a string (DSML's `string="true|false"`)."""
@@ -344,7 +363,8 @@ def render_invoke(
         attr = f' string="{str(isinstance(value, str)).lower()}"' if string_attribute else ""
         lines.append(
             f'<{prefix}{parameter_tag} name="{escape_attribute(key)}"{attr}>'
-            f"{render_value(value, cdata=cdata)}</{prefix}{parameter_tag}>"
+            f"{render_value(value, cdata=cdata, raw=raw, layout_breaks=layout_breaks)}"
+            f"</{prefix}{parameter_tag}>"
         )
     lines.append(f"</{prefix}{invoke_tag}>")
     return "\n".join(lines)
@@ -444,6 +464,9 @@ class InvokeProtocol(TextProtocol):
         )
         if self.format.string_attribute:
             example += '\n(string="false" when the value is a number, boolean, array or object)'
+        escaping = (
+            "" if fmt.raw_values else "Write &lt;, &gt; and &amp; for <, > and & inside a value. "
+        )
         if self.format.wrap_output:
             wrapper = self.format.wrapper
             example = f"<{wrapper}>\n{example}\n</{wrapper}>"
@@ -454,7 +477,7 @@ class InvokeProtocol(TextProtocol):
             "You can call the tools declared below. To call one, write:\n"
             f"{example}\n\n"
             "Write a string value as it is; write numbers, booleans, arrays and objects as JSON. "
-            "Write &lt;, &gt; and &amp; for <, > and & inside a value. "
+            f"{escaping}"
             f"{several} Each result comes back in a <function_results> block.\n\n"
             "The tools, as a JSON array of name, description and input_schema:\n"
             f"<tools>\n{body}\n</tools>"
@@ -462,6 +485,10 @@ class InvokeProtocol(TextProtocol):
 
     def render_call(self, call: ToolCall) -> str:
         fmt = self.format
+        if fmt.raw_values:
+            for value in call.arguments.values():
+                text = value if isinstance(value, str) else canonical_json(value)
+                carried_raw(text, fmt.value_ends.text.stops, protocol_id=fmt.id)
         invoke = render_invoke(
             call,
             fmt.prefixes[0],
@@ -469,6 +496,8 @@ class InvokeProtocol(TextProtocol):
             invoke_tag=fmt.invoke_tag,
             parameter_tag=fmt.parameter_tag,
             cdata=fmt.cdata,
+            raw=fmt.raw_values,
+            layout_breaks=fmt.layout_breaks,
         )
         return (
             f"<{self.format.wrapper}>\n{invoke}\n</{self.format.wrapper}>"
@@ -856,7 +885,11 @@ class InvokeReader(BlockReader):
             return stop, False
         stop = at  # a partial closer may begin there
         if not final:
-            amp = buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
+            amp = (
+                -1
+                if self.fmt.raw_values
+                else buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
+            )
             if amp != -1 and _PARTIAL_ENTITY.fullmatch(buf, amp, stop):
                 stop = amp  # a partial entity: decide it when more has arrived
             stop = self._held_break(buf, pos, stop)
@@ -903,7 +936,7 @@ class InvokeReader(BlockReader):
     def _value_piece(self, raw: str) -> None:
         if self.discard:
             return
-        text = decode_entities(raw) if "&" in raw else raw
+        text = decode_entities(raw) if "&" in raw and not self.fmt.raw_values else raw
         self.pieces.append(text)
         if self.streaming:
             self.ctx.args.string_chunk(text)

@@ -6,7 +6,8 @@ rendered in the `<minimax:tool_call>` wrapper, a value of an undeclared key that
 number, boolean, null, array or object is read as that value (MiniMax's template writes them as
 JSON; declared keys follow the schema as in every invoke format), the schema gate repairs
 leniently, a parameter given twice keeps its last value, and a value written on its own lines
-loses those two layout line breaks (`layout_breaks`). It holds no parsing of its own.
+loses those two layout line breaks (`layout_breaks`); values are raw text, `&amp;` the five
+characters it is (`raw_values`). It holds no parsing of its own.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ FORMAT = InvokeFormat(
     wrapper="minimax:tool_call",
     undeclared_json=True,
     layout_breaks=True,
+    raw_values=True,
 )
 
 PROTOCOL = InvokeProtocol(FORMAT)
