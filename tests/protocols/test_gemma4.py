@@ -461,3 +461,11 @@ def test_the_bare_call_reading_is_split_invariant(text: str) -> None:
     tools = BASH if text is BARE_AFTER_THOUGHT else WEATHER
     check_all_invariants("gemma4", text, tools)
     check_all_invariants("auto", text, tools)
+
+
+@pytest.mark.parametrize("protocol", ["gemma4", "auto"])
+def test_an_output_ending_in_the_word_call_shows_it(protocol: str) -> None:
+    # A bare call's marker `call:` is a word: "no call" at the end is text, never a cut marker
+    # (while a cut `<|tool_call` token still is).
+    assert toolmend.parse("no call", protocol, BASH).text == "no call"
+    assert toolmend.parse("Use <|tool_call", protocol, BASH).text == "Use "

@@ -346,3 +346,12 @@ def test_a_tagless_call_anywhere_else_or_without_tools_stays_text(text: str, too
 @pytest.mark.parametrize("text", [TAGLESS, TAGLESS_AFTER_THINKING], ids=["first", "thinking"])
 def test_the_tagless_call_reading_is_split_invariant(text: str) -> None:
     check_all_invariants("glm45", text, WEATHER)
+
+
+@pytest.mark.parametrize("protocol", ["glm45", "functionary-v3", "auto"])
+def test_an_output_ending_in_a_tools_name_shows_it(protocol: str) -> None:
+    # A leading call's marker is a tool's name and its line break: the name alone at the end
+    # of an answer is a word of it, never a cut-off marker to strip.
+    for text in ("I would use get_weather", "get_weather"):
+        result = toolmend.parse(text, protocol, WEATHER)
+        assert (result.text, result.tool_calls) == (text, [])

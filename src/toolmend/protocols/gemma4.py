@@ -554,6 +554,9 @@ class Gemma4Protocol(TextProtocol):
     def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
         return {CALL_PREFIX: "output"} if self.bare_calls else {}
 
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (self.markup.open,)  # a bare `call:` is a word: an output ending in `call` shows it
+
     def closing_markers(self) -> Sequence[str]:
         return self.markup.dialect.terminators
 

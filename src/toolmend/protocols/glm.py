@@ -395,6 +395,9 @@ class GlmProtocol(TextProtocol):
     def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
         return dict.fromkeys(self._leading(resolver), "output")
 
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (self.tags.open,)  # a tool's name is a word: an output ending in one shows it
+
     def token_openers(self) -> Sequence[str]:
         return (self.tags.open,)  # a special token of the GLM-4.5/4.6/4.7 tokenizers
 
