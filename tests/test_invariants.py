@@ -59,6 +59,7 @@ _MARKUP = st.sampled_from(
 _text = st.lists(st.one_of(_TEXT_ALPHABET, _MARKUP), max_size=30).map("".join)
 #: Formats that write values unescaped: they refuse what they cannot carry.
 RAW_VALUE_FORMATS = {
+    "minimax-m2",
     "qwen3-coder",
     "seed-oss",
     "gemma4",

@@ -124,6 +124,29 @@ def test_a_container_encoded_twice_reads_as_the_container(text: str, value: Any)
     assert typed_value(text, frozenset(("array", "object"))) == value
 
 
+@pytest.mark.parametrize(
+    ("text", "value", "how"),
+    [
+        # vLLM's test_qwen3_xml_coder_shared.py, test_double_encoded_object_param_nonstreaming
+        ("\"{'key': 'value', 'n': 1}\"", {"key": "value", "n": 1}, "parse-literal"),
+        ('"{\\"key\\": \\"value\\"}"', {"key": "value"}, "parse-json"),  # JSON in a JSON string
+        ('"[1, 2]"', [1, 2], "parse-json"),
+    ],
+)
+def test_a_container_written_as_a_json_string_reads_as_the_container(
+    text: str, value: Any, how: str
+) -> None:
+    assert container_from_text(text) == (value, how)
+    assert typed_value(text, frozenset(("array", "object"))) == value
+
+
+@pytest.mark.parametrize("text", ['"hello"', '"{not json"', '"\\"[1]\\""'])
+def test_a_json_string_holding_no_container_or_a_string_again_stays_text(text: str) -> None:
+    assert container_from_text(text) is None  # one level only: a string inside stays a string
+    assert typed_value(text, frozenset(("object",))) == text
+    assert typed_value('"[1, 2]"', None) == '"[1, 2]"'  # no declared type: the text as written
+
+
 def test_text_with_escaped_quotes_that_is_no_json_stays_text() -> None:
     text = 'say \\"hi\\"'
     assert typed_value(text, frozenset(("array",))) == text

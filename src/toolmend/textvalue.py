@@ -15,7 +15,8 @@ text? This module answers it once:
   first kind that reads it, in the order null, boolean, integer, number, array/object), or the
   text itself; without types (or `strict`), a JSON value that is not a string, or the text.
 * `container_from_text`: the array/object reading (also JSON encoded twice, its quotes
-  escaped), with the bounded repairs the gate may apply.
+  escaped, or the container written as a JSON string: `"{'a': 1}"`), with the bounded repairs
+  the gate may apply.
 
 It never looks at a schema (callers pass the declared types, `schema_gate.declared_types`),
 never validates and never records repairs: the schema gate decides what a value means.
@@ -117,6 +118,8 @@ def container_from_text(text: str, *, repair: bool = False) -> tuple[Any, str] |
     keep it).
     """
     t = text.strip()
+    if len(t) > 1 and t[0] == t[-1] == '"':
+        return _quoted_container(t, repair=repair)
     if not t or t[0] not in "[{(":
         return None
     candidates = [t, repair_unicode_escapes(t)] if repair else [t]
@@ -143,6 +146,19 @@ def container_from_text(text: str, *, repair: bool = False) -> tuple[Any, str] |
         if isinstance(value, (dict, list)):
             return value, "parse-json"
     return None
+
+
+def _quoted_container(text: str, *, repair: bool) -> tuple[Any, str] | None:
+    """A container written as a JSON string literal (`"{'key': 'value'}"`, `"[1, 2]"`: the
+    value encoded once more, as vLLM's Qwen3-Coder tests show): the string's content read as a
+    container, one level only (a string inside it stays a string)."""
+    try:
+        inner = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(inner, str) or inner.strip()[:1] not in ("[", "{", "("):
+        return None
+    return container_from_text(inner, repair=repair)
 
 
 def _escaped_json(text: str) -> str:

@@ -412,3 +412,60 @@ def test_a_stray_colon_before_call_is_header_markup() -> None:
         ]
         assert result.text == ""
     check_all_invariants("gemma4", text)
+
+
+# Gemma 4 dropping its `<|tool_call>` opener: vLLM's test_gemma4_regex_and_bare_calls.py
+# (TestGemma4EngineBareCallIntegration), a bare call right after the thought channel closes.
+BARE_AFTER_THOUGHT = '<|channel>thought\nListing directory files.\n<channel|>call:bash{command:<|"|>ls -la /work<|"|>}'
+# The sibling from the template's own call syntax: no reasoning, the opener gone but its
+# `<tool_call|>` terminator kept, two calls back to back as one block writes them.
+BARE_FIRST = (
+    'call:get_weather{city:<|"|>Paris<|"|>}call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>'
+)
+
+
+@pytest.mark.parametrize("protocol", ["gemma4", "auto"])
+def test_a_bare_call_first_in_the_visible_output_is_a_call_of_a_declared_tool(
+    protocol: str,
+) -> None:
+    result = toolmend.parse(BARE_AFTER_THOUGHT, protocol, BASH)
+    assert [(c.name, c.arguments, c.executable) for c in result.tool_calls] == [
+        ("bash", {"command": "ls -la /work"}, True)
+    ]
+    assert result.text == ""
+    result = toolmend.parse(BARE_FIRST, protocol, WEATHER)
+    assert [(c.arguments, c.executable) for c in result.tool_calls] == [
+        ({"city": "Paris"}, True),
+        ({"city": "Oslo"}, True),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        ('Try call:get_weather{city:<|"|>Paris<|"|>}', WEATHER),  # prose first: an example
+        ('call:delete_all{path:<|"|>/<|"|>}', WEATHER),  # not a declared tool
+        ('<|channel>thought\nx\n<channel|>call:bash{command:<|"|>ls<|"|>}', None),  # no tools
+    ],
+    ids=["after-prose", "undeclared", "tools-none"],
+)
+def test_a_bare_call_anywhere_else_or_of_no_declared_tool_stays_text(text: str, tools: Any) -> None:
+    for protocol in ("gemma4", "auto"):
+        result = toolmend.parse(text, protocol, tools)
+        assert result.tool_calls == []
+        assert text.endswith(result.text)
+
+
+@pytest.mark.parametrize("text", [BARE_AFTER_THOUGHT, BARE_FIRST], ids=["thought", "first"])
+def test_the_bare_call_reading_is_split_invariant(text: str) -> None:
+    tools = BASH if text is BARE_AFTER_THOUGHT else WEATHER
+    check_all_invariants("gemma4", text, tools)
+    check_all_invariants("auto", text, tools)
+
+
+@pytest.mark.parametrize("protocol", ["gemma4", "auto"])
+def test_an_output_ending_in_the_word_call_shows_it(protocol: str) -> None:
+    # A bare call's marker `call:` is a word: "no call" at the end is text, never a cut marker
+    # (while a cut `<|tool_call` token still is).
+    assert toolmend.parse("no call", protocol, BASH).text == "no call"
+    assert toolmend.parse("Use <|tool_call", protocol, BASH).text == "Use "

@@ -145,3 +145,35 @@ def test_a_header_whose_block_holds_no_invoke_is_text_again_whole(protocol: str,
     result = toolmend.parse(text, protocol, WEATHER)
     assert result.text == text and not result.tool_calls
     check_all_invariants(protocol, text, WEATHER)
+
+
+# The model fumbles its header's `<|message|>` into the invoke name (Ollama's glimmer_test.go,
+# TestGlimmerParserStrayMessageTagInInvokeName, ollama/ollama, MIT, with `read`): the name is
+# the one before the token.
+FUMBLED = " to=get_weather<|message|>" + atem("get_weather<|message|>", CITY) + "<|eot|>"
+# The sibling: a block of two invokes, the second fumbled, after a reasoning message.
+FUMBLED_SECOND = (
+    " to=self<|message|>Both cities.<|eom|><|start|>assistant to=get_weather<|message|>"
+    "<atem:function_calls>\n"
+    '<atem:invoke name="get_weather">\n' + CITY + "</atem:invoke>\n"
+    '<atem:invoke name="get_weather<|message|>">\n'
+    '<atem:parameter name="city">Oslo</atem:parameter>\n</atem:invoke>\n'
+    "</atem:function_calls><|eom|>"
+)
+
+
+@pytest.mark.parametrize("protocol", ["glimmer", "auto"])
+def test_a_message_token_fumbled_into_an_invoke_name_is_not_the_names(protocol: str) -> None:
+    assert calls(FUMBLED, protocol) == PARIS
+    assert calls(FUMBLED_SECOND, protocol) == [*PARIS, ("get_weather", {"city": "Oslo"})]
+
+
+def test_any_other_markup_in_an_invoke_name_still_makes_the_block_text() -> None:
+    text = FUMBLED.replace("get_weather<|message|>", "get_weather<|eom|>")
+    assert calls(text, "glimmer") == []
+
+
+@pytest.mark.parametrize("text", [FUMBLED, FUMBLED_SECOND], ids=["first", "second"])
+def test_the_fumbled_name_reading_is_split_invariant(text: str) -> None:
+    check_all_invariants("glimmer", text, WEATHER)
+    check_all_invariants("auto", text, WEATHER)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import toolmend
 from conformance import case_text, load_engine_cases
 from support import check_all_invariants, comparable, run_chunks, split_at
-from tool_fixtures import MULTIPLY, WEATHER
+from tool_fixtures import MULTIPLY, WEATHER, WRITE
 from toolmend.protocols.glm import read_pairs, split_name
 
 GLM45 = (
@@ -150,6 +150,52 @@ def test_a_new_tool_call_before_the_closer_ends_the_unclosed_one_incomplete() ->
     ]
 
 
+# A value that mentions the block's own opener, read to its `</arg_value>` (llama.cpp's
+# test-chat.cpp, Ling 3.0 template: `contains </think> and <tool_call> strings`). GLM's template
+# writes a value raw, so a file or a note about the format holds the tag as it is.
+LING_VALUE = (
+    "check this\n</think>\n<tool_call>tool_2req_4opt\n<arg_key>req1</arg_key>\n"
+    "<arg_value>contains </think> and <tool_call> strings</arg_value>\n"
+    "<arg_key>req2</arg_key>\n<arg_value>1</arg_value>\n</tool_call>"
+)
+# The sibling in GLM-4.7's layout: a file documenting the format, the tag at the value's end.
+NOTE_VALUE = (
+    "<tool_call>write_file<arg_key>file_path</arg_key><arg_value>NOTES.md</arg_value>"
+    "<arg_key>content</arg_key><arg_value>Each call opens with <tool_call></arg_value>"
+    "</tool_call>"
+)
+
+
+@pytest.mark.parametrize("protocol", ["glm45", "glm47", "auto"])
+def test_a_value_mentioning_the_opener_is_read_to_its_own_closer(protocol: str) -> None:
+    got = calls(LING_VALUE, protocol, tools=None)
+    assert got == [
+        ("tool_2req_4opt", {"req1": "contains </think> and <tool_call> strings", "req2": 1}, True)
+    ]
+    content = "Each call opens with <tool_call>"
+    assert calls(NOTE_VALUE, protocol, tools=WRITE) == [
+        ("write_file", {"file_path": "NOTES.md", "content": content}, True)
+    ]
+
+
+def test_an_unclosed_value_still_ends_where_a_new_call_opens() -> None:
+    # The next call writes its key before any `</arg_value>`: that closer is not this value's.
+    text = (
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris"
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>"
+    )
+    assert calls(text, "glm47") == [
+        ("get_weather", {"city": "Paris"}, False),
+        ("get_weather", {"city": "Oslo"}, True),
+    ]
+
+
+@pytest.mark.parametrize("text", [LING_VALUE, NOTE_VALUE], ids=["ling", "note"])
+def test_the_quoted_opener_reading_is_split_invariant(text: str) -> None:
+    check_all_invariants("glm45", text, WRITE)
+    check_all_invariants("auto", text + "\nDone.", WRITE)
+
+
 def test_a_key_given_twice_keeps_its_last_value_and_says_so() -> None:
     text = (
         "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value>"
@@ -269,3 +315,43 @@ def test_a_doubled_tag_is_dropped_only_when_nothing_but_blanks_lies_between() ->
         ("a", "1")
     ]
     assert read_pairs("<arg_key>a</arg_key>x</arg_key><arg_value>1</arg_value>").error is not None
+
+
+# GLM-4-0414's tagless call, its name on the first line and its JSON arguments on the next
+# (a user's report, ml-explore/mlx-swift-lm#623), and the sibling after reasoning, CRLF.
+TAGLESS = 'get_weather\n{"city": "Paris", "days": 2}'
+TAGLESS_AFTER_THINKING = '<think>Paris first.</think>\nget_weather\r\n{"city": "Paris"}'
+
+
+@pytest.mark.parametrize("protocol", ["glm45", "auto"])
+def test_a_tagless_name_then_json_call_at_the_outputs_start_is_read(protocol: str) -> None:
+    assert calls(TAGLESS, protocol) == [("get_weather", {"city": "Paris", "days": 2}, True)]
+    assert calls(TAGLESS_AFTER_THINKING, protocol) == [("get_weather", {"city": "Paris"}, True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        ('Sure.\nget_weather\n{"city": "Paris"}', WEATHER),  # prose first
+        ("get_weather\nis the tool I would use.", WEATHER),  # no JSON after the name
+        (TAGLESS, None),  # no tools: no name marks a call
+    ],
+    ids=["prose-first", "no-json", "tools-none"],
+)
+def test_a_tagless_call_anywhere_else_or_without_tools_stays_text(text: str, tools: Any) -> None:
+    assert calls(text, "glm45", tools=tools) == []
+    assert toolmend.parse(text, "glm45", tools).text == text
+
+
+@pytest.mark.parametrize("text", [TAGLESS, TAGLESS_AFTER_THINKING], ids=["first", "thinking"])
+def test_the_tagless_call_reading_is_split_invariant(text: str) -> None:
+    check_all_invariants("glm45", text, WEATHER)
+
+
+@pytest.mark.parametrize("protocol", ["glm45", "functionary-v3", "auto"])
+def test_an_output_ending_in_a_tools_name_shows_it(protocol: str) -> None:
+    # A leading call's marker is a tool's name and its line break: the name alone at the end
+    # of an answer is a word of it, never a cut-off marker to strip.
+    for text in ("I would use get_weather", "get_weather"):
+        result = toolmend.parse(text, protocol, WEATHER)
+        assert (result.text, result.tool_calls) == (text, [])

@@ -123,3 +123,30 @@ def test_the_upstream_cases_keep_the_stream_invariants_at_every_split(
 ) -> None:
     check_all_invariants("minicpm4-xml", case["text"], case["tools"])
     check_all_invariants("auto", case["text"], case["tools"])
+
+
+# MiniCPM5 writes its parameters inside `<arguments>…</arguments>` (Ollama's minicpm5_test.go,
+# `tool_call_with_arguments_wrapper`, ollama/ollama model/parsers, MIT).
+MINICPM5 = '<function name="get_weather"><arguments><param name="city">Paris</param></arguments></function>'
+# The sibling in the layout the family writes between tags, two parameters, one as CDATA.
+MINICPM5_LINES = (
+    '<function name="get_weather">\n<arguments>\n<param name="city"><![CDATA[Paris & <x>]]></param>\n'
+    '<param name="date">2026-12-04</param>\n</arguments>\n</function>\nDone.'
+)
+
+
+@pytest.mark.parametrize("protocol", ["minicpm4-xml", "auto"])
+def test_the_parameters_may_stand_in_an_arguments_wrapper(protocol: str) -> None:
+    (call,) = toolmend.parse(MINICPM5, protocol, WEATHER).tool_calls
+    assert (call.name, call.arguments, call.executable) == ("get_weather", {"city": "Paris"}, True)
+    result = toolmend.parse(MINICPM5_LINES, protocol, WEATHER)
+    assert [(c.arguments, c.executable) for c in result.tool_calls] == [
+        ({"city": "Paris & <x>", "date": "2026-12-04"}, True)
+    ]
+    assert result.text == "\nDone."
+
+
+@pytest.mark.parametrize("text", [MINICPM5, MINICPM5_LINES], ids=["inline", "lines"])
+def test_the_arguments_wrapper_reading_is_split_invariant(text: str) -> None:
+    check_all_invariants("minicpm4-xml", text, WEATHER)
+    check_all_invariants("auto", text, WEATHER)

@@ -516,3 +516,54 @@ def test_a_final_line_break_is_the_templates_only_after_a_leading_one(
         (call,) = toolmend.parse(text, protocol, WRITE).tool_calls
         assert call.arguments["content"] == content
         check_all_invariants(protocol, text, WRITE)
+
+
+# SGLang's Qwen3-Coder detector cases (test_qwen3_coder_detector/test_cases.py,
+# `implicit_parameter_close`): each value on its tag's line, every `</parameter>` forgotten.
+IMPLICIT_CLOSE = (
+    "Text prefix + implicit parameter close test\n\n<function=get_weather>\n"
+    "<parameter=city>Paris\n<parameter=days>3\n</function>"
+)
+
+
+def test_after_a_value_on_its_tags_line_the_break_before_a_forgotten_closers_tag_is_layout() -> (
+    None
+):
+    # The template puts every tag on its own line: when `</parameter>` is missing, the line
+    # break before the next `<parameter=` (or `</function>`) is that layout, not the value's.
+    (call,) = toolmend.parse(IMPLICIT_CLOSE, "qwen3-coder", WEATHER).tool_calls
+    assert (call.arguments, call.executable) == ({"city": "Paris", "days": 3}, True)
+    check_all_invariants("qwen3-coder", IMPLICIT_CLOSE, WEATHER)
+    # The sibling in Seed-OSS's layout, whose template writes each value right after its tag;
+    # the value whose `</parameter>` is written keeps its own final line break.
+    text = (
+        "<seed:tool_call><function=write_file><parameter=file_path>a.py\n"
+        "<parameter=content>x = 1\n</parameter></function></seed:tool_call>"
+    )
+    (call,) = toolmend.parse(text, "seed-oss", WRITE).tool_calls
+    assert call.arguments == {"file_path": "a.py", "content": "x = 1\n"}
+    check_all_invariants("seed-oss", text, WRITE)
+    check_all_invariants("auto", text, WRITE)
+
+
+def test_an_object_parameter_written_as_a_json_string_holding_a_dict_reads_as_the_object() -> None:
+    # vLLM's test_qwen3_xml_coder_shared.py, test_double_encoded_object_param_nonstreaming.
+    tools = [
+        {
+            "name": "process",
+            "parameters": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "data": {"type": "object"}},
+            },
+        }
+    ]
+    text = (
+        "<tool_call>\n<function=process>\n<parameter=name>\nhello\n</parameter>\n"
+        "<parameter=data>\n\"{'key': 'value', 'n': 1}\"\n</parameter>\n</function>\n</tool_call>\n"
+    )
+    for protocol in ("qwen3-coder", "auto"):
+        (call,) = toolmend.parse(text, protocol, tools).tool_calls
+        assert (call.arguments, call.executable) == (
+            {"name": "hello", "data": {"key": "value", "n": 1}},
+            True,
+        )

@@ -185,6 +185,11 @@ class FunctionaryV3Protocol(FunctionaryProtocol):
     def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
         return dict.fromkeys(self._leading(resolver), "output")
 
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        # A tool's name is a word: an output ending in one ("I would use get_weather") shows it.
+        leading = set(self._leading(resolver))
+        return tuple(m for m in self.opening_markers(resolver) if m not in leading)
+
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
         if marker in LEADING_TEXT_RECIPIENTS:
             return MarkupOnlyReader(ctx)

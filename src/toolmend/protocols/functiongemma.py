@@ -36,6 +36,8 @@ class FunctionGemmaProtocol(Gemma4Protocol):
     id = "functiongemma"
     markup = MARKUP
     reasoning_spans: tuple[ReasoningSpan, ...] = ()
+    #: No FunctionGemma output has been seen without its `<start_function_call>`.
+    bare_calls = False
     aliases = ("function-gemma",)
     summary = "<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>"
     result_closers = (RESPONSE_CLOSE, ESCAPE)

@@ -6,6 +6,8 @@ blocks are parallel calls. `<turn|>` (end of turn) also ends a block, and a bloc
 closed needs no terminator at all (the next `<|tool_call>`, text, or the end of the stream ends
 it). Stray `<tool_call|>` and `<|tool_response>` tokens right after a call are markup, not text.
 Some Gemma 4 builds write Python-style arguments, `call:NAME(key="v", n=1)`; they are read too.
+When the model drops its `<|tool_call>` opener, a bare `call:NAME{…}` first in the visible
+output (only reasoning and blanks before it) is read as a block when NAME is a declared tool.
 
 A terminator inside an open `<|"|>` string is text of that string (as in Ollama's parser: the
 delimiter may hold anything but itself). When such a string is never closed, the call is read
@@ -26,13 +28,14 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolmend.core.fastpath import ValueRun, ValueText
 from toolmend.core.reader import (
     MAX_TAG_LENGTH,
+    Anchor,
     BlockContext,
     BlockReader,
     EofVerdict,
@@ -70,6 +73,13 @@ _NAME = r"[^\s{}()\[\],<>\"'|:]+"
 _HEADER = re.compile(rf"[ \t\r\n]*:?call:[ \t]*({_NAME})[ \t]*([{{(])")
 _HEADER_PREFIX = re.compile(rf"[ \t\r\n]*:?(?:c|ca|cal|call|call:[ \t]*(?:{_NAME}[ \t]*)?)?")
 _HEADER_NAME = re.compile(rf"[ \t\r\n]*:?call:[ \t]*({_NAME})")
+#: The same three after a bare `call:` (the block's marker: its `<|tool_call>` was dropped).
+_BARE_HEADERS = (
+    re.compile(rf"[ \t]*({_NAME})[ \t]*([{{(])"),
+    re.compile(rf"[ \t]*(?:{_NAME}[ \t]*)?"),
+    re.compile(rf"[ \t]*({_NAME})"),
+)
+_HEADERS = (_HEADER, _HEADER_PREFIX, _HEADER_NAME)
 _BARE_KEY = re.compile(r"\w+")
 #: What a string's streamed text holds back at its end (the trailing run of these characters):
 #: the repair of a forgotten `<|"|>` reads a final `}` or `]`, and the whitespace around it, as
@@ -209,9 +219,14 @@ def decode_python_arguments(inner: str) -> tuple[dict[str, Any] | None, str | No
 class Gemma4Reader(BlockReader):
     """Reads one `<|tool_call>` block: one or more `call:NAME{...}` and an optional terminator."""
 
-    def __init__(self, ctx: BlockContext, markup: GemmaMarkup = GEMMA4_MARKUP) -> None:
+    def __init__(
+        self, ctx: BlockContext, markup: GemmaMarkup = GEMMA4_MARKUP, *, bare: bool = False
+    ) -> None:
         self.ctx = ctx
         self.markup = markup
+        #: Opened by a bare `call:` at the output's start (the model dropped `<|tool_call>`):
+        #: its first header lacks `call:`, and it is a call only of a declared tool.
+        self.bare = bare
         self.terminators = markup.dialect.terminators
         self.state = _HEADER_STATE
         self.calls = 0  # calls begun in this block
@@ -256,8 +271,12 @@ class Gemma4Reader(BlockReader):
     # ----------------------------------------------------------------------------- the header
 
     def _header(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
+        bare = self.bare and self.calls == 0
+        if bare and self.ctx.resolver.accepts_any:
+            return self._not_a_call(pos)  # no tools: a bare call would have to be the whole output
+        header, header_prefix, header_name = _BARE_HEADERS if bare else _HEADERS
         # A header longer than `MAX_TAG_LENGTH` is not one, however much of it is there.
-        m = _HEADER.match(buf, pos, min(end, pos + MAX_TAG_LENGTH))
+        m = header.match(buf, pos, min(end, pos + MAX_TAG_LENGTH))
         if m is None:
             seg = buf[pos : min(end, pos + MAX_TAG_LENGTH)]
             rest = seg.lstrip(" \t\r\n")
@@ -271,19 +290,21 @@ class Gemma4Reader(BlockReader):
                 )
                 self.ctx.end_block()  # an empty block: markup without a call
                 return stop, False
-            undecided = _HEADER_PREFIX.fullmatch(seg) is not None or (
+            undecided = header_prefix.fullmatch(seg) is not None or (
                 self.calls == 0 and any(t.startswith(rest) for t in terminators)
             )
             if undecided and not final and end - pos < MAX_TAG_LENGTH:
-                named = _HEADER_NAME.match(seg)
+                named = header_name.match(seg)
                 self.header_name = named.group(1) if named else None
                 return pos, False
             if final and undecided:
-                named = _HEADER_NAME.match(seg)
+                named = header_name.match(seg)
                 self.header_name = named.group(1) if named else None
                 return end, False
             return self._not_a_call(pos)
         name, opener = m.group(1), m.group(2)
+        if bare and self.ctx.resolver.resolve(name) is None:
+            return self._not_a_call(pos)
         if not self.ctx.begin_call(name):
             return self._not_a_call(pos)
         self.calls += 1
@@ -517,19 +538,30 @@ class Gemma4Protocol(TextProtocol):
     reasoning_spans: tuple[ReasoningSpan, ...] = (
         ReasoningSpan("<|channel>thought", ("<channel|>",)),
     )
+    #: Gemma 4 drops its `<|tool_call>` opener at times (vLLM's Gemma 4 parser reads such bare
+    #: calls in a fallback tier): `call:NAME{…}` first in the visible output, only reasoning
+    #: and blanks before it, is a call when NAME is a declared tool (prose may write
+    #: `call:x{…}`; with tools=None it stays text).
+    bare_calls = True
     aliases = ("gemma4-delimiter",)
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|> (Gemma 4)'
     #: Its envelope's closer, and the delimiter of the raw string the content is written in.
     result_closers = (RESPONSE_CLOSE, STRING_DELIMITER)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (self.markup.open,)
+        return (self.markup.open, CALL_PREFIX) if self.bare_calls else (self.markup.open,)
+
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        return {CALL_PREFIX: "output"} if self.bare_calls else {}
+
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (self.markup.open,)  # a bare `call:` is a word: an output ending in `call` shows it
 
     def closing_markers(self) -> Sequence[str]:
         return self.markup.dialect.terminators
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
-        return Gemma4Reader(ctx, self.markup)
+        return Gemma4Reader(ctx, self.markup, bare=marker == CALL_PREFIX)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         markup = self.markup

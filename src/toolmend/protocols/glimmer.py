@@ -16,8 +16,9 @@ recipient says (models fumble it: `to=muse`, `to=user`, none at all), named by i
 block inside a message's prose (an answer quoting the syntax) stays text. An invoke may address a
 tool through the namespace derived from its own name (`read.read` for `read`: the template
 offers recipients `NS.*`, NS the first dot-component of each declared name); any other unknown
-name stays text. Values are typed by the schema, whitespace kept. It holds no markup parsing of
-its own.
+name stays text. A `<|message|>` the model fumbles into the invoke name (`name="read<|message|>"`,
+echoing its header `to=read<|message|>`) is not the name's. Values are typed by the schema,
+whitespace kept. It holds no markup parsing of its own.
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ FORMAT = InvokeFormat(
     wrapper=f"{PREFIX}function_calls",
     prefixes=(PREFIX,),
     wrappers=(WRAPPER,),
+    name_noise=(MESSAGE,),
 )
 
 

@@ -24,7 +24,13 @@ Reading, in short:
   so is the plain variant `<tool_call>NAME k=v k2="v 2"</tool_call>` (seen in GLM outputs, read
   by mlx-lm): only when every word after the name is `key=value` and `</tool_call>` follows
   on the same line, each value typed as a tag value is.
-* A `<tool_call>` before the block's `</tool_call>` ends the unclosed call incomplete.
+* GLM-4-0414 writes a call with no tag at all, its name on the first line and its arguments as
+  JSON on the next (`get_weather\n{"city": "Paris"}`): read only at the very start of the
+  output (reasoning and blanks aside) and only for a declared tool's name (`LEADING_CALL`).
+  Under `auto` those markers are Functionary v3's, whose first recipient reads the same.
+* A `<tool_call>` before the block's `</tool_call>` ends the unclosed call incomplete, unless it
+  stands inside a value whose `</arg_value>` follows before any `<arg_key>`, `<tool_call>` or
+  `</tool_call>`: then the value mentions the tag (as a value quoting `</tool_call>` does).
 
 LongCat-Flash writes the same blocks with its own tag names (`<longcat_tool_call>`,
 `<longcat_arg_key>`, ...): the reading takes a `KeyValueTags` (GLM's by default) and the JSON
@@ -51,6 +57,7 @@ from toolmend.core.keyrules import DUPLICATE_KEPT
 from toolmend.core.reader import (
     CUT_AFTER_HEADER,
     MAX_TAG_LENGTH,
+    Anchor,
     BlockContext,
     BlockReader,
     EofVerdict,
@@ -66,6 +73,7 @@ from toolmend.protocols.base import (
     declare_tools,
 )
 from toolmend.protocols.hermes import hermes_reader
+from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax, header_name_by
 from toolmend.protocols.json_calls import arguments_from_text
 from toolmend.protocols.pythonic import claim_call_head
 from toolmend.protocols.qwen3_coder import ESCAPED_NEWLINE
@@ -134,6 +142,16 @@ _KEY_VALUE = r"""([A-Za-z_][\w.-]*)=("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'<>]+)""
 #: mlx-lm's GLM-4.7 parser, which reads them): group 1 the name, group 2 the words.
 _PLAIN_CALL = re.compile(rf"({_NAME.pattern})((?:[ \t]+{_KEY_VALUE})+)[ \t]*")
 _KEY_VALUE_WORD = re.compile(_KEY_VALUE)
+
+#: The line breaks GLM-4-0414's name line may end with.
+_LINE_ENDS = ("\n", "\r\n")
+#: GLM-4-0414's tagless call: its name line, then one JSON object (`HeaderJsonReader` reads it
+#: from a marker that is a declared name and its line break, at the output's start).
+LEADING_CALL = HeaderJsonSyntax(
+    parse_header=header_name_by(re.compile(rf"({_NAME.pattern})[ \t]*\r?\n\s*\Z")),
+    header_viable=re.compile(rf"{_NAME.pattern}[ \t]*(?:\r?\n\s*|\r)?|"),
+    single_call=True,
+)
 
 #: The type hints a value may carry: JSON Schema's type names (any other hint is ignored).
 _HINT_TYPES = frozenset(("string", "number", "integer", "boolean", "array", "object", "null"))
@@ -353,15 +371,32 @@ class GlmProtocol(TextProtocol):
         aliases: tuple[str, ...],
         sep: str,
         tags: KeyValueTags = GLM_TAGS,
+        *,
+        leading_calls: bool = False,
     ) -> None:
         self.id = protocol_id
         self.summary = summary
         self.aliases = aliases
         self.sep = sep  # what the generation writes after the name and after each tag
         self.tags = tags
+        #: GLM-4-0414's tagless first call is read (`LEADING_CALL`).
+        self.leading_calls = leading_calls
+
+    def _leading(self, resolver: ToolResolver) -> tuple[str, ...]:
+        """A declared tool's name and its line break: the opening of a tagless first call."""
+        if not self.leading_calls:
+            return ()
+        names = [n for n in resolver.names() if _NAME.fullmatch(n)]
+        return tuple(name + end for name in names for end in _LINE_ENDS)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
-        return (self.tags.open,)
+        return (self.tags.open, *self._leading(resolver))
+
+    def anchors(self, resolver: ToolResolver) -> Mapping[str, Anchor]:
+        return dict.fromkeys(self._leading(resolver), "output")
+
+    def cut_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (self.tags.open,)  # a tool's name is a word: an output ending in one shows it
 
     def token_openers(self) -> Sequence[str]:
         return (self.tags.open,)  # a special token of the GLM-4.5/4.6/4.7 tokenizers
@@ -370,6 +405,8 @@ class GlmProtocol(TextProtocol):
         return (self.tags.close,)
 
     def claims(self, marker: str, body: str) -> Claim:
+        if marker != self.tags.open:
+            return Claim.NOT_MINE  # a leading name: Functionary v3's first recipient under auto
         # A `<tool_call>` body that opens with a tag or JSON is qwen3-coder's or hermes's, one
         # that opens as `NAME(` a pythonic call's.
         claim = claim_unless_first_char(body, "<{[")
@@ -379,6 +416,8 @@ class GlmProtocol(TextProtocol):
         return claim
 
     def new_reader(self, marker: str, ctx: BlockContext) -> BlockReader:
+        if marker != self.tags.open:
+            return HeaderJsonReader(LEADING_CALL, "", ctx, header=marker)
         return GlmReader(ctx, self.tags, hermes_reader)
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
@@ -440,6 +479,15 @@ class GlmReader(BlockReader):
         #: The `key=value` words of a plain-variant call (`_PLAIN_CALL`), else None.
         self.plain: str | None = None
         self._stop = 0
+        #: A block end met inside an open value is the value's text when the value's own closer
+        #: follows before any of these. After `</tool_call>`: before a new block. After
+        #: `<tool_call>` (a value mentioning the tag, llama.cpp's Ling 3.0 case): before the
+        #: block's closer or a key too, which a real next call writes before any value closer,
+        #: so an unclosed value followed by a new call still ends at its `<tool_call>`.
+        self._after_quoted = {
+            tags.close: (tags.open,),
+            tags.open: (tags.open, tags.close, tags.arg_key),
+        }
         #: `_value_open`'s last answer: (the body's length when asked, the answer).
         self._open_asked = (-1, False)
 
@@ -498,17 +546,17 @@ class GlmReader(BlockReader):
                     self.pieces.append(buf[pos:at])
                 return at
             self.pieces.append(buf[pos:at])
-            if tag != tags.close or not self._value_open():
+            if not self._value_open():
                 break
             stop = at + len(tag)
             literal = enclosing_closer_is_text(
-                buf, stop, end, tags.arg_value_end, (tags.open,), final=final
+                buf, stop, end, tags.arg_value_end, self._after_quoted[tag], final=final
             )
             if literal is None:
-                return at  # decided once the window past the closer is there
+                return at  # decided once the window past the marker is there
             if not literal:
                 break
-            self.pieces.append(tag)  # a value quoting the closer: its text
+            self.pieces.append(tag)  # a value quoting the block's closer or opener: its text
             pos = stop
         self.ctx.stop_value()
         if self.plain is not None:
@@ -560,6 +608,7 @@ GLM45 = GlmProtocol(
     "</arg_value>\\n</tool_call>",
     ("glm-4.5", "glm-4.6", "glm46"),
     "\n",
+    leading_calls=True,
 )
 GLM47 = GlmProtocol(
     "glm47",

@@ -66,7 +66,7 @@ from toolmend.core.closers import (
     NestedClosers,
     enclosing_closer_is_text,
 )
-from toolmend.core.fastpath import Escapes, ValueText
+from toolmend.core.fastpath import NO_ESCAPES, Escapes, ValueText
 from toolmend.core.keyrules import DUPLICATE_KEPT, DuplicateRule, duplicate_key_error
 from toolmend.core.reader import (
     CUT_AFTER_HEADER,
@@ -80,7 +80,7 @@ from toolmend.core.textscan import find_closer, is_proper_prefix, partial_marker
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char
+from toolmend.protocols.base import Claim, TextProtocol, carried_raw, claim_by_first_char
 from toolmend.schema_gate import Policy, SchemaGate
 from toolmend.textvalue import typed_value
 from toolmend.xmltext import CDATA_CLOSE, CDATA_OPEN, unwrap_cdata
@@ -172,6 +172,22 @@ class InvokeFormat:
     #: An invoke may end with its closer's tag name cut short (`</｜DSML｜inv>`: DeepSeek V4's
     #: quantised models write it so), read as the closer with a repair (an error under strict).
     short_invoke_close: bool = False
+    #: A tag the parameters may stand in, inside the invoke (MiniCPM5's `<arguments>…
+    #: </arguments>`, as Ollama's MiniCPM5 parser reads it): layout, read past ("" for none).
+    parameters_wrapper: str = ""
+    #: Tokens a model fumbles into an invoke's name (Glimmer echoes its header's `<|message|>`
+    #: there: `name="read<|message|>"`, as Ollama's Glimmer parser reads it): not the name's.
+    name_noise: tuple[str, ...] = ()
+    #: A value written on its own lines (`<parameter name="k">\nV\n</parameter>`) loses that
+    #: first and that last line break, the layout around it (MiniMax-M2's engines, vLLM's and
+    #: Ollama's parsers, read it so, as Qwen3-Coder's template lays values out); a value that
+    #: starts on its tag's line keeps every character.
+    layout_breaks: bool = False
+    #: Values are raw text, no entity decoded (MiniMax-M2's template writes a value as it is,
+    #: quotes and `&` included, and its engines, vLLM's and Ollama's parsers, read `&amp;` as
+    #: the five characters): rendering then refuses a value holding a closer instead of
+    #: escaping it (`carried_raw`).
+    raw_values: bool = False
     #: Where values end and how the fast path takes them, derived from the above.
     value_ends: ValueEnds = field(init=False, repr=False, compare=False)
 
@@ -185,6 +201,8 @@ class InvokeFormat:
                 self.invoke_tag,
                 self.parameter_tag,
                 short_invoke_close=self.short_invoke_close,
+                parameters_wrapper=self.parameters_wrapper,
+                raw_values=self.raw_values,
             ),
         )
 
@@ -240,6 +258,9 @@ class ValueEnds:
 
     closers: Mapping[tuple[str, str], NestedClosers]
     text: ValueText
+    #: The same, a final line break held back (a value written on its own lines, whose layout
+    #: breaks `layout_breaks` trims).
+    broken_text: ValueText
     #: What may follow a value's `</parameter>` for it to end the value, by the same keys.
     continuations: Mapping[tuple[str, str], Continuation]
 
@@ -252,6 +273,8 @@ def _value_ends(
     parameter_tag: str,
     *,
     short_invoke_close: bool = False,
+    parameters_wrapper: str = "",
+    raw_values: bool = False,
 ) -> ValueEnds:
     """The `ValueEnds` of a format's prefixes, wrappers and tags (shared by formats that agree).
     With `short_invoke_close` an invoke's closer cut short (`</PREFIXi…`) continues an invoke
@@ -270,11 +293,16 @@ def _value_ends(
             goes_on = tuple(m for level in levels[1:] for m in level) + invokes
             if short_invoke_close and prefix:
                 goes_on += (f"</{prefix}{invoke_tag[0]}",)
+            if parameters_wrapper:
+                goes_on += (f"</{prefix}{parameters_wrapper}>",)
             continuations[prefix, wrap_close] = Continuation(
                 levels[0][0], goes_on, param_tag, _parameter_name, skip_blanks
             )
     stops = dict.fromkeys(m for nested in closers.values() for m in nested.markers)
-    return ValueEnds(closers, ValueText(tuple(stops), _ENTITIES), continuations)
+    escapes = NO_ESCAPES if raw_values else _ENTITIES
+    text = ValueText(tuple(stops), escapes)
+    broken = ValueText(tuple(stops), escapes, held="\n")
+    return ValueEnds(closers, text, broken, continuations)
 
 
 def _parameter_name(buf: str, i: int, end: int, final: bool) -> NameRead:
@@ -294,14 +322,23 @@ def escape_attribute(text: str) -> str:
     return escape_text(text).replace('"', "&quot;")
 
 
-def render_value(value: Any, *, cdata: bool = False) -> str:
-    """A parameter value as written: a string as it is, anything else as JSON (escaped).
+def render_value(
+    value: Any, *, cdata: bool = False, raw: bool = False, layout_breaks: bool = False
+) -> str:
+    """A parameter value as written: a string as it is, anything else as JSON (escaped; with
+    `raw`, a format whose values are raw text, as it is). With `layout_breaks` a text that
+    begins with a line break is written on its own lines, so that it reads back whole.
 
     With `cdata` (a format reading `<![CDATA[…]]>` values), a text that would read as a CDATA
     section once its entities are decoded is written inside one, so it reads back as written:
     a `]]>` in it (escaped `]]&gt;`, which reads as `]]>`) ends one section and opens the next.
     """
-    text = escape_text(value if isinstance(value, str) else canonical_json(value))
+    text = value if isinstance(value, str) else canonical_json(value)
+    if layout_breaks and text.startswith("\n"):
+        text = f"\n{text}\n"
+    if raw:
+        return text
+    text = escape_text(text)
     if cdata and decode_entities(text).strip(" \t\r\n").startswith(CDATA_OPEN):
         split = text.replace("]]&gt;", f"]]{CDATA_CLOSE}{CDATA_OPEN}&gt;")
         return CDATA_OPEN + split + CDATA_CLOSE
@@ -316,6 +353,8 @@ def render_invoke(
     invoke_tag: str = "invoke",
     parameter_tag: str = "parameter",
     cdata: bool = False,
+    raw: bool = False,
+    layout_breaks: bool = False,
 ) -> str:
     """A call as one invoke, its tags with `prefix`; with `string_attribute` each parameter
     says whether its value is a string (DSML's `string="true|false"`)."""
@@ -324,7 +363,8 @@ def render_invoke(
         attr = f' string="{str(isinstance(value, str)).lower()}"' if string_attribute else ""
         lines.append(
             f'<{prefix}{parameter_tag} name="{escape_attribute(key)}"{attr}>'
-            f"{render_value(value, cdata=cdata)}</{prefix}{parameter_tag}>"
+            f"{render_value(value, cdata=cdata, raw=raw, layout_breaks=layout_breaks)}"
+            f"</{prefix}{parameter_tag}>"
         )
     lines.append(f"</{prefix}{invoke_tag}>")
     return "\n".join(lines)
@@ -424,6 +464,9 @@ class InvokeProtocol(TextProtocol):
         )
         if self.format.string_attribute:
             example += '\n(string="false" when the value is a number, boolean, array or object)'
+        escaping = (
+            "" if fmt.raw_values else "Write &lt;, &gt; and &amp; for <, > and & inside a value. "
+        )
         if self.format.wrap_output:
             wrapper = self.format.wrapper
             example = f"<{wrapper}>\n{example}\n</{wrapper}>"
@@ -434,7 +477,7 @@ class InvokeProtocol(TextProtocol):
             "You can call the tools declared below. To call one, write:\n"
             f"{example}\n\n"
             "Write a string value as it is; write numbers, booleans, arrays and objects as JSON. "
-            "Write &lt;, &gt; and &amp; for <, > and & inside a value. "
+            f"{escaping}"
             f"{several} Each result comes back in a <function_results> block.\n\n"
             "The tools, as a JSON array of name, description and input_schema:\n"
             f"<tools>\n{body}\n</tools>"
@@ -442,6 +485,10 @@ class InvokeProtocol(TextProtocol):
 
     def render_call(self, call: ToolCall) -> str:
         fmt = self.format
+        if fmt.raw_values:
+            for value in call.arguments.values():
+                text = value if isinstance(value, str) else canonical_json(value)
+                carried_raw(text, fmt.value_ends.text.stops, protocol_id=fmt.id)
         invoke = render_invoke(
             call,
             fmt.prefixes[0],
@@ -449,6 +496,8 @@ class InvokeProtocol(TextProtocol):
             invoke_tag=fmt.invoke_tag,
             parameter_tag=fmt.parameter_tag,
             cdata=fmt.cdata,
+            raw=fmt.raw_values,
+            layout_breaks=fmt.layout_breaks,
         )
         return (
             f"<{self.format.wrapper}>\n{invoke}\n</{self.format.wrapper}>"
@@ -484,6 +533,36 @@ def _one_of(buf: str, i: int, end: int, lits: Sequence[str]) -> tuple[int, str]:
             return _OK, lit
         status = min(status, found)
     return status, ""
+
+
+def _header_rest(
+    buf: str, i: int, end: int, tail: bool, noise: tuple[str, ...]
+) -> tuple[int, int, str | None]:
+    """`_tag_rest` of an invoke's header, whose name may hold `noise` tokens (`name_noise`):
+    read with them left out, the end mapped back to `buf`. A token's `>` does not end the tag,
+    and a token cut by the end of what has arrived may still complete."""
+    if not noise or "<" not in buf[i : min(end, i + MAX_TAG_LENGTH)]:
+        return _tag_rest(buf, i, end, tail)
+    seg = buf[i : min(end, i + 2 * MAX_TAG_LENGTH)]
+    kept: list[str] = []
+    removed = k = 0
+    while True:
+        lt, gt = seg.find("<", k), seg.find(">", k)
+        if lt == -1 or -1 < gt < lt:
+            break  # the tag's own `>` comes first
+        token = next((t for t in noise if seg.startswith(t, lt)), None)
+        if token is None:
+            if is_proper_prefix(seg[lt:], noise):  # cut inside a token: wait for the rest
+                kept.append(seg[k:lt])
+                return _tag_rest("".join(kept), 0, lt - removed, tail)[0], i, None
+            break
+        kept.append(seg[k:lt])
+        removed += len(token)
+        k = lt + len(token)
+    kept.append(seg[k:])
+    clean = "".join(kept)
+    status, stop, name = _tag_rest(clean, 0, len(clean), tail)
+    return (status, i + stop + removed, name) if status == _OK else (status, i, name)
 
 
 def _tag_rest(buf: str, i: int, end: int, tail: bool) -> tuple[int, int, str | None]:
@@ -545,6 +624,9 @@ class InvokeReader(BlockReader):
         self.param_tag = f"<{prefix}{self.fmt.parameter_tag}"
         self.param_close = f"</{prefix}{self.fmt.parameter_tag}>"
         self.invoke_close = f"</{prefix}{self.fmt.invoke_tag}>"
+        wrapper = self.fmt.parameters_wrapper
+        #: The parameters' own wrapper tags, if the format has one: layout between parameters.
+        self.params_layout = (f"<{prefix}{wrapper}>", f"</{prefix}{wrapper}>") if wrapper else ()
         self.value_closers = self.fmt.value_ends.closers[prefix, self.wrap_close]
         self.continuation = self.fmt.value_ends.continuations[prefix, self.wrap_close]
         self.done: dict[str, Any] = {}
@@ -559,6 +641,9 @@ class InvokeReader(BlockReader):
         self.tail_closes = True  # what is held at the end is (a prefix of) the invoke closer
         self.closer_begun = False  # ... and it is not only blanks
         self.as_json = False  # the value in progress is JSON (DSML's `string="false"`)
+        #: With `layout_breaks`: the value began with a line break (its last one is layout
+        #: too); None until its first character has arrived.
+        self.broke: bool | None = False
         self.json_pieces: list[str] = []  # arguments written as one JSON object
 
     # ------------------------------------------------------------------------- reading ahead
@@ -582,7 +667,9 @@ class InvokeReader(BlockReader):
                 return _Opening(status)
             prefix = tag[1 : -len(self.fmt.invoke_tag)]
             i = j + len(tag)
-        status, header_end, name = _tag_rest(buf, i, end, tail=self.missing_angle and i == pos)
+        status, header_end, name = _header_rest(
+            buf, i, end, self.missing_angle and i == pos, self.fmt.name_noise
+        )
         if status != _OK:
             return _Opening(status, prefix, name)
         j = skip_blanks(buf, header_end, end)
@@ -593,8 +680,10 @@ class InvokeReader(BlockReader):
         if buf[j] == "{":
             return _Opening(_OK, prefix, name, header_end)  # the arguments as one JSON object
         close = f"</{prefix}{self.fmt.invoke_tag}>"
-        status, tag = _one_of(buf, j, end, (f"<{prefix}{self.fmt.parameter_tag}", close))
-        if status == _OK and tag != close:
+        wrapper = self.fmt.parameters_wrapper
+        layout = (f"<{prefix}{wrapper}>",) if wrapper else ()  # the parameters' own wrapper
+        status, tag = _one_of(buf, j, end, (f"<{prefix}{self.fmt.parameter_tag}", close, *layout))
+        if status == _OK and tag != close and tag not in layout:
             status = _tag_rest(buf, j + len(tag), end, tail=False)[0]
         return _Opening(status, prefix, name, header_end)
 
@@ -652,8 +741,15 @@ class InvokeReader(BlockReader):
             self.ctx.args.halt()
             self.state = _JSON  # the arguments as one JSON object (DSML's other shape)
             return pos, True
-        ends = (self.param_tag, self.invoke_close, *((self.wrap_close,) if self.wrapped else ()))
+        ends = (
+            self.param_tag,
+            self.invoke_close,
+            *((self.wrap_close,) if self.wrapped else ()),
+            *self.params_layout,
+        )
         status, tag = _one_of(buf, pos, end, ends)
+        if status == _OK and tag in self.params_layout:
+            return pos + len(tag), True  # the parameters' wrapper: layout
         if status == _OK and tag == self.invoke_close:
             return self._end_invoke(pos + len(tag)), True
         if status == _OK and tag == self.wrap_close:
@@ -704,25 +800,48 @@ class InvokeReader(BlockReader):
                 self.discard = True
         elif self.duplicate is None and not as_json and not self.fmt.cdata:
             self.streaming = self.ctx.args.open_string(key)
-        if not self.discard:
+        self.broke = None if self.fmt.layout_breaks and not self.discard else False
+        if not self.discard and self.broke is not None:
             self.ctx.stream_value(self.fmt.value_ends.text, decoded=(self.pieces,))
         self.state = _VALUE
 
+    def _first_break(self, buf: str, pos: int, end: int, final: bool) -> int:
+        """With `layout_breaks`, at the value's first character: skip a leading line break (the
+        value is then on its own lines) and let the fast path take the value; `pos` while the
+        character has not arrived, else where the value's text begins."""
+        if pos == end and not final:
+            return pos
+        self.broke = buf.startswith("\n", pos, end)
+        ends = self.fmt.value_ends
+        self.ctx.stream_value(ends.broken_text if self.broke else ends.text, decoded=(self.pieces,))
+        return pos + 1 if self.broke else pos
+
+    def _held_break(self, buf: str, pos: int, stop: int) -> int:
+        """`stop`, or one less when the value is on its own lines and `buf[pos:stop]` ends with
+        a line break: the layout before the closer, decided once the closer is read."""
+        return stop - 1 if self.broke and stop > pos and buf[stop - 1] == "\n" else stop
+
     def _value(self, buf: str, pos: int, end: int, final: bool) -> tuple[int, bool]:
         """Inside a value: everything up to `</parameter>` (the hot path for long values)."""
+        if self.broke is None:
+            start = self._first_break(buf, pos, end, final)
+            if self.broke is None:
+                return pos, False
+            pos = start
         at, close, level = self.value_closers.find(buf, pos, end)
         if level == 0:
             quoted = self._quoted_markup(buf, at + len(close), end, close, final)
             if quoted is None:  # decided once the window past the tag is there
-                if at > pos:
-                    self._value_piece(buf[pos:at])
-                return at, False
+                cut = self._held_break(buf, pos, at)
+                if cut > pos:
+                    self._value_piece(buf[pos:cut])
+                return cut, False
             if quoted:
                 self._value_piece(buf[pos : at + len(close)])
                 return at + len(close), True
             if close == self.param_tag:  # the next parameter: this value's closer forgotten
                 self.ctx.stop_value()
-                self._value_piece(buf[pos:at])
+                self._value_piece(buf[pos : self._held_break(buf, pos, at)])
                 self._forgotten("close-parameter", f"parameter {self.key[:64]!r} is not closed")
                 self._refuse_if_quoting()
                 self._close_value()
@@ -740,15 +859,16 @@ class InvokeReader(BlockReader):
                 final=final,
             )
             if literal is None:  # decided once the window past the closer is there
-                if at > pos:
-                    self._value_piece(buf[pos:at])
-                return at, False
+                cut = self._held_break(buf, pos, at)
+                if cut > pos:
+                    self._value_piece(buf[pos:cut])
+                return cut, False
             if literal:
                 self._value_piece(buf[pos : at + len(close)])  # a value quoting the closer
                 return at + len(close), True
         if close:
             self.ctx.stop_value()
-            self._value_piece(buf[pos:at])
+            self._value_piece(buf[pos : self._held_break(buf, pos, at)])
             stop = at + len(close)
             if level == 0:
                 self._close_value()
@@ -765,9 +885,14 @@ class InvokeReader(BlockReader):
             return stop, False
         stop = at  # a partial closer may begin there
         if not final:
-            amp = buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
+            amp = (
+                -1
+                if self.fmt.raw_values
+                else buf.rfind("&", max(pos, stop - MAX_ENTITY_LENGTH + 1), stop)
+            )
             if amp != -1 and _PARTIAL_ENTITY.fullmatch(buf, amp, stop):
                 stop = amp  # a partial entity: decide it when more has arrived
+            stop = self._held_break(buf, pos, stop)
         if stop > pos:
             self._value_piece(buf[pos:stop])
         return stop, False
@@ -811,7 +936,7 @@ class InvokeReader(BlockReader):
     def _value_piece(self, raw: str) -> None:
         if self.discard:
             return
-        text = decode_entities(raw) if "&" in raw else raw
+        text = decode_entities(raw) if "&" in raw and not self.fmt.raw_values else raw
         self.pieces.append(text)
         if self.streaming:
             self.ctx.args.string_chunk(text)

@@ -3,9 +3,10 @@
 
 The invoke family's wire format (`toolmend.protocols.invoke_xml`) with its tags renamed
 (`function`, `param`) and values quotable as `<![CDATA[…]]>` (its content is the value, newlines
-kept). Values are typed by the schema (`[1, 2, 3]` for an array, `true` for a boolean), a
-parameter given twice rejects the call, an unknown tool's block stays text. It holds no parsing
-of its own.
+kept), the parameters optionally inside `<arguments>…</arguments>` (MiniCPM5 writes them so,
+as Ollama's MiniCPM5 parser reads them). Values are typed by the schema (`[1, 2, 3]` for an
+array, `true` for a boolean), a parameter given twice rejects the call, an unknown tool's block
+stays text. It holds no parsing of its own.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ FORMAT = InvokeFormat(
     invoke_tag="function",
     parameter_tag="param",
     cdata=True,
+    parameters_wrapper="arguments",
 )
 
 PROTOCOL = InvokeProtocol(FORMAT)

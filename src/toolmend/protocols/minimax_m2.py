@@ -5,7 +5,9 @@ The invoke family's wire format (`toolmend.protocols.invoke_xml`), configured: c
 rendered in the `<minimax:tool_call>` wrapper, a value of an undeclared key that is a JSON
 number, boolean, null, array or object is read as that value (MiniMax's template writes them as
 JSON; declared keys follow the schema as in every invoke format), the schema gate repairs
-leniently and a parameter given twice keeps its last value. It holds no parsing of its own.
+leniently, a parameter given twice keeps its last value, and a value written on its own lines
+loses those two layout line breaks (`layout_breaks`); values are raw text, `&amp;` the five
+characters it is (`raw_values`). It holds no parsing of its own.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ FORMAT = InvokeFormat(
     missing_angle=False,
     wrapper="minimax:tool_call",
     undeclared_json=True,
+    layout_breaks=True,
+    raw_values=True,
 )
 
 PROTOCOL = InvokeProtocol(FORMAT)

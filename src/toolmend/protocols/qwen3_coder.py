@@ -9,20 +9,20 @@ Parsing, in short:
 * `<tool_call>` and a bare `<function=` both open a block (models often drop the wrapper). One
   block holds one function; a `</tool_call>` right after `</function>` belongs to it.
 * A parameter value is raw text: one leading and one trailing newline are the template's and are
-  trimmed, the trailing one only after a leading one (Seed-OSS's template writes a value right
-  after its tag, so a final line break there is the value's, as llama.cpp reads it: an edit
-  tool's `oldString` keeps it); nothing else is trimmed or decoded. A model whose text went
-  through one JSON encoding too many writes the template's line breaks as the two characters
-  `\n` (LocalAI's "literal \n between tags"): such escaped blanks between the tags are layout
-  too, and then so is one `\n` at each edge of a value (never one inside it). Only
-  `</parameter>` ends a value, or (the closer forgotten) the next `<parameter=`, `</function>`,
-  or the wrapper's `</tool_call>`, which then ends the call and the block (`core/closers.py`);
-  any other `<`, `>` or tag is content. A value may quote the format's own markup: its
-  `</parameter>` ends it only where the call goes on after it (a declared parameter, a closer,
-  a new call, the end), and a `<parameter=` inside it that names no declared parameter not
-  given yet is text whose own `</parameter>` pairs with it (`core/closers.Continuation`). A
-  value whose closer is missing and that holds markup of a call is never executed: cut short,
-  most likely.
+  trimmed, the trailing one only after a leading one (Seed-OSS's template writes a value right after
+  its tag, so a final line break there is the value's, as llama.cpp reads it: an edit tool's
+  `oldString` keeps it; but when its `</parameter>` is forgotten, the line break before the next tag
+  is the layout that puts each tag on its own line); nothing else is trimmed or decoded. A model
+  whose text went through one JSON encoding too many writes the template's line breaks as the two
+  characters `\n` (LocalAI's "literal \n between tags"): such escaped blanks between the tags are
+  layout too, and then so is one `\n` at each edge of a value (never one inside it). Only
+  `</parameter>` ends a value, or (the closer forgotten) the next `<parameter=`, `</function>`, or
+  the wrapper's `</tool_call>`, which then ends the call and the block (`core/closers.py`); any
+  other `<`, `>` or tag is content. A value may quote the format's own markup: its `</parameter>`
+  ends it only where the call goes on after it (a declared parameter, a closer, a new call, the
+  end), and a `<parameter=` inside it that names no declared parameter not given yet is text whose
+  own `</parameter>` pairs with it (`core/closers.Continuation`). A value whose closer is missing
+  and that holds markup of a call is never executed: cut short, most likely.
 * Values are typed by the tool's schema (`parameter_value`): a string keeps its text; numbers,
   booleans and null are read from the text; objects and arrays from JSON or Python literals.
   Without a declared type, JSON numbers, booleans, null, objects and arrays are read and
@@ -109,13 +109,6 @@ def escaped_value_text(stops: tuple[str, ...]) -> ValueText:
     """The fast path's `ValueText` in a block with escaped layout: a final `\n` written as two
     characters is held back too (it may be the template's, trimmed before the closer)."""
     return ValueText(stops, held="\n" + ESCAPED_NEWLINE)
-
-
-@lru_cache(maxsize=8)
-def unheld_value_text(stops: tuple[str, ...]) -> ValueText:
-    """The fast path's `ValueText` of a value written right after its tag: its final line break
-    is its own, so nothing is held back."""
-    return ValueText(stops)
 
 
 def _layout_end(text: str, pos: int = 0, end: int | None = None) -> int:
@@ -535,10 +528,7 @@ class Qwen3CoderReader(BlockReader):
                 self.broke = True
             if self.streaming:
                 stops = self.value_text.stops
-                if not self.broke:
-                    fast = unheld_value_text(stops)
-                else:
-                    fast = escaped_value_text(stops) if self.escaped else self.value_text
+                fast = escaped_value_text(stops) if self.escaped else self.value_text
                 self.ctx.stream_value(fast, raw=(self.pieces,))
         k, marker, level = self.value_closers.find(buf, pos, end)
         if not marker:
@@ -564,8 +554,8 @@ class Qwen3CoderReader(BlockReader):
                 self._release(buf[pos:stop])  # a value quoting the closer: its text
                 return stop
         text = buf[pos:k]
-        if not self.broke:
-            pass
+        if not self.broke and marker == PARAMETER_END:
+            pass  # a value written on its tag's line: its final line break is its own
         elif text.endswith("\n"):
             text = text[:-1]
         elif self.escaped and text.endswith(ESCAPED_NEWLINE):
@@ -638,10 +628,10 @@ class Qwen3CoderReader(BlockReader):
 
     def _release_before(self, buf: str, pos: int, cut: int) -> int:
         """Release the value text `buf[pos:cut]` but for a final line break that may be the
-        template's (trimmed if a closer follows it); return where the release stopped."""
-        if not self.broke:
-            pass  # a final newline is the value's own
-        elif cut > pos and buf[cut - 1] == "\n":
+        template's (trimmed if a closer follows it) or, after a value written on its tag's line,
+        the layout before the next tag when the value's `</parameter>` was forgotten; return
+        where the release stopped."""
+        if cut > pos and buf[cut - 1] == "\n":
             cut -= 1  # maybe the template's final newline: decided by what follows
         elif self.escaped and cut - 2 >= pos and buf.startswith(ESCAPED_NEWLINE, cut - 2, cut):
             cut -= 2  # the same, escaped
