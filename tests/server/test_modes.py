@@ -6,6 +6,7 @@ import json
 import urllib.request
 from typing import Any
 
+import toolmend
 from toolmend.server import ModelRule, ServerConfig, Upstream
 from toolmend.server.demo.scripted import Answer
 
@@ -141,6 +142,50 @@ def test_text_mode_re_encodes_past_calls_and_results_in_the_protocol(
         "</parameter>\n</function>\n</tool_call>",
     }
     assert result == {"role": "user", "content": "<tool_response>\nsunny, 21 C\n</tool_response>"}
+
+
+def test_a_past_call_the_protocol_cannot_carry_is_written_in_hermes_json_and_served(
+    upstream: ScriptedHandle, start_proxy: StartProxy
+) -> None:
+    # qwen3-coder writes values unescaped: a file that holds its own `</parameter>` (an agent
+    # writing docs about tool calling) cannot be written back in it. The turn is still served,
+    # the call written as Hermes' JSON, which escapes it; the model's next answer is read as before.
+    proxy = text_proxy(start_proxy, upstream, protocol="qwen3-coder")
+    model = upstream.script(Answer("Written."), family="text")
+    content = "<parameter=city>\nOslo\n</parameter>\n"
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "arguments": json.dumps({"file_path": "docs/qwen.md", "content": content}),
+        },
+    }
+    tools = [
+        *TOOLS,
+        {
+            "type": "function",
+            "function": {
+                "name": "write_file",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+                },
+            },
+        },
+    ]
+    messages = [
+        *ASK,
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "ok"},
+    ]
+    answer = proxy.client().chat.completions.create(model=model, messages=messages, tools=tools)
+    assert answer.choices[0].message.content == "Written."
+    assistant = upstream.requests_for(model)[-1]["body"]["messages"][-2]
+    written = toolmend.parse(assistant["content"], protocol="hermes").tool_calls
+    assert [(c.name, c.arguments) for c in written] == [
+        ("write_file", {"file_path": "docs/qwen.md", "content": content})
+    ]
 
 
 def test_text_mode_returns_the_parsed_call_as_real_tool_calls_streaming_and_not(

@@ -16,11 +16,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolmend.guard.history import _text_of as message_text
-from toolmend.model import Tool, ToolCall
+from toolmend.model import CannotRenderError, Tool, ToolCall
 from toolmend.protocols import get_protocol
 
 #: Request keys that only make sense to a server doing native tool calling.
 NATIVE_TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls", "functions", "function_call")
+#: The format a past call is written in when the protocol cannot carry one of its values (a
+#: format that writes values unescaped, such as qwen3-coder's, cannot write a file holding its
+#: own `</parameter>`): Hermes' JSON escapes every value, so the model still sees the call it
+#: made, and the conversation goes on rather than every later request of it failing.
+PAST_CALL_FALLBACK = "hermes"
 
 
 class RequestError(ValueError):
@@ -75,16 +80,19 @@ def tools_prompt(protocol_id: str, tools: Sequence[Tool] | None, tool_choice: ob
 
 
 def calls_text(protocol_id: str, text: str, calls: Sequence[Mapping[str, Any]]) -> str:
-    """An assistant turn as the protocol writes it: its text, then each call (OpenAI entries)."""
+    """An assistant turn as the protocol writes it: its text, then each call (OpenAI entries;
+    one the protocol cannot carry as `PAST_CALL_FALLBACK` writes it)."""
     proto = get_protocol(protocol_id)
     parts = [text]
     for call in calls:
         function = call.get("function")
         function = function if isinstance(function, Mapping) else {}
         name = str(function.get("name") or "")
-        parts.append(
-            proto.render_call(ToolCall(str(call.get("id") or ""), name, arguments_of(call)))
-        )
+        past = ToolCall(str(call.get("id") or ""), name, arguments_of(call))
+        try:
+            parts.append(proto.render_call(past))
+        except CannotRenderError:
+            parts.append(get_protocol(PAST_CALL_FALLBACK).render_call(past))
     return "\n".join(p for p in parts if p)
 
 
