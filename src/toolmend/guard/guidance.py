@@ -91,15 +91,25 @@ def redact_secrets(text: str) -> str:
     return _SECRET_VALUE.sub(_mask, text)
 
 
+def utf8_size(text: str) -> int:
+    """How many bytes `text` takes in UTF-8. A lone surrogate (a tool's output decoded with
+    `surrogateescape` and sent as JSON's `"\\udc80"`) has no UTF-8 form: it counts as the
+    three bytes of its code point, as the proxy's JSON writer never writes it raw either."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def truncate_utf8(text: str, max_bytes: int, marker: str = "…") -> str:
-    """`text` cut to at most `max_bytes` UTF-8 bytes, never splitting a character."""
-    data = text.encode("utf-8")
+    """`text` cut to at most `max_bytes` UTF-8 bytes (`utf8_size`), never splitting a
+    character."""
+    data = text.encode("utf-8", "surrogatepass")
     if len(data) <= max_bytes:
         return text
-    room = max_bytes - len(marker.encode("utf-8"))
+    room = max_bytes - utf8_size(marker)
     if room <= 0:
         return ""
-    return data[:room].decode("utf-8", errors="ignore") + marker
+    while room and data[room] & 0xC0 == 0x80:  # a continuation byte: inside a character
+        room -= 1
+    return data[:room].decode("utf-8", "surrogatepass") + marker
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,15 +174,15 @@ class Guidance:
         items = list(self.next)
         while True:
             text = _assemble(self.header(), self.what, self.why, items)
-            if len(text.encode("utf-8")) <= budget or not items:
+            if utf8_size(text) <= budget or not items:
                 break
             items.pop()
-        if len(text.encode("utf-8")) <= budget:
+        if utf8_size(text) <= budget:
             return text
-        fixed = len(_assemble(self.header(), "", "", []).encode("utf-8"))
+        fixed = utf8_size(_assemble(self.header(), "", "", []))
         room = budget - fixed
         what = truncate_utf8(self.what, max(room // 2, 0))
-        why = truncate_utf8(self.why, max(room - len(what.encode("utf-8")), 0))
+        why = truncate_utf8(self.why, max(room - utf8_size(what), 0))
         text = _assemble(self.header(), what, why, [])
         return truncate_utf8(text, budget)
 
@@ -357,7 +367,7 @@ def _listed_tools(names: tuple[str, ...], requested: str | None, max_bytes: int)
     shown: list[str] = []
     used = 0
     for name in ordered[:MAX_LISTED_TOOLS]:
-        cost = len(name.encode("utf-8")) + 2
+        cost = utf8_size(name) + 2
         if shown and used + cost > max_bytes:
             break
         shown.append(name)

@@ -130,6 +130,8 @@ def check_chat_body(body: Mapping[str, Any]) -> None:
     for i, message in enumerate(messages):
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
             raise Problem(400, "invalid_request_error", f"messages[{i}] needs a string 'role'")
+        if not isinstance(message.get("tool_calls", []), (list, type(None))):
+            raise Problem(400, "invalid_request_error", f"messages[{i}].tool_calls must be a list")
     if "stream" in body and not isinstance(body["stream"], bool):
         raise Problem(400, "invalid_request_error", "'stream' must be true or false")
 

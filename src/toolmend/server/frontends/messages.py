@@ -245,7 +245,10 @@ class _Translator:
 
 def _tools(body: Mapping[str, Any], out: ChatRequest) -> list[dict[str, Any]]:
     tools: list[dict[str, Any]] = []
-    for tool in body.get("tools") or ():
+    declared = body.get("tools")
+    if declared is not None and not isinstance(declared, list):
+        raise MessagesRequestError("`tools` must be a list of tools")
+    for tool in declared or ():
         if not isinstance(tool, Mapping):
             continue
         name = tool.get("name")

@@ -119,16 +119,20 @@ def _function(
 
 def _tools(body: Mapping[str, Any], out: ResponsesChatRequest) -> list[dict[str, Any]]:
     tools: list[dict[str, Any]] = []
-    for tool in body.get("tools") or ():
+    declared = body.get("tools")
+    if declared is not None and not isinstance(declared, list):
+        raise ResponsesRequestError("`tools` must be a list of tools")
+    for tool in declared or ():
         if not isinstance(tool, dict):
             continue
         kind = tool.get("type")
         if kind == "namespace":
             namespace = str(tool.get("name") or "")
-            for inner in tool.get("tools") or ():
+            inner_tools = tool.get("tools")
+            for inner in inner_tools if isinstance(inner_tools, list) else ():
                 if isinstance(inner, dict):
                     tools += _declared(inner, out, namespace or None)
-        elif kind in MAPPED_TOOL_TYPES:
+        elif isinstance(kind, str) and kind in MAPPED_TOOL_TYPES:
             tools += _declared(tool, out, None)
         else:
             _note(

@@ -35,7 +35,7 @@ def wire_name(name: str) -> str:
         return BLANK_NAME
     if WIRE_NAME.fullmatch(name):
         return name
-    digest = hashlib.sha256(name.encode()).hexdigest()[:HASH_CHARS]
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_CHARS]
     readable = _NOT_WIRE.sub("_", name)[: MAX_NAME_CHARS - HASH_CHARS - 1]
     return f"{readable}_{digest}"
 
