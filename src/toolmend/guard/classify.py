@@ -505,9 +505,9 @@ class Classifier:
         )
         # what the warnings say is read only when the other lines say nothing a family knows
         quiet = [_without_warnings(body) for body in texts]
+        ran = bool(env.exit_code is not None or env.command_output)
         found = self._structural(env)
         if found is None:
-            ran = env.exit_code is not None or env.command_output
             found = (self._worded(quiet, ran=ran) if quiet != texts else None) or self._worded(
                 texts, ran=ran
             )
@@ -524,7 +524,8 @@ class Classifier:
             # a status field that says only "error": a failure stated plainly, of no known kind
             status = status or (PLAIN_FAILURE_PATTERN_ID if env.failed else None)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
-        found = _meaning_reading(found, quiet)
+        # the machine codes the envelope names are read as words too, after every message
+        found = _meaning_reading(found, [*quiet, *env.codes], ran=ran)
         if found is None:
             return UNCLASSIFIED
         pattern, groups, confidence = found
@@ -574,7 +575,7 @@ class Classifier:
 
 
 def _meaning_reading(
-    found: tuple[Pattern, dict[str, str], float] | None, texts: list[str]
+    found: tuple[Pattern, dict[str, str], float] | None, texts: list[str], *, ran: bool
 ) -> tuple[Pattern, dict[str, str], float] | None:
     """What no family recognised, or only as a generic failure, read by the cause it states
     last (`meanings`): never over a specific family's reading. A program's failure in
@@ -585,7 +586,7 @@ def _meaning_reading(
     if found is not None and _reports_a_test_run(texts):
         return found  # a test run's failure, whatever its tests raised
     program = found is not None and not _states_no_cause(found)
-    meant = meaning_of(texts, program=program)
+    meant = meaning_of(texts, program=program, ran=ran)
     if meant is None or (found is not None and meant == FAILURE.pattern_id):
         return found
     return _BY_ID[meant], found[1] if found else {}, MEANING_CONFIDENCE

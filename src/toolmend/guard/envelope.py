@@ -90,12 +90,20 @@ class Envelope:
     #: what the tool returned, not the call's arguments.
     output_rejected: bool = False
 
+    #: The layers that were JSON whose values gave messages of their own: their text is
+    #: structure (keys, quotes, the MCP content block around "Method not found"), read through
+    #: those messages, never as one.
+    decoded: set[str] = field(default_factory=set)
+
     def texts(self) -> list[str]:
-        """The messages, innermost (most specific) first, without repeats."""
+        """The messages, innermost (most specific) first, without repeats; a decoded JSON layer
+        is left out when its values gave messages."""
         seen: set[str] = set()
         out: list[str] = []
         for text in reversed(self.messages):
             key = text.strip()
+            if text in self.decoded:
+                continue
             if key and key not in seen:
                 seen.add(key)
                 out.append(key)
@@ -529,14 +537,75 @@ _OUTPUT_REJECTED = re.compile(
     r"|\bhas an output schema but did not return structured content\b",
     re.IGNORECASE | re.MULTILINE,
 )
-_MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")
+#: Keys whose value is the error's message, by name, whatever the shape around them: the common
+#: ones, OAuth's `error_description`, Node's and Go's `err`/`errmsg`, a failure's `statusText`.
+#: (RFC 9457's `title` is read only in an error body: elsewhere it is a record's.)
+_MESSAGE_KEYS = (
+    "message",
+    "msg",
+    "detail",
+    "error_message",
+    "reason",
+    "description",
+    "output",
+    "error_description",
+    "errmsg",
+    "err",
+    "status_text",
+)
+#: A key that says by its name that its value tells what failed, whatever the rest of the shape:
+#: `exception_info` (mini-swe-agent), `errorDetails`, `failure_reason`, `stderr_message`. A
+#: `status` in words ("Command timed out", Continue's) is such a value; a one-word status is a
+#: code, read as one above.
+_FAILURE_KEY = re.compile(r"error|exception|failure|message|reason|detail|cause")
+
+
+def _says_what_failed(key: str, value: str) -> bool:
+    if key in _CHILD_KEYS:
+        return False  # read below, as a nested value
+    if key == "status":
+        return " " in value.strip()
+    return _FAILURE_KEY.search(key) is not None
+
+
 #: Keys whose value is a nested error: OpenRouter's `metadata.raw` (the provider's own body, as a
-#: JSON string) and Google's `details` list (`{"reason": "API_KEY_INVALID"}`).
-_CHILD_KEYS = ("error", "errors", "content", "text", "result", "stderr", "raw", "details")
+#: JSON string), Google's `details` list (`{"reason": "API_KEY_INVALID"}`), a JavaScript error's
+#: `cause` and a serialised exception under `exception`.
+_CHILD_KEYS = (
+    "error",
+    "errors",
+    "content",
+    "text",
+    "result",
+    "stderr",
+    "raw",
+    "details",
+    "cause",
+    "exception",
+)
 #: The code an error gets when a JSON Schema failed jsonschema's metaschema: the schema (a tool's
 #: parameters) is what was refused.
 METASCHEMA_CODE = "jsonschema:metaschema"
-_ERROR_CODE_KEYS = ("type", "code", "error_type", "errortype", "kind")
+#: Keys whose string value is the error's machine type, by name: a code, a kind, an errno name, an
+#: exception's class (`{"exception_type": "FileNotFoundError"}`, `{"errorCode": "AccessDenied"}`).
+_ERROR_CODE_KEYS = (
+    "type",
+    "code",
+    "error_type",
+    "errortype",
+    "kind",
+    "error_code",
+    "errno",
+    "exception_type",
+    "exception_class",
+    "error_name",
+)
+#: A `name` that is an error's class (`{"name": "TimeoutError", "message": ...}`, as a thrown
+#: JavaScript error serialises), not a tool's or a record's name.
+_ERROR_CLASS_NAME = re.compile(r"[A-Z]\w{0,60}(?:Error|Exception|Fault)")
+#: Keys that say by a boolean that the call failed (`{"ok": false, "error": ...}` of Slack's Web
+#: API, `{"success": false, "message": ...}`).
+_FAILED_FLAG_KEYS = ("ok", "success")
 
 
 class _Reader:
@@ -566,7 +635,10 @@ class _Reader:
         if stripped[:1] in "{[" and len(stripped) <= MAX_DECODE_CHARS:
             decoded = _decode(stripped)
             if decoded is not None:
+                layers = len(self.env.messages)
                 self.value(decoded, depth + 1)
+                if len(self.env.messages) > layers:
+                    self.env.decoded.add(text)
                 return
         tag = _TAG.search(text)
         if tag:
@@ -728,8 +800,15 @@ class _Reader:
         available = folded.get("availabletools")
         if isinstance(available, list) and not env.available_tools:
             env.available_tools = [str(t) for t in available[:MAX_AVAILABLE] if isinstance(t, str)]
+        error_class = folded.get("name")
+        if (
+            isinstance(error_class, str)
+            and _ERROR_CLASS_NAME.fullmatch(error_class)
+            and len(env.codes) < MAX_ITEMS
+        ):
+            env.codes.append(error_class)
         for key in _ERROR_CODE_KEYS:
-            code = folded.get(key)
+            code = folded.get(key.replace("_", ""))
             if isinstance(code, str) and len(env.codes) < MAX_ITEMS:
                 env.codes.append(code)
             elif isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
@@ -739,10 +818,19 @@ class _Reader:
         status = folded.get("status")
         if isinstance(status, str) and status.lower() == "denied":
             env.codes.append("denied")
-        elif isinstance(status, str) and _STATUS_NAME.fullmatch(status):
-            env.codes.append(status)  # a gRPC / Google API status: "DEADLINE_EXCEEDED"
         elif isinstance(status, str) and status.lower() in ("error", "failed", "failure"):
             env.failed = True  # {"status": "error", "message": "..."}: a failure, of some kind
+        elif isinstance(status, str) and _STATUS_NAME.fullmatch(status):
+            env.codes.append(status)  # a gRPC / Google API status: "DEADLINE_EXCEEDED"
+        elif (
+            isinstance(status, int)
+            and not isinstance(status, bool)
+            and 400 <= status < 600
+            and env.status is None
+        ):
+            env.status = status  # RFC 9457's problem details: {"status": 404, "title": ...}
+        if any(folded.get(key) is False for key in _FAILED_FLAG_KEYS) and _error_body(obj):
+            env.failed = True
         # an HTTP status the body states for itself (TGI's stream error event)
         http_status = folded.get("httpstatuscode", folded.get("statuscode"))
         if isinstance(http_status, int) and 400 <= http_status < 600 and env.status is None:
@@ -751,10 +839,15 @@ class _Reader:
             exit_code = folded.get(key)
             if isinstance(exit_code, int) and not isinstance(exit_code, bool):
                 env.exit_code = exit_code if env.exit_code is None else env.exit_code
-        for key in (*_MESSAGE_KEYS, "feedback"):
-            message = folded.get(key.replace("_", ""))
+        titled = ("title",) if _error_body(obj) else ()
+        named = tuple(key.replace("_", "") for key in (*_MESSAGE_KEYS, "feedback", *titled))
+        for key in named:
+            message = folded.get(key)
             if isinstance(message, str):
                 self.text(message, depth + 1)
+        for key, value in list(folded.items())[:MAX_ITEMS]:
+            if key not in named and isinstance(value, str) and _says_what_failed(key, value):
+                self.text(value, depth + 1)
         metadata = folded.get("metadata")  # after the message: what it carries is nested deeper
         if isinstance(metadata, Mapping):
             self._mapping(metadata, depth + 1)
@@ -825,10 +918,26 @@ def _issue_list(value: list[object]) -> list[Issue]:
     return issues if issues and len(issues) == min(len(value), MAX_ITEMS) else []
 
 
+#: Keys that make an object an error body by their name alone.
+_ERROR_BODY_KEYS = frozenset(
+    {"error", "iserror", "errormessage", "errorcode", "errmsg", "exception", "exceptiontype"}
+)
+
+
 def _error_body(value: Mapping[object, object]) -> bool:
+    """The object is an error's body by its keys: an error key, a failing status (a word, or an
+    HTTP status beside a message, as RFC 9457's problem details carry it)."""
     keys = {str(k).lower().replace("_", "") for k in value}
-    return bool(keys & {"error", "iserror"}) or (
-        value.get("object") == "error" or value.get("status") in ("error", "denied")
+    status = value.get("status")
+    return bool(keys & _ERROR_BODY_KEYS) or (
+        value.get("object") == "error"
+        or status in ("error", "denied", "failed", "failure")
+        or (
+            isinstance(status, int)
+            and not isinstance(status, bool)
+            and 400 <= status < 600
+            and bool(keys & {"message", "detail", "title"})
+        )
     )
 
 

@@ -205,22 +205,38 @@ _STATES_ERROR = _words(
 )
 
 
-def _lines_last_first(texts: Iterable[str]) -> list[str]:
-    lines = [line for text in texts for line in reversed(text.splitlines()) if line.strip()]
+def _lines_last_first(texts: Iterable[str], *, spell: bool = False) -> list[str]:
+    lines = [
+        read
+        for text in texts
+        for line in reversed(text.splitlines())
+        if line.strip()
+        for read in ((line, *spelled_identifiers(line)) if spell else (line,))
+    ]
     stating = [line for line in lines if _STATES_ERROR.search(line)]
     return stating + [line for line in lines if not _STATES_ERROR.search(line)]
 
 
-def meaning_of(texts: Iterable[str], *, program: bool = False) -> str | None:
+def meaning_of(texts: Iterable[str], *, program: bool = False, ran: bool = False) -> str | None:
     """The pattern id of the cause the error texts state last, or None when they state none;
-    with `program` (the texts are a program's failure), only a cause `of_programs`."""
-    lines = _lines_last_first(texts)
+    with `program` (the texts are a program's failure), only a cause `of_programs`. The category
+    cues (`CUES`) and the identifiers spelled as words are read only in a tool's own message:
+    not in a program's failure, nor in a command's output (`ran`), whose words are about that
+    program's input (javac's "unreported exception FileNotFoundException", psql's "function
+    lenght(text) does not exist")."""
+    own_message = not program and not ran
+    lines = _lines_last_first(texts, spell=own_message)
     specific = tuple(m for m in MEANINGS + NAMED_CAUSES if m.of_programs or not program)
+    cues = CUES if own_message else ()
     for meanings in (specific, (FAILURE, STATED_FAILURE)):
         for line in lines:
             for meaning in meanings:
                 if meaning.words.search(line):
                     return meaning.pattern_id
+            if meanings is specific and not _TELLS_OF_A_FIX.search(line):
+                for cue in cues:
+                    if cue.words.search(line):
+                        return cue.pattern_id
     return None
 
 
@@ -307,4 +323,191 @@ STATED_FAILURE = Meaning(
         r"\b(?:one or more|some) errors (?:have )?occurred\b|\bincomplete, errors occurred\b",
     ),
     "EI/COMMAND_FAILED/001",
+)
+
+
+# --- guard25: machine identifiers read as words, and category cues (kept in one block at the end
+# so that helpers working in parallel merge cleanly)
+
+#: A machine identifier of two words or more: an exception or error class in CamelCase
+#: (`AccessDeniedException`, `ToolNotFoundError`, `KernelFunctionNotFoundException`) or a code in
+#: snake or screaming case (`ERR_NAME_NOT_RESOLVED`, `not_in_channel`, `RESOURCE_EXHAUSTED`).
+#: Every source names its failures so; spelled as words, one lexicon reads them all, where a
+#: table of codes knows only the codes someone has seen.
+_IDENTIFIER = re.compile(
+    r"(?<![\w.-])(?:[A-Z]?[a-z0-9]+(?:[A-Z][a-z0-9]+)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)"
+    r"(?![\w-])"
+)
+_HUMP = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+#: Identifiers spelled per line: a line of code or a listing has many; its cause has a few.
+MAX_SPELLED_PER_LINE = 8
+
+
+def spelled_identifiers(line: str) -> tuple[str, ...]:
+    """The line with its machine identifiers spelled as lowercase words, or nothing when it has
+    none (`ThrottlingException` -> "throttling exception", `ERR_NAME_NOT_RESOLVED` -> "err name
+    not resolved")."""
+    found = _IDENTIFIER.findall(line, 0, 4_096)[:MAX_SPELLED_PER_LINE]
+    if not found:
+        return ()
+    return (" ".join(" ".join(_HUMP.findall(part)).lower() for part in found),)
+
+
+#: A path with a separator (`src/app.py`, `~/notes`, `./build`), not a URL (a page that is not
+#: there is the server's answer).
+_PATH = r"(?<![\w:/.])(?:~|\.{1,2})?/?[\w.@-]+/[\w.@/-]*[\w@-]"
+
+#: A line that tells of an error dealt with, in prose ("I fixed the JSON parse error in the config
+#: loader"): its cue words are its subject, not this result's failure.
+_TELLS_OF_A_FIX = _words(
+    r"\b(?:fixed|resolved|handled|solved|addressed|patched|debugged|avoids?|prevents?)\b"
+)
+
+#: Category cues: the few words each category is said in, whoever says it. Read after the
+#: meaning classes above and the named causes, only where no family recognised the text or only
+#: as a failure of no known kind; a cue that names an object the category is about (a tool, a
+#: parameter, a file) needs that object on the line, so a text with no cue stays unread.
+CUES: tuple[Meaning, ...] = (
+    Meaning(
+        "timeout-cue",
+        _words(
+            r"\btime ?out\b[^\n]{0,24}\b(?:exceeded|reached|expired|elapsed)\b",
+            r"\b(?:took|taking|is taking) too long\b",
+            r"\btime (?:limit|budget)\b[^\n]{0,20}\b(?:exceeded|reached)\b",
+            r"\bdid not (?:finish|complete|respond) (?:with)?in\b",
+        ),
+        "EI/TIMEOUT/001",
+    ),
+    Meaning(
+        "rate-cue",
+        _words(
+            r"\btoo many requests\b",
+            r"\brate[- ]?limit(?:s|ed|ing)?\b",
+            r"\brate exceeded\b",
+            r"\bthrottl(?:ed|ing)\b",
+            r"\bquotas?\b[^\n]{0,30}\b(?:exceeded|exhausted|reached|used up)\b",
+            r"\b(?:exceeded|exhausted|reached|over) (?:your |the )?(?:\w+ )?quota\b",
+            r"\bslow down\b",
+        ),
+        "EI/RATE_LIMITED/001",
+    ),
+    Meaning(
+        "context-cue",
+        _words(
+            r"\bcontext (?:length|window|size|limit)\b",
+            r"\b(?:too many|maximum (?:number of )?) ?tokens\b",
+            r"\btoken (?:limit|count)\b[^\n]{0,30}\b(?:exceeded|reached|exceeds)\b",
+            r"\bprompt is too long\b",
+        ),
+        "EI/CONTEXT_OVERFLOW/001",
+    ),
+    Meaning(
+        "network-cue",
+        _words(
+            r"\bconnection (?:was )?(?:closed|aborted|lost|failed|error|dropped|refused)\b",
+            r"\bconnect(?:ion)? attempts? failed\b",
+            r"\bname (?:not|could not be) resolved\b",
+            r"\bname or service not known\b",
+            r"\bgetaddrinfo\b",
+            r"\bsocket hang up\b",
+            r"\bnetwork (?:error|is down|request failed|failure)\b",
+            r"\b(?:host|server) (?:is )?unreachable\b",
+            r"\b(?:service|server) (?:is )?(?:temporarily )?unavailable\b",
+            r"\bbad gateway\b",
+        ),
+        "EI/NETWORK_ERROR/001",
+    ),
+    Meaning(
+        "permission-cue",
+        _words(
+            r"\bnot authori[sz]ed\b",
+            r"\b(?:execution|request|call|access|permission|operation|action|command)"
+            r" (?:was |has been )?(?:denied|refused|rejected)\b",
+            r"\binsufficient (?:permissions?|privileges?|scopes?|access|rights)\b",
+            r"\bmissing (?:required )?(?:scopes?|permissions?|privileges?)\b",
+            r"\bnot permitted\b",
+            r"\b(?:blocked|disallowed|prohibited) by (?:the )?(?:\w+ )?(?:policy|user|sandbox"
+            r"|administrator|configuration|settings)\b",
+            r"\b(?:the )?user (?:denied|rejected|declined|refused)\b",
+            r"\bauthentication (?:failed|required|error)\b",
+            r"\b(?:invalid|missing|expired|revoked) (?:api[ _-]?key|token|credentials?)\b",
+        ),
+        "EI/PERMISSION_DENIED/001",
+    ),
+    Meaning(
+        "tool-cue",
+        _words(
+            r"\b(?:unknown|unregistered|undefined|nonexistent|non-existent) (?:tool|function)\b",
+            r"\b(?:tool|function)(?: [`'\"]?[A-Za-z_][\w.\-]{0,63}[`'\"]?)? (?:is |was )?"
+            r"(?:not found|does not exist|doesn't exist|not (?:registered|available|defined"
+            r"|enabled|active)|unavailable)\b",
+            r"\bno (?:such )?(?:tool|function)s? (?:named|called|found|registered|with)\b",
+        ),
+        "EI/TOOL_NOT_FOUND/001",
+    ),
+    Meaning(
+        "missing-file-cue",
+        _words(
+            r"\b(?:file|directory|folder)\b[^\n]{0,80}?\b(?:not found|does not exist"
+            r"|doesn't exist|cannot be found|could not be found|is missing)\b",
+            r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:find|locate|open"
+            r"|read|stat|access) (?:the )?(?:file|directory|folder)\b",
+            _PATH + r"[`'\"]? (?:was |is )?(?:not found|does not exist|doesn't exist"
+            r"|cannot be found|could not be found)\b",
+            r"\b(?:not found|does not exist|no such file or directory|not exist)\b:? [`'\"]?"
+            + _PATH,
+        ),
+        "EI/FILE_NOT_FOUND/001",
+    ),
+    Meaning(
+        "missing-argument-cue",
+        _words(
+            r"\b(?:is|are) required\b",
+            r"\bmissing (?:required )?(?:param(?:eter)?|argument|field|property|key|input"
+            r"|value|option)s?\b",
+            r"\brequired (?:param(?:eter)?|argument|field|property|option)s?\b[^\n]{0,40}"
+            r"\b(?:missing|not (?:provided|given|set|specified|present))\b",
+            r"\bno \w+ (?:was |were )?(?:provided|given|specified|supplied)\b",
+        ),
+        "EI/PARAM_MISSING/001",
+    ),
+    Meaning(
+        "wrong-type-cue",
+        _words(
+            r"\b(?:expected|must be|should be)(?: of type| a value of type)?:? (?:an? )?"
+            r"(?:string|number|integer|int|boolean|bool|array|list|object|dict|float)s?\b"
+            r"(?! (?:of|with|in|that|which|between|from|to)\b)",
+            r"\binvalid type\b",
+            r"\bis not of (?:a )?type\b",
+            r"\btype mismatch\b",
+        ),
+        "EI/PARAM_TYPE_MISMATCH/001",
+    ),
+    Meaning(
+        "invalid-json-cue",
+        _words(
+            r"\binvalid json\b",
+            r"\b(?:not|isn't) (?:a )?valid json\b",
+            r"\bjson\b[^\n]{0,30}\b(?:parse|parsing|decode|decoding|syntax) (?:error|failed)\b",
+            r"\b(?:failed|unable|could not) to (?:parse|decode) (?:the )?(?:json|arguments)\b",
+        ),
+        "EI/INVALID_JSON_ARGUMENTS/001",
+    ),
+    Meaning(
+        "invalid-value-cue",
+        _words(
+            r"\bmust be one of\b",
+            r"\b(?:is )?not one of\b",
+            r"\binvalid (?:value|option|choice|format|mode|selector|index|id|range|enum"
+            r"|input|argument|parameter)s?\b",
+            r"\bout of (?:range|bounds)\b",
+            r"\bmust (?:be|have) (?:between|at least|at most|greater|less|positive"
+            r"|non-negative|no more|no longer|fewer)\b",
+            r"\bexceeds? (?:the )?(?:max(?:imum)?|limit)\b",
+            r"\bunsupported (?:value|format|mode|option|type|operation|action)\b",
+            r"^(?:Error: )?No [\w-]+(?: [\w-]+){0,2} (?:was )?(?:found )?(?:for|with) "
+            r"(?:the )?(?:given |provided )?(?:[\w-]+ )?(?:id|index|name|pid|key|ref)\b",
+        ),
+        "EI/PARAM_INVALID_VALUE/001",
+    ),
 )
