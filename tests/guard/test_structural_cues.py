@@ -22,7 +22,19 @@ from toolmend.guard.envelope import unwrap
 from toolmend.guard.meanings import meaning_of, spelled_identifiers
 from toolmend.guard.patterns import PATTERNS_BY_ID, Category
 
+from .conftest import load_cases
+
 CLASSIFIER = Classifier()
+
+#: The files whose rows were read while the classifier was written (every file but the blind
+#: splits not yet read).
+DEV_FILES = (
+    "real_errors.json",
+    "command_errors.json",
+    *(f"batch{n}_errors.json" for n in (33, 34, 39, 41, 43, 44, 45, 48)),
+    "blind_errors.json",
+    *(f"blind{n}_errors.json" for n in range(2, 11)),
+)
 
 
 def _meaning(text: str) -> Category | None:
@@ -301,3 +313,162 @@ def test_a_file_listing_with_error_words_stays_a_success(lines: list[str]) -> No
     assert not classify_result(
         json.dumps({"content": [{"type": "text", "text": listing}]}), tool="read_file"
     ).failed
+
+
+# --- what reads a source no wording was written from ----------------------------------------
+
+#: Every wording written from a named source switched off: only the generic ("plain") and the
+#: operating system's ("os") wordings stay, so what this engine reads it reads by structure, the
+#: meaning classes and the cues, as it would a source nobody has read.
+SOURCE_FREE = Classifier(
+    exclude_origins={o for p in PATTERNS_BY_ID.values() for w in p.text for o in w.origins}
+    - {"plain", "os"}
+)
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # a scope or sandbox the call left
+        (
+            "agno/b34/002",
+            "Error: Path '../../etc/passwd' is outside the allowed base directory",
+            Category.PERMISSION_DENIED,
+        ),
+        (
+            "roo-code/blind11/007",
+            'Tool "write_to_file" is not allowed in ask mode.',
+            Category.PERMISSION_DENIED,
+        ),
+        # a size over a limit
+        (
+            "crush/b34/014",
+            "Content section is too large (2480133 bytes). Maximum size is 1048576 bytes",
+            Category.CONTEXT_OVERFLOW,
+        ),
+        (
+            "cline/blind11/011",
+            "Response too large: exceeded 5242880 bytes",
+            Category.CONTEXT_OVERFLOW,
+        ),
+        # an edit that does not apply
+        (
+            "cline/blind11/005",
+            "No replacement performed: multiple occurrences of text found in "
+            "src/config/defaults.ts.",
+            Category.DIFF_MATCH_FAILED,
+        ),
+        (
+            "roo-code/blind11/002",
+            "Expected update hunk to start with a @@ context marker, got: 'def handler(event):'",
+            Category.DIFF_MATCH_FAILED,
+        ),
+        # a value the call gave that names nothing, or breaks a constraint
+        ("crush/dev34/005", "LSP client 'gopls' not found", Category.PARAM_INVALID_VALUE),
+        ("agno/b34/015", "Error: Query cannot be empty", Category.PARAM_INVALID_VALUE),
+        (
+            "gemini-cli/blind11/002",
+            "Path must be absolute: src/index.ts",
+            Category.PARAM_INVALID_VALUE,
+        ),
+        # arguments that are not JSON, in Python's json module's words
+        (
+            "mini-swe-agent/blind2/004",
+            "Error parsing tool call arguments: Expecting ',' delimiter: line 1 column 26 "
+            "(char 25).Missing 'command' argument in bash tool call.",
+            Category.INVALID_JSON_ARGUMENTS,
+        ),
+        # Python's own TypeError for a missing argument, inside an agent's prefixes
+        (
+            "camel/blind10/002",
+            "Tool execution failed: Error executing tool 'get_stock_price': get_stock_price() "
+            "missing 1 required positional argument: 'ticker'",
+            Category.PARAM_MISSING,
+        ),
+    ],
+)
+def test_without_the_sources_wordings_a_cue_reads_it(
+    row: str, text: str, category: Category
+) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # JSON-RPC's -32602 says only that the parameters were refused; the message says what
+        (
+            "mcp-csharp-sdk/b33/001",
+            '{"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Unknown tool: '
+            "'get_forcast'\"}}",
+            Category.MCP_TOOL_MISSING,
+        ),
+        # a request refused (`invalid_request_error`), for its size
+        (
+            "roo-code/blind2/014",
+            '400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is '
+            'too long: 210194 tokens > 200000 maximum"}}',
+            Category.CONTEXT_OVERFLOW,
+        ),
+    ],
+)
+def test_a_status_alone_is_refined_by_the_cue_its_message_states(
+    row: str, text: str, category: Category
+) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+def test_a_status_whose_message_only_names_it_is_not_refined() -> None:
+    # mcp-python-sdk/blind7/005: -32602's own name is no invalid value of the call
+    text = (
+        '{"jsonrpc": "2.0", "id": 12, "error": {"code": -32602, "message": "Invalid request '
+        'parameters", "data": ""}}'
+    )
+    assert CLASSIFIER.classify(text).category is Category.INVALID_TOOL_PROTOCOL
+
+
+def test_a_refused_requests_field_is_not_a_permission() -> None:
+    # tgi/b32/003: "is not allowed" of a request's own field, refused by the server
+    text = (
+        '{"error":"Input validation error: `top_n_tokens` != 0 is not allowed for this '
+        'endpoint","error_type":"validation"}'
+    )
+    assert CLASSIFIER.classify(text).category is Category.PARAM_INVALID_VALUE
+
+
+def test_an_http_status_is_read_by_its_reason_phrase() -> None:
+    # Go's HTTP clients: "METHOD URL: STATUS REASON"
+    env = unwrap(
+        "failed to get issue: GET https://api.example.com/repos/o/r/issues/9: 404 Not Found []"
+    )
+    assert env.status == 404
+    assert unwrap("upstream answered 503 Service Unavailable").status == 503
+    assert unwrap("returned 404 items").status is None
+
+
+def test_a_lead_in_that_only_says_an_error_happened_is_peeled() -> None:
+    assert "Tool foo not found" in unwrap("Encountered error: Tool foo not found").texts()
+    assert "x" in unwrap("Unexpected exception in run_query: x").texts()
+    # a lead-in that names what failed stays whole (goose/blind2/003)
+    text = "MCP process error: spawn npx ENOENT"
+    assert unwrap(text).texts() == [text]
+
+
+def test_a_markdown_heading_over_the_message_is_peeled() -> None:
+    # playwright-mcp/blind6/009
+    assert (
+        'Error: Tool "browser_scroll" not found'
+        in unwrap('### Result\nError: Tool "browser_scroll" not found\n').texts()
+    )
+
+
+#: The share of the dev files' errors the source-free engine reads right (3868 of 4740 at
+#: guard25, 3270 before its mechanisms): a floor, so that the mechanisms that read what no
+#: source's wording covers do not regress.
+SOURCE_FREE_FLOOR = 3_860
+
+
+def test_without_any_sources_wordings_the_engine_still_reads_four_in_five() -> None:
+    rows = [r for name in DEV_FILES for r in load_cases(name) if r["kind"] == "error"]
+    right = sum(SOURCE_FREE.classify(r["text"]).category == r["category"] for r in rows)
+    assert right >= SOURCE_FREE_FLOOR, f"{right}/{len(rows)}"

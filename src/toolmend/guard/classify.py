@@ -35,7 +35,7 @@ from toolmend.guard.exit_status import (
     status_pattern,
     xargs_aborted,
 )
-from toolmend.guard.meanings import FAILURE, meaning_of
+from toolmend.guard.meanings import FAILURE, cue_of, meaning_of
 from toolmend.guard.patterns import (
     PATTERNS,
     UNCLASSIFIED_PATTERN,
@@ -582,7 +582,7 @@ def _meaning_reading(
     `COMMAND_FAILED`'s own words takes only a cause that is the same inside a program's output
     (a tag or a table that already exists, an unknown subcommand, stay the command's failure)."""
     if found is not None and found[0].id not in _MEANING_READABLE:
-        return found
+        return _cue_reading(found, texts) if not ran else found
     if found is not None and _reports_a_test_run(texts):
         return found  # a test run's failure, whatever its tests raised
     program = found is not None and not _states_no_cause(found)
@@ -590,6 +590,48 @@ def _meaning_reading(
     if meant is None or (found is not None and meant == FAILURE.pattern_id):
         return found
     return _BY_ID[meant], found[1] if found else {}, MEANING_CONFIDENCE
+
+
+def _cue_reading(
+    found: tuple[Pattern, dict[str, str], float], texts: list[str]
+) -> tuple[Pattern, dict[str, str], float]:
+    """A reading made by a status or a machine code alone (`STATUS_CONFIDENCE`), or a model
+    server's refusal of the request read from its envelope alone, refined by the category cue
+    the message states (`meanings.cue_of`): the status says that it failed, the words say what.
+    A refused request takes only a cue about the request's size, a limit or the tool list
+    (`_REFUSED_REQUEST_CUES`): its other words are about the request's own fields ("`top_n_tokens`
+    != 0 is not allowed"). A message that is only the status's own name (JSON-RPC's "Invalid
+    request parameters" for -32602) refines nothing."""
+    by_status = found[2] == STATUS_CONFIDENCE
+    refused = found[0].id == REQUEST_REFUSED_PATTERN_ID and found[2] == ENVELOPE_CONFIDENCE
+    if not (by_status or refused) or all(_STATUS_NAME_ONLY.fullmatch(t) for t in texts):
+        return found
+    cued = cue_of(texts)
+    if cued is None or cued == found[0].id:
+        return found
+    pattern = _BY_ID[cued]
+    if refused and pattern.category not in _REFUSED_REQUEST_CUES:
+        return found
+    return pattern, found[1], MEANING_CONFIDENCE
+
+
+#: The categories a cue may give a request a model server refused (see `_cue_reading`).
+_REFUSED_REQUEST_CUES = frozenset(
+    {
+        Category.CONTEXT_OVERFLOW,
+        Category.RATE_LIMITED,
+        Category.TIMEOUT,
+        Category.TOOL_NOT_FOUND,
+        Category.MCP_TOOL_MISSING,
+    }
+)
+#: A message that only names its status: JSON-RPC 2.0's standard messages, HTTP's reason
+#: phrases; or a code alone.
+_STATUS_NAME_ONLY = re.compile(
+    r"(?:invalid (?:request )?param(?:eter)?s|invalid request|method not found|parse error"
+    r"|internal error|not found|bad request|[\w.:-]+)\.?",
+    re.IGNORECASE,
+)
 
 
 def _states_no_cause(found: tuple[Pattern, dict[str, str], float]) -> bool:

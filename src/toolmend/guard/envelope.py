@@ -170,6 +170,17 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"(?:(?:Wall time|Duration|Total output lines|Original token count)[^\n]*\n){0,4}"
         r"(?:Output:\s*\n)?",
         r"^\s*(?:AI_)?(?:Tool|Model|Agent)?\w*Error:\s*(?=\S)",
+        # a markdown heading over the message: an MCP server's section title ("### Result",
+        # "# click response"), the message under it
+        r"^\s*#{1,6} [^\n]{1,60}\n+(?=\S)",
+        # a lead-in in words that only say an error happened, then its message, whoever's
+        # ("Encountered error:", "Execution error in search_wiki:", "Unexpected exception:",
+        # "Tool execution error:"); a lead-in that names what failed ("MCP process error:",
+        # "Failed to start extension:") says more than its message and stays
+        r"^\s*(?:(?:an?|the|encountered|unexpected|unhandled|uncaught|unknown|internal|runtime"
+        r"|execution|invocation|tool|function|call|caught|got|raised|with) ){1,3}"
+        r"(?:error|exception|failure)(?: (?:in|from|while|during|calling|executing|running)"
+        r" [\w.`'\"-]{1,64})?:\s*(?=\S)",
         r"^\s*(?:Error|ERROR|error)\s*:\s*",
         r"^\s*\[ERROR\]\s*",
     )
@@ -208,7 +219,13 @@ _STATUS = re.compile(
     # curl's `-f` ("curl: (22) The requested URL returned error: 401")
     r"|The requested URL returned error: )([45]\d\d)\b"
     # requests' HTTPError ("401 Client Error: Unauthorized for url: ..."), status first
-    r"|\b([45]\d\d) (?:Client|Server) Error: ",
+    r"|\b([45]\d\d) (?:Client|Server) Error: "
+    # a status beside its reason phrase, in whatever sentence: an HTTP status line by its shape
+    # (Go's clients: "GET https://api.github.com/...: 404 Not Found []", "403 Forbidden")
+    r"|(?<![\w.:/-])([45]\d\d) (?-i:Not Found|Unauthorized|Forbidden|Bad Request|Too Many Requests"
+    r"|Internal Server Error|Service Unavailable|Bad Gateway|Gateway Time-?out|Request Time-?out"
+    r"|Payload Too Large|Request Entity Too Large|Conflict|Unprocessable Entity|Gone"
+    r"|Method Not Allowed|Precondition Failed|Not Implemented)\b",
     re.IGNORECASE,
 )
 _AVAILABLE = re.compile(
@@ -679,7 +696,7 @@ class _Reader:
         if env.status is None:
             status = _STATUS.search(head)
             if status:
-                env.status = int(status.group(1) or status.group(2))
+                env.status = int(next(g for g in status.groups() if g))
         if not env.available_tools:
             listed = _AVAILABLE.search(head)
             if listed:

@@ -233,11 +233,25 @@ def meaning_of(texts: Iterable[str], *, program: bool = False, ran: bool = False
             for meaning in meanings:
                 if meaning.words.search(line):
                     return meaning.pattern_id
-            if meanings is specific and not _TELLS_OF_A_FIX.search(line):
-                for cue in cues:
-                    if cue.words.search(line):
-                        return cue.pattern_id
+            if meanings is specific and (cue := _cue_on(line, cues)) is not None:
+                return cue
     return None
+
+
+def cue_of(texts: Iterable[str]) -> str | None:
+    """The pattern id of the category cue (`CUES`) a tool's own message states last, or None:
+    what refines a reading made by a status or a code alone ("404" beside "model 'x' not
+    found", a request refused beside "prompt is too long")."""
+    for line in _lines_last_first(texts, spell=True):
+        if (cue := _cue_on(line, CUES)) is not None:
+            return cue
+    return None
+
+
+def _cue_on(line: str, cues: Iterable[Meaning]) -> str | None:
+    if _TELLS_OF_A_FIX.search(line):
+        return None
+    return next((cue.pattern_id for cue in cues if cue.words.search(line)), None)
 
 
 # --- batch 43 (guard19): causes named by an exception class or an error kind, and failures a
@@ -330,13 +344,14 @@ STATED_FAILURE = Meaning(
 # so that helpers working in parallel merge cleanly)
 
 #: A machine identifier of two words or more: an exception or error class in CamelCase
-#: (`AccessDeniedException`, `ToolNotFoundError`, `KernelFunctionNotFoundException`) or a code in
+#: (`AccessDeniedException`, `ToolNotFoundError`, the last part of .NET's and Java's qualified
+#: `System.UnauthorizedAccessException`) or a code in
 #: snake or screaming case (`ERR_NAME_NOT_RESOLVED`, `not_in_channel`, `RESOURCE_EXHAUSTED`).
 #: Every source names its failures so; spelled as words, one lexicon reads them all, where a
 #: table of codes knows only the codes someone has seen.
 _IDENTIFIER = re.compile(
-    r"(?<![\w.-])(?:[A-Z]?[a-z0-9]+(?:[A-Z][a-z0-9]+)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)"
-    r"(?![\w-])"
+    r"(?<![\w-])(?:(?=[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z]{2}[a-z]))[A-Za-z0-9]+"
+    r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w-])"
 )
 _HUMP = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 #: Identifiers spelled per line: a line of code or a listing has many; its cause has a few.
@@ -365,9 +380,34 @@ _TELLS_OF_A_FIX = _words(
 
 #: Category cues: the few words each category is said in, whoever says it. Read after the
 #: meaning classes above and the named causes, only where no family recognised the text or only
-#: as a failure of no known kind; a cue that names an object the category is about (a tool, a
-#: parameter, a file) needs that object on the line, so a text with no cue stays unread.
+#: as a failure of no known kind, and only in a tool's own message (see `meaning_of`); a cue that
+#: names an object the category is about (a tool, a file, an edit's text) needs that object on
+#: the line, so a text with no cue stays unread. Most specific first: a size before a value
+#: constraint, a missing argument before an invalid one, a quoted name not found last.
 CUES: tuple[Meaning, ...] = (
+    Meaning(
+        # an exception class spelled as words (`spelled_identifiers`) whose words name the cause
+        # the message may not repeat: .NET's TimeoutException and HttpRequestException, Java's
+        # ConnectException, .NET's ArgumentNullException and JsonException
+        "class-cue-timeout",
+        _words(r"\btime ?out (?:error|exception)\b"),
+        "EI/TIMEOUT/001",
+    ),
+    Meaning(
+        "class-cue-network",
+        _words(r"\b(?:connection|connect|network|socket|http request) (?:error|exception)\b"),
+        "EI/NETWORK_ERROR/001",
+    ),
+    Meaning(
+        "class-cue-missing",
+        _words(r"\bargument null (?:error|exception)\b"),
+        "EI/PARAM_MISSING/001",
+    ),
+    Meaning(
+        "class-cue-json",
+        _words(r"\bjson (?:reader |decode |parse |syntax )?(?:error|exception)\b"),
+        "EI/INVALID_JSON_ARGUMENTS/001",
+    ),
     Meaning(
         "timeout-cue",
         _words(
@@ -396,10 +436,28 @@ CUES: tuple[Meaning, ...] = (
         _words(
             r"\bcontext (?:length|window|size|limit)\b",
             r"\b(?:too many|maximum (?:number of )?) ?tokens\b",
-            r"\btoken (?:limit|count)\b[^\n]{0,30}\b(?:exceeded|reached|exceeds)\b",
+            r"\btokens? (?:limit|count)\b[^\n]{0,30}\b(?:exceeded|reached|exceeds)\b",
+            r"\b\d+ tokens\b[^\n]{0,12}(?:>|\bexceeds?\b|\bover\b)",
             r"\bprompt is too long\b",
         ),
         "EI/CONTEXT_OVERFLOW/001",
+    ),
+    Meaning(
+        # a size over a limit: of a file, a response, a section, a result set
+        "size-cue",
+        _words(
+            r"\b(?:file|content|section|response|output|input|request|payload|document|image"
+            r"|page|result|message|body|diff|data)s?\b[^\n]{0,40}?\b(?:is |was )?too "
+            r"(?:large|long|big)\b",
+            r"\bexceeds?\b[^\n]{0,30}?\b\d[\d,.]* ?(?:bytes|[kmg]i?b|tokens|characters|chars"
+            r"|lines|pages)\b",
+            r"\b\d[\d,.]* ?(?:bytes|[kmg]i?b|tokens|characters|chars|lines|pages)\b[^\n]{0,20}?"
+            r"(?:>|\bexceeds?\b|\bover (?:the )?(?:limit|maximum)\b)",
+            r"\bmaximum (?:file |response |content |output )?(?:size|length) is\b",
+            r"\bnarrow (?:your|the) (?:search|query|pattern)\b",
+            r"\btoo many (?:results|matches|files|lines)\b",
+        ),
+        "EI/CONTEXT_OVERFLOW/002",
     ),
     Meaning(
         "network-cue",
@@ -418,6 +476,7 @@ CUES: tuple[Meaning, ...] = (
         "EI/NETWORK_ERROR/001",
     ),
     Meaning(
+        # a refusal: by a policy, a sandbox or scope, the user, a missing login
         "permission-cue",
         _words(
             r"\bnot authori[sz]ed\b",
@@ -428,9 +487,23 @@ CUES: tuple[Meaning, ...] = (
             r"\bnot permitted\b",
             r"\b(?:blocked|disallowed|prohibited) by (?:the )?(?:\w+ )?(?:policy|user|sandbox"
             r"|administrator|configuration|settings)\b",
+            r"\b(?:denied|rejected|declined) by (?:the )?user\b",
             r"\b(?:the )?user (?:denied|rejected|declined|refused)\b",
-            r"\bauthentication (?:failed|required|error)\b",
+            r"\b(?:was |were )?not approved\b",
+            r"\bauthentication (?:failed|required|error|is required)\b",
             r"\b(?:invalid|missing|expired|revoked) (?:api[ _-]?key|token|credentials?)\b",
+            r"\b(?:incorrect|invalid|wrong) (?:or missing )?password\b",
+            r"\b(?:sign|log) in\b|\blogged in\b",
+            r"\boutside (?:of )?(?:the |your )?(?:allowed|permitted|workspace|repository|project"
+            r"|sandbox|base|working|root|current|configured)\b",
+            r"\bescapes? (?:the )?(?:workspace|sandbox|root|project|allowed|base)\b",
+            r"\bnot (?:in|on|within) (?:the |any of the )?(?:allowed|permitted|approved)\b",
+            r"\b(?:is|are) not allowed\b|\bnot allowed (?:in|to|by|for)\b",
+            r"\b(?:is|are|was|were) (?:also )?blocked\b|\bblocked (?:in|by|for)\b",
+            r"\bwrite-protected\b|\bprotected (?:file|path|directory|folder|config\w*)\b",
+            r"\bpath traversal\b",
+            r"\bsandbox (?:denied|blocked|restrictions?|violation|policy)\b",
+            r"\b(?:plan|read-only|readonly|restricted|safe) mode\b",
         ),
         "EI/PERMISSION_DENIED/001",
     ),
@@ -441,7 +514,8 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:tool|function)(?: [`'\"]?[A-Za-z_][\w.\-]{0,63}[`'\"]?)? (?:is |was )?"
             r"(?:not found|does not exist|doesn't exist|not (?:registered|available|defined"
             r"|enabled|active)|unavailable)\b",
-            r"\bno (?:such )?(?:tool|function)s? (?:named|called|found|registered|with)\b",
+            r"\bno (?:such )?(?:tool|function)s? (?:named|called|found|registered|with"
+            r"|available)\b",
         ),
         "EI/TOOL_NOT_FOUND/001",
     ),
@@ -465,8 +539,9 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:is|are) required\b",
             r"\bmissing (?:required )?(?:param(?:eter)?|argument|field|property|key|input"
             r"|value|option)s?\b",
+            r"\bmissing \d+ required (?:positional |keyword-only )?arguments?\b",
             r"\brequired (?:param(?:eter)?|argument|field|property|option)s?\b[^\n]{0,40}"
-            r"\b(?:missing|not (?:provided|given|set|specified|present))\b",
+            r"\b(?:missing|not (?:found|provided|given|set|specified|present))\b",
             r"\bno \w+ (?:was |were )?(?:provided|given|specified|supplied)\b",
         ),
         "EI/PARAM_MISSING/001",
@@ -484,14 +559,38 @@ CUES: tuple[Meaning, ...] = (
         "EI/PARAM_TYPE_MISMATCH/001",
     ),
     Meaning(
+        # arguments that are not JSON: the words, and Python's json module's own messages
         "invalid-json-cue",
         _words(
             r"\binvalid json\b",
             r"\b(?:not|isn't) (?:a )?valid json\b",
             r"\bjson\b[^\n]{0,30}\b(?:parse|parsing|decode|decoding|syntax) (?:error|failed)\b",
             r"\b(?:failed|unable|could not) to (?:parse|decode) (?:the )?(?:json|arguments)\b",
+            r"\b(?:parse|parsing|decode|decoding|deserialize) (?:the )?(?:tool[- ]call |function )?"
+            r"arguments\b",
+            r"\bExpecting (?:',' delimiter|':' delimiter|value|property name)\b",
+            r"\bUnterminated string starting at\b|\bExtra data: line \d+\b",
+            r"\bvalid (?:dictionary|dict|object)\b[^\n]{0,20}\bjson\b",
         ),
         "EI/INVALID_JSON_ARGUMENTS/001",
+    ),
+    Meaning(
+        # an edit whose text to replace is not in the file, or not once, or a patch that does
+        # not apply
+        "edit-cue",
+        _words(
+            r"\bno (?:exact )?(?:match|matches|occurrences?)(?: (?:was |were )?found)?"
+            r" (?:for|of|in)\b",
+            r"\bnot found in (?:the )?(?:file|displayed lines|document|content|buffer)\b",
+            r"\b(?:multiple|\d+) (?:occurrences|matches) of\b",
+            r"\b(?:are|is) identical\b",
+            r"\bmodified since (?:it was )?(?:last )?read\b",
+            r"\bhunks?\b",
+            r"\bpatch\b[^\n]{0,40}?\b(?:invalid|rejected|failed|verification|empty|format"
+            r"|context|does not apply)\b|\b(?:invalid|empty|malformed) (?:patch|diff)\b",
+            r"\b(?:expected|context) lines\b",
+        ),
+        "EI/DIFF_MATCH_FAILED/001",
     ),
     Meaning(
         "invalid-value-cue",
@@ -500,13 +599,26 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:is )?not one of\b",
             r"\binvalid (?:value|option|choice|format|mode|selector|index|id|range|enum"
             r"|input|argument|parameter)s?\b",
+            r"^(?:Error: )?Invalid [\w.-]+(?: [\w.-]+)?(?::|$| format\b| value\b)",
             r"\bout of (?:range|bounds)\b",
-            r"\bmust (?:be|have) (?:between|at least|at most|greater|less|positive"
-            r"|non-negative|no more|no longer|fewer)\b",
+            # (not a state the call needs first: "must be started before executing cells")
+            r"\bmust (?:be (?!(?:first )?(?:started|initiali[sz]ed|opened|connected|created|loaded"
+            r"|enabled|installed|configured|running|called|logged|signed|authenticated)\b)|have"
+            r"|contain|refer|start|end|match|not)\b",
+            r"\b(?:cannot|can't|may not|should not) (?:be empty|start with|contain|exceed)\b",
+            r"\bat (?:least|most) (?:one|\d+)\b",
             r"\bexceeds? (?:the )?(?:max(?:imum)?|limit)\b",
-            r"\bunsupported (?:value|format|mode|option|type|operation|action)\b",
+            r"\bunsupported [\w-]+\b|\b(?:type|format|protocol|scheme|extension|value|mode"
+            r"|option|encoding|language)s? (?:is |are )?not supported\b",
+            r"\b(?:unexpected|unknown|unrecognized|extra) (?:keyword )?(?:argument|parameter"
+            r"|option|key|field|propert(?:y|ies))s?\b",
             r"^(?:Error: )?No [\w-]+(?: [\w-]+){0,2} (?:was )?(?:found )?(?:for|with) "
             r"(?:the )?(?:given |provided )?(?:[\w-]+ )?(?:id|index|name|pid|key|ref)\b",
+            # a quoted name or an id that names nothing there ("Skill 'pdf-tools' not found",
+            # "Entity with name X not found", "Dependency task t-99 not found")
+            r"[`'\"][^`'\"\n]{1,80}[`'\"] (?:was |is )?not found\b",
+            r"\bwith (?:the )?(?:name|id|key) [^\n]{1,60}? not found\b",
+            r"\b[a-z]+-\d+ not found\b|\bnot found\. Available\b",
         ),
         "EI/PARAM_INVALID_VALUE/001",
     ),
