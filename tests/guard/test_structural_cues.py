@@ -394,6 +394,27 @@ def test_without_the_sources_wordings_a_cue_reads_it(
 
 
 @pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        # .NET's own exception messages, as a .NET agent passes `ex.Message` on (System.Net.Http's
+        # timeout; ArgumentNullException's message with its parameter)
+        (
+            "System.Threading.Tasks.TaskCanceledException: The request was canceled due to the "
+            "configured HttpClient.Timeout of 100 seconds elapsing.",
+            Category.TIMEOUT,
+        ),
+        (
+            "Error: Value cannot be null. (Parameter 'city')",
+            Category.PARAM_MISSING,
+        ),
+        ("System.Net.Http.HttpRequestException: An error occurred", Category.NETWORK_ERROR),
+    ],
+)
+def test_a_runtimes_exception_is_read_by_its_words(text: str, category: Category) -> None:
+    assert SOURCE_FREE.classify(text).category is category
+
+
+@pytest.mark.parametrize(
     ("row", "text", "category"),
     [
         # JSON-RPC's -32602 says only that the parameters were refused; the message says what
@@ -472,3 +493,32 @@ def test_without_any_sources_wordings_the_engine_still_reads_four_in_five() -> N
     rows = [r for name in DEV_FILES for r in load_cases(name) if r["kind"] == "error"]
     right = sum(SOURCE_FREE.classify(r["text"]).category == r["category"] for r in rows)
     assert right >= SOURCE_FREE_FLOOR, f"{right}/{len(rows)}"
+
+
+def test_the_first_content_block_is_the_message_and_the_others_its_context() -> None:
+    # playwright-mcp/blind6/003's message, then a console log of the page in a second block
+    text = json.dumps(
+        {
+            "content": [
+                {"type": "text", "text": "Error: Tab 4 not found"},
+                {
+                    "type": "text",
+                    "text": "[ERROR] Failed to load resource: the server responded with a "
+                    "status of 404 (Not Found)",
+                },
+            ],
+            "isError": True,
+        }
+    )
+    assert unwrap(text).texts()[0] == "Tab 4 not found"
+    assert CLASSIFIER.classify(text).category is Category.PARAM_INVALID_VALUE
+
+
+def test_markdown_sections_are_read_first_section_first() -> None:
+    # playwright-mcp/blind6/003 with the page's state after it, as the server appends it
+    text = (
+        "### Result\nError: Tab 4 not found\n\n### Page state\n- Console: [ERROR] "
+        "net::ERR_CONNECTION_REFUSED"
+    )
+    assert unwrap(text).texts()[0] == "Tab 4 not found"
+    assert CLASSIFIER.classify(text).category is Category.PARAM_INVALID_VALUE

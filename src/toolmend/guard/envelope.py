@@ -32,8 +32,10 @@ from typing import Literal
 #: Layers peeled from one text (prefix, tag, JSON body, ...): deep enough for
 #: `{"content": [{"text": "MCP error -32602: Input validation error: ... [zod issues]"}]}`.
 MAX_LAYERS = 10
-#: Nesting walked inside one decoded JSON value.
-MAX_JSON_DEPTH = 8
+#: Nesting walked inside one decoded JSON value, counting the JSON strings decoded on the way:
+#: three envelopes around a message (an MCP result around an error body around another) take
+#: more than 8.
+MAX_JSON_DEPTH = 16
 #: List items read per list.
 MAX_ITEMS = 32
 #: Longest text decoded as JSON; longer bodies are payload, not envelope.
@@ -185,6 +187,11 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*\[ERROR\]\s*",
     )
 )
+
+#: A markdown heading at a line's start: MCP servers answer in sections ("### Result", then
+#: "### Page state" with the page's console), each section read as a message of its own, the first
+#: first (see `_Reader._siblings`).
+_SECTION = re.compile(r"(?m)^(?=#{1,6} \S)")
 
 #: Closing remarks agents append after the message; they carry no signal.
 _SUFFIXES = re.compile(
@@ -661,6 +668,10 @@ class _Reader:
         if tag:
             self.text(tag.group("body"), depth + 1)
             return
+        sections = _SECTION.split(text)
+        if len(sections) > 2:  # a heading or text before the first, and two sections or more
+            self._siblings([section for section in sections if section.strip()], depth + 1)
+            return
         for prefix in _PREFIXES:
             match = prefix.match(text)
             if match and match.end() < len(text):
@@ -780,10 +791,24 @@ class _Reader:
                     self.env.request_param = _body_loc(first.get("loc"))
                 self.env.messages.extend(i.message for i in issues if i.message)
                 return
-            for item in value[:MAX_ITEMS]:
-                self.value(item, depth + 1)
+            self._siblings(value[:MAX_ITEMS], depth + 1)
         elif isinstance(value, Mapping):
             self._mapping(value, depth)
+
+    def _siblings(self, items: list[object], depth: int) -> None:
+        """Read a list's items so that `texts()` gives the first item's messages first: an MCP
+        result's first content block is its message, the blocks after it context (a page's
+        console, a snapshot) whose words must not decide over it. `texts()` reads the messages
+        last-first (innermost first within one item), so the items' runs are stored last item
+        first."""
+        runs: list[list[str]] = []
+        for item in items:
+            start = len(self.env.messages)
+            self.value(item, depth)
+            runs.append(self.env.messages[start:])
+            del self.env.messages[start:]
+        for run in reversed(runs):
+            self.env.messages.extend(run)
 
     def _mapping(self, obj: Mapping[object, object], depth: int) -> None:
         folded = {str(k).lower().replace("_", ""): v for k, v in obj.items()}

@@ -11,8 +11,9 @@ specific pattern.
 
 What the error says *last* is read first: a program prints its cause at the end of its output (the
 last `error:` line, the exception a traceback ends with), after progress lines and warnings that
-may name other things. Lines that state an error are read before lines that do not, and the
-specific causes before the generic one (a line that states a failure of no known cause).
+may name other things. Within each message (innermost first, the first of sibling messages
+first), lines that state an error are read before lines that do not, and the specific causes
+before the generic one (a line that states a failure of no known cause).
 """
 
 from __future__ import annotations
@@ -206,15 +207,17 @@ _STATES_ERROR = _words(
 
 
 def _lines_last_first(texts: Iterable[str], *, spell: bool = False) -> list[str]:
-    lines = [
-        read
-        for text in texts
-        for line in reversed(text.splitlines())
-        if line.strip()
-        for read in ((line, *spelled_identifiers(line)) if spell else (line,))
-    ]
-    stating = [line for line in lines if _STATES_ERROR.search(line)]
-    return stating + [line for line in lines if not _STATES_ERROR.search(line)]
+    out: list[str] = []
+    for text in texts:
+        lines = [
+            read
+            for line in reversed(text.splitlines())
+            if line.strip()
+            for read in ((line, *spelled_identifiers(line)) if spell else (line,))
+        ]
+        out += [line for line in lines if _STATES_ERROR.search(line)]
+        out += [line for line in lines if not _STATES_ERROR.search(line)]
+    return out
 
 
 def meaning_of(texts: Iterable[str], *, program: bool = False, ran: bool = False) -> str | None:
@@ -411,7 +414,10 @@ CUES: tuple[Meaning, ...] = (
     Meaning(
         "timeout-cue",
         _words(
-            r"\btime ?out\b[^\n]{0,24}\b(?:exceeded|reached|expired|elapsed)\b",
+            r"\btime ?out\b[^\n]{0,24}\b(?:exceeded|reached|expired|elaps\w*)\b",
+            r"\btime ?out (?:after|of|while|waiting)\b",
+            r"\b(?:load|request|navigation|operation|read|write|wait|response|idle|execution"
+            r"|command|tool|call) time ?out\b",
             r"\b(?:took|taking|is taking) too long\b",
             r"\btime (?:limit|budget)\b[^\n]{0,20}\b(?:exceeded|reached)\b",
             r"\bdid not (?:finish|complete|respond) (?:with)?in\b",
@@ -543,6 +549,7 @@ CUES: tuple[Meaning, ...] = (
             r"\brequired (?:param(?:eter)?|argument|field|property|option)s?\b[^\n]{0,40}"
             r"\b(?:missing|not (?:found|provided|given|set|specified|present))\b",
             r"\bno \w+ (?:was |were )?(?:provided|given|specified|supplied)\b",
+            r"\b(?:cannot|can't|must not|may not) be (?:null|undefined|None|nil)\b",
         ),
         "EI/PARAM_MISSING/001",
     ),
