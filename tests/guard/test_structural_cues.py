@@ -522,3 +522,28 @@ def test_markdown_sections_are_read_first_section_first() -> None:
     )
     assert unwrap(text).texts()[0] == "Tab 4 not found"
     assert CLASSIFIER.classify(text).category is Category.PARAM_INVALID_VALUE
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category", "engine"),
+    [
+        (
+            "avante.nvim/blind6/001",
+            "Error: Failed to find the old string:\n    local total = price * qty\n    return total",
+            Category.DIFF_MATCH_FAILED,
+            CLASSIFIER,
+        ),
+        (
+            "camel/blind10/007",
+            "Error: Invalid regex pattern: missing ), unterminated subpattern at position 4",
+            Category.PARAM_INVALID_VALUE,
+            SOURCE_FREE,
+        ),
+    ],
+)
+def test_an_agents_error_prefix_is_no_pips_fatal_line(
+    row: str, text: str, category: Category, engine: Classifier
+) -> None:
+    # pip's `ERROR: Could not ...` is upper case; read case-blind, it made an agent's message a
+    # program's report, where the cues are not read
+    assert engine.classify(text).category is category, row

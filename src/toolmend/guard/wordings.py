@@ -1992,7 +1992,8 @@ RUNTIME_FAILURE = words(
     r"\bCannot find module\b|\bMODULE_NOT_FOUND\b",
     r"(?-i:^(?:fatal|error)(?:\[E\d+\])?: )",  # lower case: git, cargo, rustc; not "Error: "
     _NPM_ERROR,
-    r"^ERROR: (?:Could not|No matching|Invalid|Cannot|Failed|[\w:/.\-]+ does not)",
+    # pip's fatal line is upper case: an agent's "Error: Invalid ..." is no program's report
+    r"(?-i:^ERROR: )(?:Could not|No matching|Invalid|Cannot|Failed|[\w:/.\-]+ does not)",
     r"^(?:make(?:\[\d+\])?|[^\s:]+:\d+): \*\*\* ",
     _PYTEST_SECTION,
     r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
