@@ -231,14 +231,23 @@ def meaning_of(texts: Iterable[str], *, program: bool = False, ran: bool = False
     lines = _lines_last_first(texts, spell=own_message)
     specific = tuple(m for m in MEANINGS + NAMED_CAUSES if m.of_programs or not program)
     cues = CUES if own_message else ()
+    first = tuple(cue for cue in cues if cue.name in _CUES_BEFORE_MEANINGS)
     for meanings in (specific, (FAILURE, STATED_FAILURE)):
         for line in lines:
+            if meanings is specific and (cue := _cue_on(line, first)) is not None:
+                return cue
             for meaning in meanings:
                 if meaning.words.search(line):
                     return meaning.pattern_id
             if meanings is specific and (cue := _cue_on(line, cues)) is not None:
                 return cue
     return None
+
+
+#: The cues that name their object (an edit's text or hunk, a tool): on the same line they say
+#: more than a meaning class's common words ("'x' is not a valid hunk header" is the edit's, not
+#: an invalid argument's).
+_CUES_BEFORE_MEANINGS = frozenset({"edit-cue", "tool-cue"})
 
 
 def cue_of(texts: Iterable[str]) -> str | None:
@@ -596,6 +605,13 @@ CUES: tuple[Meaning, ...] = (
             r"\bpatch\b[^\n]{0,40}?\b(?:invalid|rejected|failed|verification|empty|format"
             r"|context|does not apply)\b|\b(?:invalid|empty|malformed) (?:patch|diff)\b",
             r"\b(?:expected|context) lines\b",
+            # the edit's own text, named by its parameter, with what went wrong with it
+            r"\b(?:old|search)[ _]?(?:string|str|text|content)\b[^\n]{0,40}?\b(?:not found"
+            r"|must be different|are identical|must match|did not match|does not match"
+            r"|could not be found|not unique|appears? \d+ times)\b",
+            r"\b(?:old|search)\w* and (?:new|replace)\w* (?:\w+ )?(?:must be different|are "
+            r"(?:the same|identical))\b",
+            r"\bunified diff format\b|\bmust be read (?:first|before)\b",
         ),
         "EI/DIFF_MATCH_FAILED/001",
     ),
