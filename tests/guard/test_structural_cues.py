@@ -573,3 +573,24 @@ def test_an_agents_error_prefix_is_no_pips_fatal_line(
 )
 def test_an_edit_that_does_not_apply_is_read_by_its_objects_words(row: str, text: str) -> None:
     assert SOURCE_FREE.classify(text).category is Category.DIFF_MATCH_FAILED, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        (
+            "crewai/blind10/009",
+            "An error occurred while writing to the file: invalid truth value 'sometimes'",
+        ),
+        ("crush/blind10/004", "No call hierarchy information for 'NewRouter'"),
+    ],
+)
+def test_a_value_that_names_nothing_or_is_refused_is_the_calls(row: str, text: str) -> None:
+    assert SOURCE_FREE.classify(text).category is Category.PARAM_INVALID_VALUE, row
+
+
+def test_no_changes_for_a_quoted_file_is_an_answer() -> None:
+    # roo-code/batch41/034, a success
+    assert not classify_result(
+        "No changes needed for 'src/api/routes.ts'", tool="apply_diff"
+    ).failed

@@ -620,8 +620,8 @@ CUES: tuple[Meaning, ...] = (
         _words(
             r"\bmust be one of\b",
             r"\b(?:is )?not one of\b",
-            r"\binvalid (?:value|option|choice|format|mode|selector|index|id|range|enum"
-            r"|input|argument|parameter)s?\b",
+            r"\binvalid (?:[\w-]+ )?(?:value|option|choice|format|mode|selector|index|id|range"
+            r"|enum|input|argument|parameter)s?\b",
             r"^(?:Error: )?Invalid [\w.-]+(?: [\w.-]+)?(?::|$| format\b| value\b)",
             r"\bout of (?:range|bounds)\b",
             # (not a state the call needs first: "must be started before executing cells")
@@ -637,6 +637,12 @@ CUES: tuple[Meaning, ...] = (
             r"|option|key|field|propert(?:y|ies))s?\b",
             r"^(?:Error: )?No [\w-]+(?: [\w-]+){0,2} (?:was )?(?:found )?(?:for|with) "
             r"(?:the )?(?:given |provided )?(?:[\w-]+ )?(?:id|index|name|pid|key|ref)\b",
+            # nothing there for the quoted value the call gave ("No call hierarchy information
+            # for 'NewRouter'"); no changes, errors or matches are an answer ("No changes needed
+            # for 'src/api/routes.ts'", a success of Roo Code's)
+            r"^(?:Error: )?No (?!(?:changes?|errors?|issues?|problems?|results?|matches?"
+            r"|differences?)\b)[\w-]+(?: [\w-]+){0,3} (?:found |available )?(?:for|with|matching"
+            r"|named) [`'\"]",
             # a quoted name or an id that names nothing there ("Skill 'pdf-tools' not found",
             # "Entity with name X not found", "Dependency task t-99 not found")
             r"[`'\"][^`'\"\n]{1,80}[`'\"] (?:was |is )?not found\b",
