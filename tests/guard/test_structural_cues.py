@@ -594,3 +594,25 @@ def test_no_changes_for_a_quoted_file_is_an_answer() -> None:
     assert not classify_result(
         "No changes needed for 'src/api/routes.ts'", tool="apply_diff"
     ).failed
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # an MCP resource is a file by another name (JSON-RPC -32002 says only "not found")
+        (
+            "mcp-go/b33/011",
+            '{"jsonrpc": "2.0", "id": 12, "error": {"code": -32002, "message": "resource not '
+            'found: file:///reports/2026-q3.md"}}',
+            Category.FILE_NOT_FOUND,
+        ),
+        # the type named is read before "Invalid argument"
+        (
+            "vercel-ai/b28/014",
+            "Invalid argument for parameter maxRetries: maxRetries must be an integer",
+            Category.PARAM_TYPE_MISMATCH,
+        ),
+    ],
+)
+def test_an_object_named_decides_the_cue(row: str, text: str, category: Category) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row

@@ -244,10 +244,10 @@ def meaning_of(texts: Iterable[str], *, program: bool = False, ran: bool = False
     return None
 
 
-#: The cues that name their object (an edit's text or hunk, a tool): on the same line they say
-#: more than a meaning class's common words ("'x' is not a valid hunk header" is the edit's, not
-#: an invalid argument's).
-_CUES_BEFORE_MEANINGS = frozenset({"edit-cue", "tool-cue"})
+#: The cues that name their object (an edit's text or hunk, a tool, a type): on the same line they
+#: say more than a meaning class's common words ("'x' is not a valid hunk header" is the edit's,
+#: not an invalid argument's; "maxRetries must be an integer" names the type).
+_CUES_BEFORE_MEANINGS = frozenset({"edit-cue", "tool-cue", "wrong-type-cue"})
 
 
 def cue_of(texts: Iterable[str]) -> str | None:
@@ -545,6 +545,8 @@ CUES: tuple[Meaning, ...] = (
             r"|cannot be found|could not be found)\b",
             r"\b(?:not found|does not exist|no such file or directory|not exist)\b:? [`'\"]?"
             + _PATH,
+            # an MCP resource (`resources/read`), a file by another name
+            r"\bresources?\b[^\n]{0,40}?\bnot found\b",
         ),
         "EI/FILE_NOT_FOUND/001",
     ),
