@@ -513,9 +513,13 @@ class Classifier:
             )
             if found is not None and found[0].category is not Category.COMMAND_FAILED:
                 found = _test_run_reading(found, texts)
-            decisive = _code_pattern(env) or _decisive_status_pattern(env) or program_status
+            coded = _code_pattern(env)
+            decisive = coded or _decisive_status_pattern(env) or program_status
             if found is not None and decisive and found[0].id in _GENERIC_PATTERNS:
-                found = (_BY_ID[decisive], found[1], ENVELOPE_CONFIDENCE)
+                # a machine code names the kind coarsely ("api_error"): the cue the message
+                # states may refine it (`_cue_reading`), as it does a status alone
+                confidence = STATUS_CONFIDENCE if coded else ENVELOPE_CONFIDENCE
+                found = (_BY_ID[decisive], found[1], confidence)
             if found is not None and found[0].id == PLAIN_FAILURE_PATTERN_ID:
                 found = None if _status_pattern(env) else found
         found = _request_reading(found, env)
@@ -604,8 +608,8 @@ def _cue_reading(
     request parameters" for -32602) refines nothing."""
     by_status = found[2] == STATUS_CONFIDENCE
     refused = found[0].id == REQUEST_REFUSED_PATTERN_ID and found[2] == ENVELOPE_CONFIDENCE
-    if not (by_status or refused) or all(_STATUS_NAME_ONLY.fullmatch(t) for t in texts):
-        return found
+    if not (by_status or refused) or not texts or _STATUS_NAME_ONLY.fullmatch(texts[0]):
+        return found  # (the innermost message, what the layers around it wrap, names nothing)
     cued = cue_of(texts)
     if cued is None or cued == found[0].id:
         return found
