@@ -483,10 +483,10 @@ def test_a_markdown_heading_over_the_message_is_peeled() -> None:
     )
 
 
-#: The share of the dev files' errors the source-free engine reads right (3922 of 4740 at
+#: The share of the dev files' errors the source-free engine reads right (3937 of 4740 at
 #: guard25, 3270 before its mechanisms): a floor, so that the mechanisms that read what no
 #: source's wording covers do not regress.
-SOURCE_FREE_FLOOR = 3_920
+SOURCE_FREE_FLOOR = 3_935
 
 
 def test_without_any_sources_wordings_the_engine_still_reads_four_in_five() -> None:
@@ -640,3 +640,32 @@ def test_a_coarse_code_is_refined_by_the_cue_its_message_states(
     row: str, text: str, category: Category
 ) -> None:
     assert SOURCE_FREE.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        (
+            "langchain/blind4/002",
+            "log file /var/log/app/audit.log is not readable by the service account",
+        ),
+        (
+            "mcp-go-sdk/dev33/011",
+            '{"content": [{"type": "text", "text": "URI path \\"/etc/passwd\\" is not under any '
+            'root"}], "isError": true}',
+        ),
+        ("ollama/blind3/007", '{"error":"you are not currently signed in"}'),
+        (
+            "cline/blind5/007",
+            '{"query":"create:../../.ssh/config","result":"","error":"Editor operation failed: '
+            'Path must stay within cwd: ../../.ssh/config","success":false}',
+        ),
+        (
+            "claude-code/dev/021",
+            "The user doesn't want to take this action right now. STOP what you are doing and "
+            "wait for the user to tell you how to proceed.",
+        ),
+    ],
+)
+def test_a_refusal_by_scope_login_or_the_user_is_a_permission(row: str, text: str) -> None:
+    assert SOURCE_FREE.classify(text).category is Category.PERMISSION_DENIED, row
