@@ -37,6 +37,7 @@ ROWS = (
     + load_cases("batch44_errors.json")
     + load_cases("batch45_errors.json")
     + load_cases("batch48_errors.json")
+    + load_cases("batch50_errors.json")
     + load_cases("batch43_errors.json")
     + load_cases("command_errors.json")
 )
@@ -273,6 +274,13 @@ BATCH45_FIRST_SCORING = (38, 53)
 #: botocore's ClientError); first scored leave-one-source-out at 52eebb5 before any wording was
 #: written for them: right, total.
 BATCH48_FIRST_SCORING = (15, 29)
+#: Batch 50 (guard25, `batch50_errors.json`): 15 errors and 3 successes from 10 sources no split
+#: used, siblings of the families blind11's misses showed (pydantic's missing field, tools that are
+#: not there, arguments serde could not parse, an MCP server's error payloads by key names, browser
+#: elements the call names that are not there, a refused connection in Windows' words), read after
+#: blind11's misses; first scored leave-one-source-out at a91083a before any wording was written
+#: for them: right, total.
+BATCH50_FIRST_SCORING = (9, 15)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -405,6 +413,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (43, BATCH43_FIRST_SCORING, 30),
         (45, BATCH45_FIRST_SCORING, 12),
         (48, BATCH48_FIRST_SCORING, 4),
+        (50, BATCH50_FIRST_SCORING, 3),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(
