@@ -132,6 +132,11 @@ BLIND11 = load_cases("blind11_errors.json")
 #: without reading it (guard25)"): right, total. Its misses were not read before this figure; a
 #: floor for regressions, not a first scoring (four aggregate scorings were taken on the way).
 BLIND11_UNREAD_MECHANISM = (83, 124)
+#: NOT A BLIND FIGURE: the eleventh split after its misses were read (guard25): 6 labels brought
+#: to the corpus's conventions (each row's note cites the rows; 87 with the relabels alone) and the
+#: families its other misses showed, written with batch 50's siblings from other sources
+#: (`FIRST_SCORINGS.md`, "Blind11 after reading (guard25)"). A floor for regressions only.
+BLIND11_AFTER_READING = 112
 #: NOT A BLIND FIGURE: the eighth and ninth splits after their misses were read (guard23): labels
 #: brought to the corpus's conventions for texts it already holds (16 of blind8, 9 of blind9; each
 #: row's note cites the rows; the first scorings above count them with their first labels) and
@@ -372,7 +377,13 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind8", BLIND8, BLIND8_FIRST_SCORING, BLIND8_AFTER_READING, 70),
         ("blind9", BLIND9, BLIND9_FIRST_SCORING, BLIND9_AFTER_READING, 25),
         ("blind10", BLIND10, BLIND10_FIRST_SCORING, BLIND10_AFTER_READING, 65),
-        ("blind11", BLIND11, BLIND11_FIRST_SCORING, BLIND11_UNREAD_MECHANISM[0], 35),
+        (
+            "blind11",
+            BLIND11,
+            BLIND11_FIRST_SCORING,
+            max(BLIND11_UNREAD_MECHANISM[0], BLIND11_AFTER_READING),
+            35,
+        ),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(

@@ -483,10 +483,10 @@ def test_a_markdown_heading_over_the_message_is_peeled() -> None:
     )
 
 
-#: The share of the dev files' errors the source-free engine reads right (3937 of 4740 at
-#: guard25, 3270 before its mechanisms): a floor, so that the mechanisms that read what no
-#: source's wording covers do not regress.
-SOURCE_FREE_FLOOR = 3_935
+#: The dev files' errors the source-free engine reads right (3951 of 4740 at guard25's end,
+#: 3937 at its Part 1, 3270 before its mechanisms): a floor, so that the mechanisms that read
+#: what no source's wording covers do not regress.
+SOURCE_FREE_FLOOR = 3_950
 
 
 def test_without_any_sources_wordings_the_engine_still_reads_four_in_five() -> None:

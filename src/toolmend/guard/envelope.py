@@ -378,7 +378,17 @@ _JSON_TYPES = r"(?:string|number|integer|boolean|array|object|null|bigint|date|m
 
 
 def _pydantic_kind(kind: str, message: str = "") -> IssueKind:
-    if kind == "missing" or message.strip() == "Field required":
+    # pydantic's `missing` and, for a validated call (`validate_call`, FastMCP's function tools),
+    # `missing_argument`, `missing_keyword_only_argument`, `missing_positional_only_argument`
+    if (
+        kind == "missing"
+        or kind.startswith("missing_")
+        or message.strip()
+        in (
+            "Field required",
+            "Missing required argument",
+        )
+    ):
         return "missing"
     if kind == "json_invalid" or kind.startswith("json_"):
         return "json"
@@ -815,6 +825,8 @@ class _Reader:
         env = self.env
         if "iserror" in folded or ("content" in folded and "structuredcontent" in folded):
             env.mcp = True
+        if folded.get("iserror") is True:
+            env.failed = True  # the runtime's own flag: a failure, of some kind, whatever it says
         if folded.get("jsonrpc") == "2.0" and isinstance(folded.get("error"), Mapping):
             env.mcp = True  # a JSON-RPC error response: what an MCP server answers a tools/call
         issue = _issue_from_mapping({str(k): v for k, v in obj.items()})

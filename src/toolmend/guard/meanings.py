@@ -398,6 +398,15 @@ _TELLS_OF_A_FIX = _words(
 #: constraint, a missing argument before an invalid one, a quoted name not found last.
 CUES: tuple[Meaning, ...] = (
     Meaning(
+        # two arguments the tool takes one at a time
+        "exclusive-arguments-cue",
+        _words(
+            r"\b(?:providing|passing|specifying|using|setting) both\b[^\n]{0,60}?\bnot allowed\b",
+            r"\bmutually exclusive\b|\bcannot be (?:used|combined|specified) together\b",
+        ),
+        "EI/PARAM_INVALID_VALUE/001",
+    ),
+    Meaning(
         # an exception class spelled as words (`spelled_identifiers`) whose words name the cause
         # the message may not repeat: .NET's TimeoutException and HttpRequestException, Java's
         # ConnectException, .NET's ArgumentNullException and JsonException
@@ -464,7 +473,8 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:file|content|section|response|output|input|request|payload|document|image"
             r"|page|result|message|body|diff|data)s?\b[^\n]{0,40}?\b(?:is |was )?too "
             r"(?:large|long|big)\b",
-            r"\bexceeds?\b[^\n]{0,30}?\b\d[\d,.]* ?(?:bytes|[kmg]i?b|tokens|characters|chars"
+            r"\bexceeds?\b(?! (?:the )?(?:content|file|document|page|text|buffer)(?:'s)? (?:length"
+            r"|size|end)\b)[^\n]{0,30}?\b\d[\d,.]* ?(?:bytes|[kmg]i?b|tokens|characters|chars"
             r"|lines|pages)\b",
             r"\b\d[\d,.]* ?(?:bytes|[kmg]i?b|tokens|characters|chars|lines|pages)\b[^\n]{0,20}?"
             r"(?:>|\bexceeds?\b|\bover (?:the )?(?:limit|maximum)\b)",
@@ -477,7 +487,10 @@ CUES: tuple[Meaning, ...] = (
     Meaning(
         "network-cue",
         _words(
-            r"\bconnection (?:was )?(?:closed|aborted|lost|failed|error|dropped|refused)\b",
+            r"\bconnection (?:was |has been |had been )?(?:closed|aborted|lost|failed|error|dropped"
+            r"|refused|reset|interrupted)\b|\bconnection (?:issue|problem)\b|\bproxy error\b",
+            # Windows' WSAECONNREFUSED, as .NET, Go and Python print it
+            r"\bactively refused\b|\bno connection could be made\b",
             r"\bconnect(?:ion)? attempts? failed\b",
             r"\bname (?:not|could not be) resolved\b",
             r"\bname or service not known\b",
@@ -485,7 +498,7 @@ CUES: tuple[Meaning, ...] = (
             r"\bsocket hang up\b",
             r"\bnetwork (?:error|is down|request failed|failure)\b",
             r"\b(?:host|server) (?:is )?unreachable\b",
-            r"\b(?:service|server) (?:is )?(?:temporarily )?unavailable\b",
+            r"\b(?:service|server|site|website|host) (?:is )?(?:temporarily )?unavailable\b",
             r"\bbad gateway\b",
         ),
         "EI/NETWORK_ERROR/001",
@@ -506,6 +519,8 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:the )?user (?:denied|rejected|declined|refused|cancell?ed)\b",
             r"\buser (?:doesn't|does not|did not|didn't) (?:want|allow|approve)\b",
             r"\b(?:was |were )?not approved\b",
+            r"\b(?:confirmation|approval|consent)\b[^\n]{0,20}?\b(?:expired|denied|declined"
+            r"|not (?:given|received))\b",
             r"\bauthentication (?:failed|required|error|is required)\b",
             r"\b(?:invalid|missing|expired|revoked) (?:api[ _-]?key|token|credentials?)\b",
             r"\b(?:incorrect|invalid|wrong) (?:or missing )?password\b",
@@ -531,11 +546,23 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:unknown|unregistered|undefined|nonexistent|non-existent) (?:tool|function)\b",
             r"\b(?:tool|function)(?: [`'\"]?[A-Za-z_][\w.\-]{0,63}[`'\"]?)? (?:is |was )?"
             r"(?:not found|does not exist|doesn't exist|not (?:registered|available|defined"
-            r"|enabled|active)|unavailable)\b",
+            r"|enabled|active)|unavailable|could not be found|cannot be found)\b",
+            r"\b(?:tool|function) that (?:wasn't|was not|isn't|is not) (?:defined|registered"
+            r"|found|available)\b",
+            # a tool the call names, in a group or state that keeps it off ("The tool 'x' in group
+            # 'browser' is currently inactive")
+            r"\btool [`'\"][\w.\-]{1,64}[`'\"][^\n]{0,40}? (?:is|was) (?:currently )?(?:inactive"
+            r"|not active|disabled|unavailable)\b",
             r"\bno (?:such )?(?:tool|function)s? (?:named|called|found|registered|with"
             r"|available)\b",
         ),
         "EI/TOOL_NOT_FOUND/001",
+    ),
+    Meaning(
+        # a named thing the call would create is there already (Letta's memory block)
+        "exists-cue",
+        _words(r"\b[\w-]+ [`'\"][^`'\"\n]{1,80}[`'\"] already exists\b"),
+        "EI/FILE_EXISTS/001",
     ),
     Meaning(
         "missing-file-cue",
@@ -576,6 +603,9 @@ CUES: tuple[Meaning, ...] = (
             r"\binvalid type\b",
             r"\bis not of (?:a )?type\b",
             r"\btype mismatch\b",
+            # .NET's TypeConverter: "five is not a valid value for Int32."
+            r"\bis not a valid value for (?:U?Int(?:16|32|64)|Double|Single|Decimal|Boolean|Byte"
+            r"|DateTime(?:Offset)?|TimeSpan|Guid)\b",
         ),
         "EI/PARAM_TYPE_MISMATCH/001",
     ),
@@ -617,8 +647,20 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:old|search)\w* and (?:new|replace)\w* (?:\w+ )?(?:must be different|are "
             r"(?:the same|identical))\b",
             r"\bunified diff format\b|\bmust be read (?:first|before)\b",
+            r"\bmust (?:first )?read (?:it|the file)\b|\bhas not been read yet\b"
+            r"|\bread (?:it|the file) first\b",
         ),
         "EI/DIFF_MATCH_FAILED/001",
+    ),
+    Meaning(
+        # a database's own object that is not there: the database's failure, as "no such table"
+        # is everywhere in the corpus
+        "database-object-cue",
+        _words(
+            r"\b(?:table|column|relation|view|schema|database|collection)s? [`'\"]?[\w.:-]+[`'\"]?"
+            r" (?:was )?(?:not found|does not exist)\b",
+        ),
+        "EI/COMMAND_FAILED/001",
     ),
     Meaning(
         "invalid-value-cue",
@@ -627,7 +669,9 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:is )?not one of\b",
             r"\binvalid (?:[\w-]+ )?(?:value|option|choice|format|mode|selector|index|id|range"
             r"|enum|input|argument|parameter)s?\b",
-            r"^(?:Error: )?Invalid [\w.-]+(?: [\w.-]+)?(?::|$| format\b| value\b)",
+            # (not a file format: "Invalid DOCX: missing word/document.xml" is the file's fault)
+            r"^(?:Error: )?Invalid (?-i:(?![A-Z]{2,5}\b))[\w.-]+(?: [\w.-]+)?(?::|$| format\b"
+            r"| value\b| [`'\"])",
             r"\bout of (?:range|bounds)\b",
             # (not a state the call needs first: "must be started before executing cells")
             r"\bmust (?:be (?!(?:first )?(?:started|initiali[sz]ed|opened|connected|created|loaded"
@@ -645,13 +689,30 @@ CUES: tuple[Meaning, ...] = (
             # nothing there for the quoted value the call gave ("No call hierarchy information
             # for 'NewRouter'"); no changes, errors or matches are an answer ("No changes needed
             # for 'src/api/routes.ts'", a success of Roo Code's)
-            r"^(?:Error: )?No (?!(?:changes?|errors?|issues?|problems?|results?|matches?"
+            r"^\W{0,3}(?:Error: )?No (?!(?:changes?|errors?|issues?|problems?|results?|matches?"
             r"|differences?)\b)[\w-]+(?: [\w-]+){0,3} (?:found |available )?(?:for|with|matching"
-            r"|named) [`'\"]",
+            r"|named|in) (?:[\w-]+ )?[`'\"]",
             # a quoted name or an id that names nothing there ("Skill 'pdf-tools' not found",
             # "Entity with name X not found", "Dependency task t-99 not found")
             r"[`'\"][^`'\"\n]{1,80}[`'\"] (?:was |is )?not found\b",
-            r"\bwith (?:the )?(?:name|id|key) [^\n]{1,60}? not found\b",
+            r"\bwith (?:the )?(?:[\w-]+ )?(?:name|id|key|index|uid|ref|text|value|label|title"
+            r"|nodeId|node id) [^\n]{1,60}? (?:not found|does not exist)\b",
+            r"\b(?:could not|couldn't|cannot|unable to) find (?:any |an? |the )?[\w-]+(?: [\w-]+)?"
+            r" (?:with|named|matching) (?:the )?(?:name|id|key|index|uid|ref|text|value|label"
+            r"|title)\b",
+            # a thing not found, then the value the call named it by (not a path: a missing file)
+            r"^(?:Error: )?[A-Z][\w-]*(?: [\w-]+)? not found: (?![\w.-]*/)\S",
+            # an element, a tab or a row the call names by its index, gone or never there
+            r"\b(?:element|node|item|tab|page|frame|row|cell)s? (?:with )?(?:index|id|uid|ref"
+            r"|number) [\w-]+\b[^\n]{0,40}?\b(?:not found|does not exist|no longer available|is not"
+            r" available|out of range)\b|\bindices start (?:from|at)\b",
+            # what the value may be, listed after it
+            r"\b(?:allowed|valid|available|supported|accepted) (?:keys|values|options|choices"
+            r"|types|modes|actions|categories|names)(?: are)?:",
+            r"\bbinary (?:file|content|data)s?\b",
+            # an offset past the end of what it points into
+            r"\bexceeds? (?:the )?(?:content|file|document|page|text|buffer)(?:'s)? (?:length|size"
+            r"|end)\b",
             r"\b[a-z]+-\d+ not found\b|\bnot found\. Available\b",
         ),
         "EI/PARAM_INVALID_VALUE/001",
