@@ -13,6 +13,9 @@ itself (a refused field among the tool definitions, a request field or request-e
 `invalid_request_error`), which wins over a call-argument or generic reading (`_request_reading`).
 A message that only states a failure plainly, in no family's words, is the plain-failure variant of
 COMMAND_FAILED, decided after every layer was tried and only when the envelope carries no status.
+Last, what no family read, or read only as a generic failure or by a status or coarse code alone,
+is read by the cause it states in common words (`meanings`: the meaning classes, and in a tool's
+own message the category cues, machine identifiers and codes spelled as words).
 It never builds guidance, never counts and never changes the error; anything else it does not
 recognise is UNCLASSIFIED (the caller passes it through unchanged). Names captured from error text
 are kept only when they are safe identifiers, so an error message cannot smuggle text into the
@@ -584,7 +587,9 @@ def _meaning_reading(
     """What no family recognised, or only as a generic failure, read by the cause it states
     last (`meanings`): never over a specific family's reading. A program's failure in
     `COMMAND_FAILED`'s own words takes only a cause that is the same inside a program's output
-    (a tag or a table that already exists, an unknown subcommand, stay the command's failure)."""
+    (a tag or a table that already exists, an unknown subcommand, stay the command's failure).
+    A reading made by a status or a coarse code alone is refined by the category cue a tool's
+    own message states (`_cue_reading`); a command's output (`ran`) is never read by the cues."""
     if found is not None and found[0].id not in _MEANING_READABLE:
         return _cue_reading(found, texts) if not ran else found
     if found is not None and _reports_a_test_run(texts):
