@@ -37,6 +37,7 @@ ROWS = (
     + load_cases("batch44_errors.json")
     + load_cases("batch45_errors.json")
     + load_cases("batch48_errors.json")
+    + load_cases("batch50_errors.json")
     + load_cases("batch43_errors.json")
     + load_cases("command_errors.json")
 )
@@ -124,6 +125,18 @@ BLIND10 = load_cases("blind10_errors.json")
 #: before guard24).
 BLIND11_FIRST_SCORING = (74, 124)
 BLIND11 = load_cases("blind11_errors.json")
+#: Blind11 scored after a mechanism built without reading it (guard25, at f76daa8): the category
+#: cues read in a tool's own message, machine identifiers and codes read as words, envelopes read
+#: by key names, sibling blocks and sections read first one first, a status or coarse code refined
+#: by the cue its message states (`FIRST_SCORINGS.md`, "Blind11 scored by a mechanism built
+#: without reading it (guard25)"): right, total. Its misses were not read before this figure; a
+#: floor for regressions, not a first scoring (four aggregate scorings were taken on the way).
+BLIND11_UNREAD_MECHANISM = (83, 124)
+#: NOT A BLIND FIGURE: the eleventh split after its misses were read (guard25): 6 labels brought
+#: to the corpus's conventions (each row's note cites the rows; 87 with the relabels alone) and the
+#: families its other misses showed, written with batch 50's siblings from other sources
+#: (`FIRST_SCORINGS.md`, "Blind11 after reading (guard25)"). A floor for regressions only.
+BLIND11_AFTER_READING = 112
 #: NOT A BLIND FIGURE: the eighth and ninth splits after their misses were read (guard23): labels
 #: brought to the corpus's conventions for texts it already holds (16 of blind8, 9 of blind9; each
 #: row's note cites the rows; the first scorings above count them with their first labels) and
@@ -135,8 +148,12 @@ BLIND9_AFTER_READING = 89
 #: corpus's conventions for texts it already holds (each row's note cites the rows; the first
 #: scoring above counts them with their first labels) and the families its other misses showed,
 #: written from batch 48 (`FIRST_SCORINGS.md`, "Blind10 after reading (guard24)"). A floor for
-#: regressions only.
-BLIND10_AFTER_READING = 171
+#: regressions only. 170 since guard25 (171 before): google-adk/blind10/003's `error_details`
+#: ("404 GET https://bigquery...: Not found: Table ...") is now read by its key's name, and its
+#: 404 decides as the same message does bare (NETWORK_ERROR, the corpus's reading of 15 other
+#: 404s); it was read as a missing table only through the raw JSON, which an envelope whose
+#: values were read no longer is.
+BLIND10_AFTER_READING = 170
 #: NOT A BLIND FIGURE: the seventh split after its misses were read (guard18): 17 labels brought to
 #: the corpus's conventions for texts it already holds (each row's note cites the rows; the first
 #: scoring above counts them with their first labels) and the families its other misses showed,
@@ -262,6 +279,13 @@ BATCH45_FIRST_SCORING = (38, 53)
 #: botocore's ClientError); first scored leave-one-source-out at 52eebb5 before any wording was
 #: written for them: right, total.
 BATCH48_FIRST_SCORING = (15, 29)
+#: Batch 50 (guard25, `batch50_errors.json`): 15 errors and 3 successes from 10 sources no split
+#: used, siblings of the families blind11's misses showed (pydantic's missing field, tools that are
+#: not there, arguments serde could not parse, an MCP server's error payloads by key names, browser
+#: elements the call names that are not there, a refused connection in Windows' words), read after
+#: blind11's misses; first scored leave-one-source-out at a91083a before any wording was written
+#: for them: right, total.
+BATCH50_FIRST_SCORING = (9, 15)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -353,7 +377,13 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
         ("blind8", BLIND8, BLIND8_FIRST_SCORING, BLIND8_AFTER_READING, 70),
         ("blind9", BLIND9, BLIND9_FIRST_SCORING, BLIND9_AFTER_READING, 25),
         ("blind10", BLIND10, BLIND10_FIRST_SCORING, BLIND10_AFTER_READING, 65),
-        ("blind11", BLIND11, BLIND11_FIRST_SCORING, BLIND11_FIRST_SCORING[0], 35),
+        (
+            "blind11",
+            BLIND11,
+            BLIND11_FIRST_SCORING,
+            max(BLIND11_UNREAD_MECHANISM[0], BLIND11_AFTER_READING),
+            35,
+        ),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
@@ -394,6 +424,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (43, BATCH43_FIRST_SCORING, 30),
         (45, BATCH45_FIRST_SCORING, 12),
         (48, BATCH48_FIRST_SCORING, 4),
+        (50, BATCH50_FIRST_SCORING, 3),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

@@ -13,6 +13,9 @@ itself (a refused field among the tool definitions, a request field or request-e
 `invalid_request_error`), which wins over a call-argument or generic reading (`_request_reading`).
 A message that only states a failure plainly, in no family's words, is the plain-failure variant of
 COMMAND_FAILED, decided after every layer was tried and only when the envelope carries no status.
+Last, what no family read, or read only as a generic failure or by a status or coarse code alone,
+is read by the cause it states in common words (`meanings`: the meaning classes, and in a tool's
+own message the category cues, machine identifiers and codes spelled as words).
 It never builds guidance, never counts and never changes the error; anything else it does not
 recognise is UNCLASSIFIED (the caller passes it through unchanged). Names captured from error text
 are kept only when they are safe identifiers, so an error message cannot smuggle text into the
@@ -35,7 +38,7 @@ from toolmend.guard.exit_status import (
     status_pattern,
     xargs_aborted,
 )
-from toolmend.guard.meanings import FAILURE, meaning_of
+from toolmend.guard.meanings import FAILURE, cue_of, meaning_of
 from toolmend.guard.patterns import (
     PATTERNS,
     UNCLASSIFIED_PATTERN,
@@ -505,17 +508,21 @@ class Classifier:
         )
         # what the warnings say is read only when the other lines say nothing a family knows
         quiet = [_without_warnings(body) for body in texts]
+        ran = bool(env.exit_code is not None or env.command_output)
         found = self._structural(env)
         if found is None:
-            ran = env.exit_code is not None or env.command_output
             found = (self._worded(quiet, ran=ran) if quiet != texts else None) or self._worded(
                 texts, ran=ran
             )
             if found is not None and found[0].category is not Category.COMMAND_FAILED:
                 found = _test_run_reading(found, texts)
-            decisive = _code_pattern(env) or _decisive_status_pattern(env) or program_status
+            coded = _code_pattern(env)
+            decisive = coded or _decisive_status_pattern(env) or program_status
             if found is not None and decisive and found[0].id in _GENERIC_PATTERNS:
-                found = (_BY_ID[decisive], found[1], ENVELOPE_CONFIDENCE)
+                # a machine code names the kind coarsely ("api_error"): the cue the message
+                # states may refine it (`_cue_reading`), as it does a status alone
+                confidence = STATUS_CONFIDENCE if coded else ENVELOPE_CONFIDENCE
+                found = (_BY_ID[decisive], found[1], confidence)
             if found is not None and found[0].id == PLAIN_FAILURE_PATTERN_ID:
                 found = None if _status_pattern(env) else found
         found = _request_reading(found, env)
@@ -524,7 +531,8 @@ class Classifier:
             # a status field that says only "error": a failure stated plainly, of no known kind
             status = status or (PLAIN_FAILURE_PATTERN_ID if env.failed else None)
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
-        found = _meaning_reading(found, quiet)
+        # the machine codes the envelope names are read as words too, after every message
+        found = _meaning_reading(found, [*quiet, *env.codes], ran=ran)
         if found is None:
             return UNCLASSIFIED
         pattern, groups, confidence = found
@@ -574,21 +582,65 @@ class Classifier:
 
 
 def _meaning_reading(
-    found: tuple[Pattern, dict[str, str], float] | None, texts: list[str]
+    found: tuple[Pattern, dict[str, str], float] | None, texts: list[str], *, ran: bool
 ) -> tuple[Pattern, dict[str, str], float] | None:
     """What no family recognised, or only as a generic failure, read by the cause it states
     last (`meanings`): never over a specific family's reading. A program's failure in
     `COMMAND_FAILED`'s own words takes only a cause that is the same inside a program's output
-    (a tag or a table that already exists, an unknown subcommand, stay the command's failure)."""
+    (a tag or a table that already exists, an unknown subcommand, stay the command's failure).
+    A reading made by a status or a coarse code alone is refined by the category cue a tool's
+    own message states (`_cue_reading`); a command's output (`ran`) is never read by the cues."""
     if found is not None and found[0].id not in _MEANING_READABLE:
-        return found
+        return _cue_reading(found, texts) if not ran else found
     if found is not None and _reports_a_test_run(texts):
         return found  # a test run's failure, whatever its tests raised
     program = found is not None and not _states_no_cause(found)
-    meant = meaning_of(texts, program=program)
+    meant = meaning_of(texts, program=program, ran=ran)
     if meant is None or (found is not None and meant == FAILURE.pattern_id):
         return found
     return _BY_ID[meant], found[1] if found else {}, MEANING_CONFIDENCE
+
+
+def _cue_reading(
+    found: tuple[Pattern, dict[str, str], float], texts: list[str]
+) -> tuple[Pattern, dict[str, str], float]:
+    """A reading made by a status or a machine code alone (`STATUS_CONFIDENCE`), or a model
+    server's refusal of the request read from its envelope alone, refined by the category cue
+    the message states (`meanings.cue_of`): the status says that it failed, the words say what.
+    A refused request takes only a cue about the request's size, a limit or the tool list
+    (`_REFUSED_REQUEST_CUES`): its other words are about the request's own fields ("`top_n_tokens`
+    != 0 is not allowed"). A message that is only the status's own name (JSON-RPC's "Invalid
+    request parameters" for -32602) refines nothing."""
+    by_status = found[2] == STATUS_CONFIDENCE
+    refused = found[0].id == REQUEST_REFUSED_PATTERN_ID and found[2] == ENVELOPE_CONFIDENCE
+    if not (by_status or refused) or not texts or _STATUS_NAME_ONLY.fullmatch(texts[0]):
+        return found  # (the innermost message, what the layers around it wrap, names nothing)
+    cued = cue_of(texts)
+    if cued is None or cued == found[0].id:
+        return found
+    pattern = _BY_ID[cued]
+    if refused and pattern.category not in _REFUSED_REQUEST_CUES:
+        return found
+    return pattern, found[1], MEANING_CONFIDENCE
+
+
+#: The categories a cue may give a request a model server refused (see `_cue_reading`).
+_REFUSED_REQUEST_CUES = frozenset(
+    {
+        Category.CONTEXT_OVERFLOW,
+        Category.RATE_LIMITED,
+        Category.TIMEOUT,
+        Category.TOOL_NOT_FOUND,
+        Category.MCP_TOOL_MISSING,
+    }
+)
+#: A message that only names its status: JSON-RPC 2.0's standard messages, HTTP's reason
+#: phrases; or a code alone.
+_STATUS_NAME_ONLY = re.compile(
+    r"(?:invalid (?:request )?param(?:eter)?s|invalid request|method not found|parse error"
+    r"|internal error|not found|bad request|[\w.:-]+)\.?",
+    re.IGNORECASE,
+)
 
 
 def _states_no_cause(found: tuple[Pattern, dict[str, str], float]) -> bool:

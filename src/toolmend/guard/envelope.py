@@ -32,8 +32,10 @@ from typing import Literal
 #: Layers peeled from one text (prefix, tag, JSON body, ...): deep enough for
 #: `{"content": [{"text": "MCP error -32602: Input validation error: ... [zod issues]"}]}`.
 MAX_LAYERS = 10
-#: Nesting walked inside one decoded JSON value.
-MAX_JSON_DEPTH = 8
+#: Nesting walked inside one decoded JSON value, counting the JSON strings decoded on the way:
+#: three envelopes around a message (an MCP result around an error body around another) take
+#: more than 8.
+MAX_JSON_DEPTH = 16
 #: List items read per list.
 MAX_ITEMS = 32
 #: Longest text decoded as JSON; longer bodies are payload, not envelope.
@@ -90,12 +92,20 @@ class Envelope:
     #: what the tool returned, not the call's arguments.
     output_rejected: bool = False
 
+    #: The layers that were JSON whose values gave messages of their own: their text is
+    #: structure (keys, quotes, the MCP content block around "Method not found"), read through
+    #: those messages, never as one.
+    decoded: set[str] = field(default_factory=set)
+
     def texts(self) -> list[str]:
-        """The messages, innermost (most specific) first, without repeats."""
+        """The messages, innermost (most specific) first, without repeats; a decoded JSON layer
+        is left out when its values gave messages."""
         seen: set[str] = set()
         out: list[str] = []
         for text in reversed(self.messages):
             key = text.strip()
+            if text in self.decoded:
+                continue
             if key and key not in seen:
                 seen.add(key)
                 out.append(key)
@@ -162,10 +172,26 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"(?:(?:Wall time|Duration|Total output lines|Original token count)[^\n]*\n){0,4}"
         r"(?:Output:\s*\n)?",
         r"^\s*(?:AI_)?(?:Tool|Model|Agent)?\w*Error:\s*(?=\S)",
+        # a markdown heading over the message: an MCP server's section title ("### Result",
+        # "# click response"), the message under it
+        r"^\s*#{1,6} [^\n]{1,60}\n+(?=\S)",
+        # a lead-in in words that only say an error happened, then its message, whoever's
+        # ("Encountered error:", "Execution error in search_wiki:", "Unexpected exception:",
+        # "Tool execution error:"); a lead-in that names what failed ("MCP process error:",
+        # "Failed to start extension:") says more than its message and stays
+        r"^\s*(?:(?:an?|the|encountered|unexpected|unhandled|uncaught|unknown|internal|runtime"
+        r"|execution|invocation|tool|function|call|caught|got|raised|with) ){1,3}"
+        r"(?:error|exception|failure)(?: (?:in|from|while|during|calling|executing|running)"
+        r" [\w.`'\"-]{1,64})?:\s*(?=\S)",
         r"^\s*(?:Error|ERROR|error)\s*:\s*",
         r"^\s*\[ERROR\]\s*",
     )
 )
+
+#: A markdown heading at a line's start: MCP servers answer in sections ("### Result", then
+#: "### Page state" with the page's console), each section read as a message of its own, the first
+#: first (see `_Reader._siblings`).
+_SECTION = re.compile(r"(?m)^(?=#{1,6} \S)")
 
 #: Closing remarks agents append after the message; they carry no signal.
 _SUFFIXES = re.compile(
@@ -200,7 +226,13 @@ _STATUS = re.compile(
     # curl's `-f` ("curl: (22) The requested URL returned error: 401")
     r"|The requested URL returned error: )([45]\d\d)\b"
     # requests' HTTPError ("401 Client Error: Unauthorized for url: ..."), status first
-    r"|\b([45]\d\d) (?:Client|Server) Error: ",
+    r"|\b([45]\d\d) (?:Client|Server) Error: "
+    # a status beside its reason phrase, in whatever sentence: an HTTP status line by its shape
+    # (Go's clients: "GET https://api.github.com/...: 404 Not Found []", "403 Forbidden")
+    r"|(?<![\w.:/-])([45]\d\d) (?-i:Not Found|Unauthorized|Forbidden|Bad Request|Too Many Requests"
+    r"|Internal Server Error|Service Unavailable|Bad Gateway|Gateway Time-?out|Request Time-?out"
+    r"|Payload Too Large|Request Entity Too Large|Conflict|Unprocessable Entity|Gone"
+    r"|Method Not Allowed|Precondition Failed|Not Implemented)\b",
     re.IGNORECASE,
 )
 _AVAILABLE = re.compile(
@@ -346,7 +378,17 @@ _JSON_TYPES = r"(?:string|number|integer|boolean|array|object|null|bigint|date|m
 
 
 def _pydantic_kind(kind: str, message: str = "") -> IssueKind:
-    if kind == "missing" or message.strip() == "Field required":
+    # pydantic's `missing` and, for a validated call (`validate_call`, FastMCP's function tools),
+    # `missing_argument`, `missing_keyword_only_argument`, `missing_positional_only_argument`
+    if (
+        kind == "missing"
+        or kind.startswith("missing_")
+        or message.strip()
+        in (
+            "Field required",
+            "Missing required argument",
+        )
+    ):
         return "missing"
     if kind == "json_invalid" or kind.startswith("json_"):
         return "json"
@@ -529,14 +571,75 @@ _OUTPUT_REJECTED = re.compile(
     r"|\bhas an output schema but did not return structured content\b",
     re.IGNORECASE | re.MULTILINE,
 )
-_MESSAGE_KEYS = ("message", "msg", "detail", "error_message", "reason", "description", "output")
+#: Keys whose value is the error's message, by name, whatever the shape around them: the common
+#: ones, OAuth's `error_description`, Node's and Go's `err`/`errmsg`, a failure's `statusText`.
+#: (RFC 9457's `title` is read only in an error body: elsewhere it is a record's.)
+_MESSAGE_KEYS = (
+    "message",
+    "msg",
+    "detail",
+    "error_message",
+    "reason",
+    "description",
+    "output",
+    "error_description",
+    "errmsg",
+    "err",
+    "status_text",
+)
+#: A key that says by its name that its value tells what failed, whatever the rest of the shape:
+#: `exception_info` (mini-swe-agent), `errorDetails`, `failure_reason`, `stderr_message`. A
+#: `status` in words ("Command timed out", Continue's) is such a value; a one-word status is a
+#: code, read as one above.
+_FAILURE_KEY = re.compile(r"error|exception|failure|message|reason|detail|cause")
+
+
+def _says_what_failed(key: str, value: str) -> bool:
+    if key in _CHILD_KEYS:
+        return False  # read below, as a nested value
+    if key == "status":
+        return " " in value.strip()
+    return _FAILURE_KEY.search(key) is not None
+
+
 #: Keys whose value is a nested error: OpenRouter's `metadata.raw` (the provider's own body, as a
-#: JSON string) and Google's `details` list (`{"reason": "API_KEY_INVALID"}`).
-_CHILD_KEYS = ("error", "errors", "content", "text", "result", "stderr", "raw", "details")
+#: JSON string), Google's `details` list (`{"reason": "API_KEY_INVALID"}`), a JavaScript error's
+#: `cause` and a serialised exception under `exception`.
+_CHILD_KEYS = (
+    "error",
+    "errors",
+    "content",
+    "text",
+    "result",
+    "stderr",
+    "raw",
+    "details",
+    "cause",
+    "exception",
+)
 #: The code an error gets when a JSON Schema failed jsonschema's metaschema: the schema (a tool's
 #: parameters) is what was refused.
 METASCHEMA_CODE = "jsonschema:metaschema"
-_ERROR_CODE_KEYS = ("type", "code", "error_type", "errortype", "kind")
+#: Keys whose string value is the error's machine type, by name: a code, a kind, an errno name, an
+#: exception's class (`{"exception_type": "FileNotFoundError"}`, `{"errorCode": "AccessDenied"}`).
+_ERROR_CODE_KEYS = (
+    "type",
+    "code",
+    "error_type",
+    "errortype",
+    "kind",
+    "error_code",
+    "errno",
+    "exception_type",
+    "exception_class",
+    "error_name",
+)
+#: A `name` that is an error's class (`{"name": "TimeoutError", "message": ...}`, as a thrown
+#: JavaScript error serialises), not a tool's or a record's name.
+_ERROR_CLASS_NAME = re.compile(r"[A-Z]\w{0,60}(?:Error|Exception|Fault)")
+#: Keys that say by a boolean that the call failed (`{"ok": false, "error": ...}` of Slack's Web
+#: API, `{"success": false, "message": ...}`).
+_FAILED_FLAG_KEYS = ("ok", "success")
 
 
 class _Reader:
@@ -566,11 +669,18 @@ class _Reader:
         if stripped[:1] in "{[" and len(stripped) <= MAX_DECODE_CHARS:
             decoded = _decode(stripped)
             if decoded is not None:
+                layers = len(self.env.messages)
                 self.value(decoded, depth + 1)
+                if len(self.env.messages) > layers:
+                    self.env.decoded.add(text)
                 return
         tag = _TAG.search(text)
         if tag:
             self.text(tag.group("body"), depth + 1)
+            return
+        sections = _SECTION.split(text)
+        if len(sections) > 2:  # a heading or text before the first, and two sections or more
+            self._siblings([section for section in sections if section.strip()], depth + 1)
             return
         for prefix in _PREFIXES:
             match = prefix.match(text)
@@ -607,7 +717,7 @@ class _Reader:
         if env.status is None:
             status = _STATUS.search(head)
             if status:
-                env.status = int(status.group(1) or status.group(2))
+                env.status = int(next(g for g in status.groups() if g))
         if not env.available_tools:
             listed = _AVAILABLE.search(head)
             if listed:
@@ -691,16 +801,32 @@ class _Reader:
                     self.env.request_param = _body_loc(first.get("loc"))
                 self.env.messages.extend(i.message for i in issues if i.message)
                 return
-            for item in value[:MAX_ITEMS]:
-                self.value(item, depth + 1)
+            self._siblings(value[:MAX_ITEMS], depth + 1)
         elif isinstance(value, Mapping):
             self._mapping(value, depth)
+
+    def _siblings(self, items: list[object], depth: int) -> None:
+        """Read a list's items so that `texts()` gives the first item's messages first: an MCP
+        result's first content block is its message, the blocks after it context (a page's
+        console, a snapshot) whose words must not decide over it. `texts()` reads the messages
+        last-first (innermost first within one item), so the items' runs are stored last item
+        first."""
+        runs: list[list[str]] = []
+        for item in items:
+            start = len(self.env.messages)
+            self.value(item, depth)
+            runs.append(self.env.messages[start:])
+            del self.env.messages[start:]
+        for run in reversed(runs):
+            self.env.messages.extend(run)
 
     def _mapping(self, obj: Mapping[object, object], depth: int) -> None:
         folded = {str(k).lower().replace("_", ""): v for k, v in obj.items()}
         env = self.env
         if "iserror" in folded or ("content" in folded and "structuredcontent" in folded):
             env.mcp = True
+        if folded.get("iserror") is True:
+            env.failed = True  # the runtime's own flag: a failure, of some kind, whatever it says
         if folded.get("jsonrpc") == "2.0" and isinstance(folded.get("error"), Mapping):
             env.mcp = True  # a JSON-RPC error response: what an MCP server answers a tools/call
         issue = _issue_from_mapping({str(k): v for k, v in obj.items()})
@@ -728,8 +854,15 @@ class _Reader:
         available = folded.get("availabletools")
         if isinstance(available, list) and not env.available_tools:
             env.available_tools = [str(t) for t in available[:MAX_AVAILABLE] if isinstance(t, str)]
+        error_class = folded.get("name")
+        if (
+            isinstance(error_class, str)
+            and _ERROR_CLASS_NAME.fullmatch(error_class)
+            and len(env.codes) < MAX_ITEMS
+        ):
+            env.codes.append(error_class)
         for key in _ERROR_CODE_KEYS:
-            code = folded.get(key)
+            code = folded.get(key.replace("_", ""))
             if isinstance(code, str) and len(env.codes) < MAX_ITEMS:
                 env.codes.append(code)
             elif isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
@@ -739,10 +872,19 @@ class _Reader:
         status = folded.get("status")
         if isinstance(status, str) and status.lower() == "denied":
             env.codes.append("denied")
-        elif isinstance(status, str) and _STATUS_NAME.fullmatch(status):
-            env.codes.append(status)  # a gRPC / Google API status: "DEADLINE_EXCEEDED"
         elif isinstance(status, str) and status.lower() in ("error", "failed", "failure"):
             env.failed = True  # {"status": "error", "message": "..."}: a failure, of some kind
+        elif isinstance(status, str) and _STATUS_NAME.fullmatch(status):
+            env.codes.append(status)  # a gRPC / Google API status: "DEADLINE_EXCEEDED"
+        elif (
+            isinstance(status, int)
+            and not isinstance(status, bool)
+            and 400 <= status < 600
+            and env.status is None
+        ):
+            env.status = status  # RFC 9457's problem details: {"status": 404, "title": ...}
+        if any(folded.get(key) is False for key in _FAILED_FLAG_KEYS) and _error_body(obj):
+            env.failed = True
         # an HTTP status the body states for itself (TGI's stream error event)
         http_status = folded.get("httpstatuscode", folded.get("statuscode"))
         if isinstance(http_status, int) and 400 <= http_status < 600 and env.status is None:
@@ -751,10 +893,15 @@ class _Reader:
             exit_code = folded.get(key)
             if isinstance(exit_code, int) and not isinstance(exit_code, bool):
                 env.exit_code = exit_code if env.exit_code is None else env.exit_code
-        for key in (*_MESSAGE_KEYS, "feedback"):
-            message = folded.get(key.replace("_", ""))
+        titled = ("title",) if _error_body(obj) else ()
+        named = tuple(key.replace("_", "") for key in (*_MESSAGE_KEYS, "feedback", *titled))
+        for key in named:
+            message = folded.get(key)
             if isinstance(message, str):
                 self.text(message, depth + 1)
+        for key, value in list(folded.items())[:MAX_ITEMS]:
+            if key not in named and isinstance(value, str) and _says_what_failed(key, value):
+                self.text(value, depth + 1)
         metadata = folded.get("metadata")  # after the message: what it carries is nested deeper
         if isinstance(metadata, Mapping):
             self._mapping(metadata, depth + 1)
@@ -825,10 +972,26 @@ def _issue_list(value: list[object]) -> list[Issue]:
     return issues if issues and len(issues) == min(len(value), MAX_ITEMS) else []
 
 
+#: Keys that make an object an error body by their name alone.
+_ERROR_BODY_KEYS = frozenset(
+    {"error", "iserror", "errormessage", "errorcode", "errmsg", "exception", "exceptiontype"}
+)
+
+
 def _error_body(value: Mapping[object, object]) -> bool:
+    """The object is an error's body by its keys: an error key, a failing status (a word, or an
+    HTTP status beside a message, as RFC 9457's problem details carry it)."""
     keys = {str(k).lower().replace("_", "") for k in value}
-    return bool(keys & {"error", "iserror"}) or (
-        value.get("object") == "error" or value.get("status") in ("error", "denied")
+    status = value.get("status")
+    return bool(keys & _ERROR_BODY_KEYS) or (
+        value.get("object") == "error"
+        or status in ("error", "denied", "failed", "failure")
+        or (
+            isinstance(status, int)
+            and not isinstance(status, bool)
+            and 400 <= status < 600
+            and bool(keys & {"message", "detail", "title"})
+        )
     )
 
 

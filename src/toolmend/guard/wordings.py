@@ -1992,7 +1992,8 @@ RUNTIME_FAILURE = words(
     r"\bCannot find module\b|\bMODULE_NOT_FOUND\b",
     r"(?-i:^(?:fatal|error)(?:\[E\d+\])?: )",  # lower case: git, cargo, rustc; not "Error: "
     _NPM_ERROR,
-    r"^ERROR: (?:Could not|No matching|Invalid|Cannot|Failed|[\w:/.\-]+ does not)",
+    # pip's fatal line is upper case: an agent's "Error: Invalid ..." is no program's report
+    r"(?-i:^ERROR: )(?:Could not|No matching|Invalid|Cannot|Failed|[\w:/.\-]+ does not)",
     r"^(?:make(?:\[\d+\])?|[^\s:]+:\d+): \*\*\* ",
     _PYTEST_SECTION,
     r"^(?:FAILED|ERROR) \S+(?:::| - )|^\d+ (?:failed|errors?)\b"
@@ -2090,7 +2091,9 @@ TOOLCHAIN_FAILURE = words(
     "gcc java jq node sqlite",
     r"^[^\s:]+:\d+(?::\d+)?: (?:fatal )?error\b|^[^\s(]+\(\d+,\d+\): error TS\d+:",
     r"\bundefined reference to [`']|\bld returned \d+ exit status\b",
-    r"^[\w.\-]+: (?:fatal )?error\b(?: \(at [^)\n]*\))?:",
+    # (lower case, as those programs print it: a Python exception's "ValueError: Error: ..." is
+    # no program's line)
+    r"^[\w.\-]+: (?-i:(?:fatal )?error)\b(?: \(at [^)\n]*\))?:",
     r"^parse error: [^\n]+ at line \d+, column \d+$",
     r"^not ok \d+ |^# fail [1-9]|^Tests?:\s+\d+ failed|^\d+ failing$|^test result: FAILED\b"
     r"|^--- FAIL: |^FAIL\s",
@@ -2301,6 +2304,9 @@ PLAIN_FAILURE = words(
     r"\b(?:an? |unknown |unexpected |internal )(?:unexpected |internal |unknown )?error"
     r"(?: (?:has )?(?:occurred|occured|happened)|:)",
     r"\bsomething went wrong\b",
+    # a client's placeholder for a tool's error it got no words for (langchain-mcp-adapters'
+    # "MCP tool returned an error with empty content.")
+    r"\breturned an error\b",
     r"\bmust (?:first )?be (?:started|initiali[sz]ed|opened|connected|created|loaded) (?:first"
     r"|before)\b",
     r"\b(?:is|are) (?:disabled|turned off|switched off) in (?:the )?(?:settings|configuration"

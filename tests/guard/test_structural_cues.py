@@ -1,0 +1,671 @@
+"""Structural cues (guard25): what reads an error no wording family was written for.
+
+Wording families recognise the sources they were read from; a blind split's first scoring shows
+that they do not reach the next split's sources. These tests specify the mechanisms that do not
+depend on a source's wording: machine identifiers read as words (`meanings.spelled_identifiers`),
+a small lexicon of category cues read only in a tool's own message (`meanings.CUES`), and the
+invariants around them (an envelope changes no reading; a success stays a success). The texts are
+real rows of the dev files, cited by id.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolmend.guard import classify_result
+from toolmend.guard.classify import Classifier
+from toolmend.guard.envelope import unwrap
+from toolmend.guard.meanings import meaning_of, spelled_identifiers
+from toolmend.guard.patterns import PATTERNS_BY_ID, Category
+
+from .conftest import load_cases
+
+CLASSIFIER = Classifier()
+
+#: The files whose rows were read while the classifier was written (every file but the blind
+#: splits not yet read).
+DEV_FILES = (
+    "real_errors.json",
+    "command_errors.json",
+    *(f"batch{n}_errors.json" for n in (33, 34, 39, 41, 43, 44, 45, 48)),
+    "blind_errors.json",
+    *(f"blind{n}_errors.json" for n in range(2, 11)),
+)
+
+
+def _meaning(text: str) -> Category | None:
+    """The category the meaning classes and cues give the unwrapped text, in a tool's message."""
+    meant = meaning_of(unwrap(text).texts())
+    return PATTERNS_BY_ID[meant].category if meant else None
+
+
+def test_an_identifier_is_spelled_as_its_words() -> None:
+    assert spelled_identifiers("An error occurred (ThrottlingException) when calling") == (
+        "throttling exception",
+    )
+    assert spelled_identifiers("net::ERR_NAME_NOT_RESOLVED at x") == ("err name not resolved",)
+    assert spelled_identifiers("plain words only") == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        # strands-agents/blind10/002: botocore's code in parentheses, CamelCase
+        (
+            "Error: ClientError - An error occurred (AccessDeniedException) when calling the "
+            "GetMetricData operation",
+            Category.PERMISSION_DENIED,
+        ),
+        # strands-agents/blind10/003, its message cut to the code alone
+        (
+            "Error: ClientError - An error occurred (ThrottlingException) when calling the "
+            "GetMetricData operation",
+            Category.RATE_LIMITED,
+        ),
+    ],
+)
+def test_a_code_names_its_cause_in_its_words(text: str, category: Category) -> None:
+    assert _meaning(text) is category
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        (
+            "serena/blind6/004",
+            "Tool 'execute_shell_command' is not active. Active tools: ['activate_project', "
+            "'find_symbol', 'get_symbols_overview', 'read_file', 'search_for_pattern']",
+            Category.TOOL_NOT_FOUND,
+        ),
+        (
+            "desktop-commander/blind6/008",
+            "No session found for PID 48213",
+            Category.PARAM_INVALID_VALUE,
+        ),
+        (
+            "agno/blind10/002",
+            "Error: The requested tool does not exist or is not available.",
+            Category.TOOL_NOT_FOUND,
+        ),
+        ("vercel-ai/blind10/006", "Tool call execution denied.", Category.PERMISSION_DENIED),
+        (
+            "agno/blind10/014",
+            "Function arguments are not a valid JSON object.\n\n Please fix and retry.",
+            Category.INVALID_JSON_ARGUMENTS,
+        ),
+        (
+            "mcp-python-sdk/blind10/003",
+            '{"content": [{"type": "text", "text": "Error executing tool fetch_status: All '
+            'connection attempts failed"}], "isError": true}',
+            Category.NETWORK_ERROR,
+        ),
+        (
+            "crush/blind10/001",
+            "exceeds maximum of 5 questions per batch (got 8). Split into multiple batches and "
+            "tell the user there will be follow-up questions",
+            Category.PARAM_INVALID_VALUE,
+        ),
+    ],
+)
+def test_a_cue_reads_a_tools_own_message(row: str, text: str, category: Category) -> None:
+    assert _meaning(text) is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        (
+            "serena/blind6/004",
+            "Tool 'execute_shell_command' is not active. Active tools: ['activate_project', "
+            "'find_symbol', 'get_symbols_overview', 'read_file', 'search_for_pattern']",
+            Category.TOOL_NOT_FOUND,
+        ),
+        (
+            "desktop-commander/blind6/008",
+            "No session found for PID 48213",
+            Category.PARAM_INVALID_VALUE,
+        ),
+    ],
+)
+def test_the_classifier_reads_by_a_cue_what_no_family_knows(
+    row: str, text: str, category: Category
+) -> None:
+    assert CLASSIFIER.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        # a compiler's words about the program's source, not the tool's
+        (
+            "java/b25/004",
+            "Command: javac Exc.java\nDirectory: (root)\nOutput: Exc.java:1: error: unreported "
+            "exception FileNotFoundException; must be caught or declared to be thrown\n1 error\n"
+            "Error: (none)\nExit Code: 1\nSignal: (none)",
+        ),
+        # a database's function, not an agent's tool
+        (
+            "psql/blind4/012",
+            "ERROR:  function lenght(text) does not exist\nLINE 1: select lenght(email) from "
+            "users\n               ^\nHINT:  No function matches the given name and argument "
+            "types. You might need to add explicit type casts.",
+        ),
+        (
+            "pip/blind7/017",
+            "<returncode>1</returncode>\n<output>\nERROR: No such key - global.index-url\n</output>",
+        ),
+    ],
+)
+def test_a_programs_output_is_not_read_by_the_cues(row: str, text: str) -> None:
+    assert CLASSIFIER.classify(text).category is Category.COMMAND_FAILED, row
+
+
+def test_a_text_with_no_cue_stays_unread() -> None:
+    assert _meaning("The weather in Paris is sunny, 21 degrees") is None
+    assert CLASSIFIER.classify("Saved 3 items to the basket").category is Category.UNCLASSIFIED
+
+
+# --- envelopes read by key names -----------------------------------------------------------
+
+
+def test_a_decoded_json_layer_is_read_through_its_values_not_as_text() -> None:
+    # mcp-typescript-sdk/batch41/011 inside an MCP content block: the block's `"text": "..."` is
+    # no edit's search text
+    text = (
+        '{"content": [{"type": "text", "text": "MCP error -32601: Method not found"}], '
+        '"isError": true}'
+    )
+    assert CLASSIFIER.classify(text).category is Category.MCP_TOOL_MISSING
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # a key named for what failed (`exception_info`), in a shape no table lists
+        (
+            "mini-swe-agent/blind10/001",
+            '{\n  "returncode": -1,\n  "output": "Downloading torch (906.4 MB)\\n", '
+            '"exception_info": "An error occurred while executing the command: Command '
+            '\\u0027pip install torch\\u0027 timed out after 60 seconds"\n}',
+            Category.TIMEOUT,
+        ),
+        # a `status` in words (Continue's terminal result)
+        (
+            "continue/blind8/002",
+            '[{"name": "Terminal", "description": "Terminal command output", "content": '
+            '"Compiling api v0.3.1 (/home/dev/api)", "status": "Command timed out"}]',
+            Category.TIMEOUT,
+        ),
+    ],
+)
+def test_a_key_named_for_the_failure_is_read_as_its_message(
+    row: str, text: str, category: Category
+) -> None:
+    assert CLASSIFIER.classify(text).category is category, row
+
+
+def test_a_problem_details_body_gives_its_status() -> None:
+    # RFC 9457's shape: the status is a number beside `title` and `detail`
+    env = unwrap('{"type": "about:blank", "status": 429, "title": "Too Many Requests"}')
+    assert env.status == 429
+    assert "Too Many Requests" in env.texts()
+
+
+def test_an_ok_false_body_is_a_failure_and_its_error_is_read() -> None:
+    # camel/blind10/003's body, as slack_sdk prints it
+    env = unwrap("{'ok': False, 'error': 'not_in_channel'}")
+    assert env.failed
+    assert "not_in_channel" in env.texts()
+
+
+def test_an_error_class_in_a_name_key_is_a_code() -> None:
+    env = unwrap('{"error": {"name": "AccessDeniedException", "message": "User: x"}}')
+    assert "AccessDeniedException" in env.codes
+    assert (
+        CLASSIFIER.classify(
+            '{"error": {"name": "AccessDeniedException", "message": "User: x"}}'
+        ).category
+        is Category.PERMISSION_DENIED
+    )
+
+
+def test_a_record_with_a_title_is_not_read_as_an_error() -> None:
+    # agno/b34/020 (a success): an issue whose title quotes an error
+    record = '{"number": 4021, "title": "Error: Path is outside the allowed base directory"}'
+    assert unwrap(record).texts() == [record]
+
+
+# --- invariants ------------------------------------------------------------------------------
+
+#: Bare real errors of the dev files, each read by a different mechanism (a family, a meaning,
+#: a cue).
+BARE_ERRORS = (
+    "Tool 'execute_shell_command' is not active.",  # serena/blind6/004
+    "No session found for PID 48213",  # desktop-commander/blind6/008
+    "Tool call execution denied.",  # vercel-ai/blind10/006
+    "All connection attempts failed",  # mcp-python-sdk/blind10/003
+    "Function arguments are not a valid JSON object.",  # agno/blind10/014
+    "Unknown tool: web_search",  # dspy/b33/004
+    "insert_line not provided",  # avante.nvim/blind6/006
+    "File read timed out after 10000ms",  # cline/blind8/003
+    "Path must stay within cwd: ../../etc/cron.d/backup",  # cline/blind8/009
+    "File already exists: src/services/queue.ts",  # cline/blind8/008
+)
+
+#: Envelopes agents and servers put around a message, by the keys and prefixes they use.
+ENVELOPES = {
+    "mcp": lambda t: json.dumps({"content": [{"type": "text", "text": t}], "isError": True}),
+    "error": lambda t: json.dumps({"error": t}),
+    "error.message": lambda t: json.dumps({"error": {"message": t}}),
+    "status": lambda t: json.dumps({"status": "error", "message": t}),
+    "ok": lambda t: json.dumps({"ok": False, "error": t}),
+    "success": lambda t: json.dumps({"success": False, "error": t}),
+    "repr": lambda t: repr({"error": t}),
+    "errorMessage": lambda t: json.dumps({"errorMessage": t, "errorType": "Error"}),
+    "tag": lambda t: f"<tool_use_error>{t}</tool_use_error>",
+    "prefix": lambda t: f"Error executing tool do_it: {t}",
+}
+
+#: Under an MCP envelope, a tool that is not there is the MCP server's tool (the same fix).
+_SAME_UNDER_MCP = {Category.MCP_TOOL_MISSING: Category.TOOL_NOT_FOUND}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.sampled_from(BARE_ERRORS),
+    layers=st.lists(st.sampled_from(sorted(ENVELOPES)), min_size=1, max_size=3, unique=True),
+)
+def test_an_error_in_any_envelope_reads_as_the_bare_text(text: str, layers: list[str]) -> None:
+    wrapped = text
+    for layer in layers:
+        wrapped = ENVELOPES[layer](wrapped)
+    bare = CLASSIFIER.classify(text).category
+    got = CLASSIFIER.classify(wrapped).category
+    assert bare is not Category.UNCLASSIFIED
+    assert _SAME_UNDER_MCP.get(got, got) is _SAME_UNDER_MCP.get(bare, bare), wrapped
+
+
+#: Lines of code and logs that carry the cue words (taken from the cues' own dev rows).
+_CUE_LINES = st.sampled_from(
+    (
+        'raise PermissionError("access denied")',
+        "log.warn('Too many requests, retrying')",
+        "// returns 404 when the file does not exist",
+        "ERROR Connection refused by upstream",
+        "if not tool: raise ToolNotFoundError(name)",
+        "def test_missing_argument_is_required():",
+        "throw new TypeError('expected a string')",
+        "  timeout exceeded while waiting for lock",
+        "quota exceeded for project",
+    )
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(_CUE_LINES, min_size=1, max_size=6))
+def test_a_file_listing_with_error_words_stays_a_success(lines: list[str]) -> None:
+    listing = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, 1))
+    assert not classify_result(listing, tool="read_file").failed
+    assert not classify_result(
+        json.dumps({"content": [{"type": "text", "text": listing}]}), tool="read_file"
+    ).failed
+
+
+# --- what reads a source no wording was written from ----------------------------------------
+
+#: Every wording written from a named source switched off: only the generic ("plain") and the
+#: operating system's ("os") wordings stay, so what this engine reads it reads by structure, the
+#: meaning classes and the cues, as it would a source nobody has read.
+SOURCE_FREE = Classifier(
+    exclude_origins={o for p in PATTERNS_BY_ID.values() for w in p.text for o in w.origins}
+    - {"plain", "os"}
+)
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # a scope or sandbox the call left
+        (
+            "agno/b34/002",
+            "Error: Path '../../etc/passwd' is outside the allowed base directory",
+            Category.PERMISSION_DENIED,
+        ),
+        (
+            "roo-code/blind11/007",
+            'Tool "write_to_file" is not allowed in ask mode.',
+            Category.PERMISSION_DENIED,
+        ),
+        # a size over a limit
+        (
+            "crush/b34/014",
+            "Content section is too large (2480133 bytes). Maximum size is 1048576 bytes",
+            Category.CONTEXT_OVERFLOW,
+        ),
+        (
+            "cline/blind11/011",
+            "Response too large: exceeded 5242880 bytes",
+            Category.CONTEXT_OVERFLOW,
+        ),
+        # an edit that does not apply
+        (
+            "cline/blind11/005",
+            "No replacement performed: multiple occurrences of text found in "
+            "src/config/defaults.ts.",
+            Category.DIFF_MATCH_FAILED,
+        ),
+        (
+            "roo-code/blind11/002",
+            "Expected update hunk to start with a @@ context marker, got: 'def handler(event):'",
+            Category.DIFF_MATCH_FAILED,
+        ),
+        # a value the call gave that names nothing, or breaks a constraint
+        ("crush/dev34/005", "LSP client 'gopls' not found", Category.PARAM_INVALID_VALUE),
+        ("agno/b34/015", "Error: Query cannot be empty", Category.PARAM_INVALID_VALUE),
+        (
+            "gemini-cli/blind11/002",
+            "Path must be absolute: src/index.ts",
+            Category.PARAM_INVALID_VALUE,
+        ),
+        # arguments that are not JSON, in Python's json module's words
+        (
+            "mini-swe-agent/blind2/004",
+            "Error parsing tool call arguments: Expecting ',' delimiter: line 1 column 26 "
+            "(char 25).Missing 'command' argument in bash tool call.",
+            Category.INVALID_JSON_ARGUMENTS,
+        ),
+        # Python's own TypeError for a missing argument, inside an agent's prefixes
+        (
+            "camel/blind10/002",
+            "Tool execution failed: Error executing tool 'get_stock_price': get_stock_price() "
+            "missing 1 required positional argument: 'ticker'",
+            Category.PARAM_MISSING,
+        ),
+    ],
+)
+def test_without_the_sources_wordings_a_cue_reads_it(
+    row: str, text: str, category: Category
+) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        # .NET's own exception messages, as a .NET agent passes `ex.Message` on (System.Net.Http's
+        # timeout; ArgumentNullException's message with its parameter)
+        (
+            "System.Threading.Tasks.TaskCanceledException: The request was canceled due to the "
+            "configured HttpClient.Timeout of 100 seconds elapsing.",
+            Category.TIMEOUT,
+        ),
+        (
+            "Error: Value cannot be null. (Parameter 'city')",
+            Category.PARAM_MISSING,
+        ),
+        ("System.Net.Http.HttpRequestException: An error occurred", Category.NETWORK_ERROR),
+    ],
+)
+def test_a_runtimes_exception_is_read_by_its_words(text: str, category: Category) -> None:
+    assert SOURCE_FREE.classify(text).category is category
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # JSON-RPC's -32602 says only that the parameters were refused; the message says what
+        (
+            "mcp-csharp-sdk/b33/001",
+            '{"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Unknown tool: '
+            "'get_forcast'\"}}",
+            Category.MCP_TOOL_MISSING,
+        ),
+        # a request refused (`invalid_request_error`), for its size
+        (
+            "roo-code/blind2/014",
+            '400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is '
+            'too long: 210194 tokens > 200000 maximum"}}',
+            Category.CONTEXT_OVERFLOW,
+        ),
+    ],
+)
+def test_a_status_alone_is_refined_by_the_cue_its_message_states(
+    row: str, text: str, category: Category
+) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+def test_a_status_whose_message_only_names_it_is_not_refined() -> None:
+    # mcp-python-sdk/blind7/005: -32602's own name is no invalid value of the call
+    text = (
+        '{"jsonrpc": "2.0", "id": 12, "error": {"code": -32602, "message": "Invalid request '
+        'parameters", "data": ""}}'
+    )
+    assert CLASSIFIER.classify(text).category is Category.INVALID_TOOL_PROTOCOL
+
+
+def test_a_refused_requests_field_is_not_a_permission() -> None:
+    # tgi/b32/003: "is not allowed" of a request's own field, refused by the server
+    text = (
+        '{"error":"Input validation error: `top_n_tokens` != 0 is not allowed for this '
+        'endpoint","error_type":"validation"}'
+    )
+    assert CLASSIFIER.classify(text).category is Category.PARAM_INVALID_VALUE
+
+
+def test_an_http_status_is_read_by_its_reason_phrase() -> None:
+    # Go's HTTP clients: "METHOD URL: STATUS REASON"
+    env = unwrap(
+        "failed to get issue: GET https://api.example.com/repos/o/r/issues/9: 404 Not Found []"
+    )
+    assert env.status == 404
+    assert unwrap("upstream answered 503 Service Unavailable").status == 503
+    assert unwrap("returned 404 items").status is None
+
+
+def test_a_lead_in_that_only_says_an_error_happened_is_peeled() -> None:
+    assert "Tool foo not found" in unwrap("Encountered error: Tool foo not found").texts()
+    assert "x" in unwrap("Unexpected exception in run_query: x").texts()
+    # a lead-in that names what failed stays whole (goose/blind2/003)
+    text = "MCP process error: spawn npx ENOENT"
+    assert unwrap(text).texts() == [text]
+
+
+def test_a_markdown_heading_over_the_message_is_peeled() -> None:
+    # playwright-mcp/blind6/009
+    assert (
+        'Error: Tool "browser_scroll" not found'
+        in unwrap('### Result\nError: Tool "browser_scroll" not found\n').texts()
+    )
+
+
+#: The dev files' errors the source-free engine reads right (3951 of 4740 at guard25's end,
+#: 3937 at its Part 1, 3270 before its mechanisms): a floor, so that the mechanisms that read
+#: what no source's wording covers do not regress.
+SOURCE_FREE_FLOOR = 3_950
+
+
+def test_without_any_sources_wordings_the_engine_still_reads_four_in_five() -> None:
+    rows = [r for name in DEV_FILES for r in load_cases(name) if r["kind"] == "error"]
+    right = sum(SOURCE_FREE.classify(r["text"]).category == r["category"] for r in rows)
+    assert right >= SOURCE_FREE_FLOOR, f"{right}/{len(rows)}"
+
+
+def test_the_first_content_block_is_the_message_and_the_others_its_context() -> None:
+    # playwright-mcp/blind6/003's message, then a console log of the page in a second block
+    text = json.dumps(
+        {
+            "content": [
+                {"type": "text", "text": "Error: Tab 4 not found"},
+                {
+                    "type": "text",
+                    "text": "[ERROR] Failed to load resource: the server responded with a "
+                    "status of 404 (Not Found)",
+                },
+            ],
+            "isError": True,
+        }
+    )
+    assert unwrap(text).texts()[0] == "Tab 4 not found"
+    assert CLASSIFIER.classify(text).category is Category.PARAM_INVALID_VALUE
+
+
+def test_markdown_sections_are_read_first_section_first() -> None:
+    # playwright-mcp/blind6/003 with the page's state after it, as the server appends it
+    text = (
+        "### Result\nError: Tab 4 not found\n\n### Page state\n- Console: [ERROR] "
+        "net::ERR_CONNECTION_REFUSED"
+    )
+    assert unwrap(text).texts()[0] == "Tab 4 not found"
+    assert CLASSIFIER.classify(text).category is Category.PARAM_INVALID_VALUE
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category", "engine"),
+    [
+        (
+            "avante.nvim/blind6/001",
+            "Error: Failed to find the old string:\n    local total = price * qty\n    return total",
+            Category.DIFF_MATCH_FAILED,
+            CLASSIFIER,
+        ),
+        (
+            "camel/blind10/007",
+            "Error: Invalid regex pattern: missing ), unterminated subpattern at position 4",
+            Category.PARAM_INVALID_VALUE,
+            SOURCE_FREE,
+        ),
+    ],
+)
+def test_an_agents_error_prefix_is_no_pips_fatal_line(
+    row: str, text: str, category: Category, engine: Classifier
+) -> None:
+    # pip's `ERROR: Could not ...` is upper case; read case-blind, it made an agent's message a
+    # program's report, where the cues are not read
+    assert engine.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        # a cue that names its object is read before a meaning class's common words
+        (
+            "codex/blind3/011",
+            "apply_patch verification failed: Invalid patch hunk on line 3: 'print(1)' is not a "
+            "valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: "
+            "{path}', '*** Update File: {path}'",
+        ),
+        # the edit's text named by its parameter, with what went wrong with it
+        (
+            "roo-code/dev13/003",
+            "The 'old_string' and 'new_string' parameters must be different.",
+        ),
+        (
+            "opencode/heldout/003",
+            "Tool failed: old_string not found in src/app.ts. It must match the file text "
+            "exactly, including whitespace and indentation.",
+        ),
+    ],
+)
+def test_an_edit_that_does_not_apply_is_read_by_its_objects_words(row: str, text: str) -> None:
+    assert SOURCE_FREE.classify(text).category is Category.DIFF_MATCH_FAILED, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        (
+            "crewai/blind10/009",
+            "An error occurred while writing to the file: invalid truth value 'sometimes'",
+        ),
+        ("crush/blind10/004", "No call hierarchy information for 'NewRouter'"),
+    ],
+)
+def test_a_value_that_names_nothing_or_is_refused_is_the_calls(row: str, text: str) -> None:
+    assert SOURCE_FREE.classify(text).category is Category.PARAM_INVALID_VALUE, row
+
+
+def test_no_changes_for_a_quoted_file_is_an_answer() -> None:
+    # roo-code/batch41/034, a success
+    assert not classify_result(
+        "No changes needed for 'src/api/routes.ts'", tool="apply_diff"
+    ).failed
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # an MCP resource is a file by another name (JSON-RPC -32002 says only "not found")
+        (
+            "mcp-go/b33/011",
+            '{"jsonrpc": "2.0", "id": 12, "error": {"code": -32002, "message": "resource not '
+            'found: file:///reports/2026-q3.md"}}',
+            Category.FILE_NOT_FOUND,
+        ),
+        # the type named is read before "Invalid argument"
+        (
+            "vercel-ai/b28/014",
+            "Invalid argument for parameter maxRetries: maxRetries must be an integer",
+            Category.PARAM_TYPE_MISMATCH,
+        ),
+    ],
+)
+def test_an_object_named_decides_the_cue(row: str, text: str, category: Category) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # JSON-RPC's -32602 beside a plain failure's words: the words say which parameter fault
+        (
+            "rmcp/b33/002",
+            '{"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "failed to '
+            'deserialize parameters: invalid type: string \\"ten\\", expected u32"}}',
+            Category.PARAM_TYPE_MISMATCH,
+        ),
+        (
+            "mcp-typescript-sdk/dev14/008",
+            '{"content": [{"type": "text", "text": "MCP error -32602: Tool delete_note not '
+            'found"}], "isError": true}',
+            Category.MCP_TOOL_MISSING,
+        ),
+    ],
+)
+def test_a_coarse_code_is_refined_by_the_cue_its_message_states(
+    row: str, text: str, category: Category
+) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        (
+            "langchain/blind4/002",
+            "log file /var/log/app/audit.log is not readable by the service account",
+        ),
+        (
+            "mcp-go-sdk/dev33/011",
+            '{"content": [{"type": "text", "text": "URI path \\"/etc/passwd\\" is not under any '
+            'root"}], "isError": true}',
+        ),
+        ("ollama/blind3/007", '{"error":"you are not currently signed in"}'),
+        (
+            "cline/blind5/007",
+            '{"query":"create:../../.ssh/config","result":"","error":"Editor operation failed: '
+            'Path must stay within cwd: ../../.ssh/config","success":false}',
+        ),
+        (
+            "claude-code/dev/021",
+            "The user doesn't want to take this action right now. STOP what you are doing and "
+            "wait for the user to tell you how to proceed.",
+        ),
+    ],
+)
+def test_a_refusal_by_scope_login_or_the_user_is_a_permission(row: str, text: str) -> None:
+    assert SOURCE_FREE.classify(text).category is Category.PERMISSION_DENIED, row
