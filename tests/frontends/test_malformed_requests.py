@@ -6,9 +6,10 @@ call, tools, a leaked answer upstream) with one to four of their values replaced
 the wrong shape; the proxy must answer every one with a status below 500. It found, before it
 was written down here: a `tools` that is not a list on `/v1/messages` and `/v1/responses`, a
 Responses tool whose `type` is an object, an assistant's `tool_calls` that is not a list in
-text mode, and lone surrogates (a tool's output decoded with `surrogateescape`, sent as JSON's
-`"\\udc80"`) in tool names and tool results, which the guard and the name mapping hashed or
-measured as UTF-8.
+text mode, a `previous_response_id` holding a lone surrogate, a text-mode `tool_choice` naming
+no declared tool (`tests/server/test_modes.py`), and lone surrogates (a tool's output decoded
+with `surrogateescape`, sent as JSON's `"\\udc80"`) in tool names and tool results, which the
+guard and the name mapping hashed or measured as UTF-8.
 """
 
 from __future__ import annotations
@@ -168,6 +169,15 @@ def test_a_hosted_tool_whose_type_is_an_object_is_left_out_and_the_request_serve
     status, raw = post(servers, "/v1/responses", {**RESPONSES, "stream": False, "tools": tools})
     assert status == 200
     assert json.loads(raw)["status"] == "completed"
+
+
+@pytest.mark.parametrize("previous", [7, ["resp_1"], "resp_\udc80"])
+def test_a_previous_response_id_that_is_no_id_given_is_a_400(
+    servers: Servers, previous: Any
+) -> None:
+    status, raw = post(servers, "/v1/responses", {**RESPONSES, "previous_response_id": previous})
+    assert status == 400
+    assert "previous" in json.loads(raw)["error"]["message"]
 
 
 @pytest.mark.parametrize("path", list(BODIES))

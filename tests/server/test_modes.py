@@ -6,6 +6,9 @@ import json
 import urllib.request
 from typing import Any
 
+import openai
+import pytest
+
 import toolmend
 from toolmend.server import ModelRule, ServerConfig, Upstream
 from toolmend.server.demo.scripted import Answer
@@ -231,6 +234,22 @@ def test_a_long_call_streams_as_monotonic_argument_fragments(
     ]
     assert len(fragments) > 1
     assert json.loads("".join(fragments)) == {"city": city}
+
+
+def test_a_tool_choice_naming_no_declared_tool_is_a_400_in_text_mode(
+    upstream: ScriptedHandle, start_proxy: StartProxy
+) -> None:
+    proxy = text_proxy(start_proxy, upstream, protocol="hermes")
+    model = upstream.script(Answer("Fine."), family="text")
+    client = proxy.client()
+    for choice in ({"type": "function", "function": {"name": "nope"}}, {"type": "function"}, 7):
+        with pytest.raises(openai.BadRequestError, match="tool_choice"):
+            client.chat.completions.create(
+                model=model,
+                messages=ASK,
+                tools=TOOLS,
+                tool_choice=choice,  # type: ignore[arg-type]
+            )
 
 
 def test_tool_choice_none_sends_no_tools_prompt(

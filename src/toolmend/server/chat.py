@@ -188,11 +188,14 @@ class ChatPipeline:
         self.model = str(body["model"])
         self.stream = bool(body.get("stream"))
         self.protocol = rule.text_protocol(self.model) if rule.mode == "text" else None
-        self.required = (
-            rule.mode == "text"
-            and bool(tools)
-            and required_tool(body.get("tool_choice"), tools or [])[0]
-        )
+        try:
+            self.required = (
+                rule.mode == "text"
+                and bool(tools)
+                and required_tool(body.get("tool_choice"), tools or [])[0]
+            )
+        except RequestError as exc:  # a tool_choice naming no declared tool, or none at all
+            raise Problem(400, "invalid_request_error", str(exc)) from None
         #: The client's chunks of every upstream answer, and the last finish reason they had.
         self._writer = ChunkWriter(self.model)
         self._finish_reason: str | None = None

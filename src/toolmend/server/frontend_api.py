@@ -486,8 +486,15 @@ async def _serve_responses(request: Request, state: ServerState, record: Request
         previous: list[dict[str, Any]] = []
         previous_id = body.get("previous_response_id")
         if previous_id is not None:
+            if not isinstance(previous_id, str):
+                raise ResponsesRequestError("`previous_response_id` must be a string")
             try:
-                found = await asyncio.to_thread(store.get, str(previous_id))
+                # The ids toolmend gives are ASCII: another was never given, so is not stored.
+                found = (
+                    await asyncio.to_thread(store.get, previous_id)
+                    if previous_id.isascii()
+                    else None
+                )
             except ResponseStoreError as exc:
                 raise Problem(500, "server_error", str(exc)) from None
             if found is None:
