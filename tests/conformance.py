@@ -105,6 +105,11 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "glimmer": "glimmer",
     # SGLang's newest detector tests (fmt15): K2V3's IFM tags (`<ifm|tool_call>NAME<ifm|arg_key>…`)
     "k2v3_ifm": "k2-v3",
+    # vLLM's newest parser tests (fmt17): HY V4's GLM-4.7 key/value tags in `<tool_calls>`, their
+    # tokens suffixed by the checkpoint (`<tool_call:opensource>`); Granite 20B FC's
+    # `<function_call> {…}`, no protocol yet
+    "hy_v4": "glm47",
+    "granite_20b_fc": "granite-20b-fc",
 }
 
 
