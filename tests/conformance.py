@@ -105,11 +105,11 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "glimmer": "glimmer",
     # SGLang's newest detector tests (fmt15): K2V3's IFM tags (`<ifm|tool_call>NAME<ifm|arg_key>…`)
     "k2v3_ifm": "k2-v3",
-    # vLLM's newest parser tests (fmt17): HY V4's GLM-4.7 key/value tags in `<tool_calls>`, their
-    # tokens suffixed by the checkpoint (`<tool_call:opensource>`); Granite 20B FC's
-    # `<function_call> {…}`, no protocol yet
-    "hy_v4": "glm47",
-    "granite_20b_fc": "granite-20b-fc",
+    # vLLM's newest parser tests (fmt17): HY V4's GLM-4.7 key/value tags, every token suffixed
+    # `:opensource` (its preview tokenizers' bare spelling is GLM-4.7's, labelled glm47); Granite
+    # 20B FC's `<function_call> {…}`, which the granite protocol reads
+    "hy_v4": "hy-v4",
+    "granite_20b_fc": "granite",
 }
 
 
