@@ -141,6 +141,20 @@ def test_internlm2_action_holds_one_call_object() -> None:
     assert calls(text, "internlm2") == PARIS
 
 
+def test_internlm_tokens_spaced_apart_by_the_detokenizer_still_open_the_action() -> None:
+    # vllm-project/vllm@2854f61 tests/tool_parsers/test_intern_s1_tool_parser.py
+    # ::test_nonstreaming_supports_spaced_special_tokens (Apache-2.0), Intern-S1
+    spaced = '<|action_start|> <|plugin|>\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n<|action_end|>'
+    # the same blank in an InternLM2.5 answer detokenized with spaces between special tokens
+    # (vLLM's default), the call after the answer's text
+    answer = 'Checking. <|action_start|> <|plugin|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|action_end|>'
+    for protocol in ("internlm2", "auto"):
+        assert calls(spaced, protocol) == PARIS
+        assert calls(answer, protocol) == PARIS
+        check_all_invariants(protocol, answer, WEATHER)
+    assert toolmend.parse(answer, "internlm2", WEATHER).text.strip() == "Checking."
+
+
 def test_a_call_list_cut_off_inside_an_object_ends_the_call_incomplete() -> None:
     result = toolmend.parse(
         '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Pa', "granite", WEATHER
