@@ -110,8 +110,8 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     # 20B FC's `<function_call> {…}`, which the granite protocol reads
     "hy_v4": "hy-v4",
     "granite_20b_fc": "granite",
-    # Qwen2.5-Coder's `<tools>{…}</tools>` (vLLM's qwen25_coder parser), no protocol yet; Granite's
-    # pythonic calls written bare, one per line
+    # Qwen2.5-Coder's `<tools>{…}</tools>` (vLLM's qwen25_coder parser); Granite's pythonic calls
+    # written bare, one per line
     "qwen25_coder_tools": "qwen25-coder",
     "granite_pythonic": "pythonic",
 }
