@@ -105,6 +105,15 @@ FORMAT_PROTOCOLS: dict[str, str | None] = {
     "glimmer": "glimmer",
     # SGLang's newest detector tests (fmt15): K2V3's IFM tags (`<ifm|tool_call>NAME<ifm|arg_key>…`)
     "k2v3_ifm": "k2-v3",
+    # vLLM's newest parser tests (fmt17): HY V4's GLM-4.7 key/value tags, every token suffixed
+    # `:opensource` (its preview tokenizers' bare spelling is GLM-4.7's, labelled glm47); Granite
+    # 20B FC's `<function_call> {…}`, which the granite protocol reads
+    "hy_v4": "hy-v4",
+    "granite_20b_fc": "granite",
+    # Qwen2.5-Coder's `<tools>{…}</tools>` (vLLM's qwen25_coder parser); Granite's pythonic calls
+    # written bare, one per line
+    "qwen25_coder_tools": "qwen25-coder",
+    "granite_pythonic": "pythonic",
 }
 
 

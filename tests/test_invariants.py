@@ -67,6 +67,7 @@ RAW_VALUE_FORMATS = {
     "glm45",
     "glm47",
     "k2-v3",
+    "hy-v4",
     "lfm2",
     "olmo3",
     "minimax-m3",

@@ -173,3 +173,54 @@ def test_openapi_nullable_adds_null_to_an_enum_and_a_plain_string_stays_text() -
         qwen, "qwen3-coder", [{"name": "set_alarm", "parameters": plain}]
     ).tool_calls
     assert call.arguments == {"label": "null"}
+
+
+# vLLM's HY V4 test tool (vllm-project/vllm@212dfd8:tests/tool_parsers/test_hy_v4_tool_parser.py,
+# `TYPED_TOOL`, Apache-2.0) declares `"uint32"`; its parser, like vLLM's Qwen3-Coder parser, reads
+# any `int…`/`uint…` name as an integer.
+HY_V4_TYPED = {
+    "name": "typed",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "i": {"type": "integer"},
+            "alias_int": {"type": "int"},
+            "prefix_uint": {"type": "uint32"},
+        },
+    },
+}
+
+
+def test_a_sized_integer_name_is_an_integer_and_the_tools_are_no_longer_refused() -> None:
+    text = "<tool_call>typed<arg_key>prefix_uint</arg_key><arg_value>42</arg_value></tool_call>"
+    for protocol in ("glm47", "auto"):
+        (call,) = toolmend.parse(text, protocol, [HY_V4_TYPED]).tool_calls
+        assert call.executable and call.arguments == {"prefix_uint": 42}
+
+
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [("int64", "integer"), ("UInt8", "integer"), ("int32_t", "integer"), ("float32", "number")],
+)
+def test_numbers_written_with_their_width_read_as_their_type(name: str, target: str) -> None:
+    tool = Tool.from_dict({"name": "w", "parameters": {"properties": {"n": {"type": name}}}})
+    assert tool.parameters["properties"]["n"]["type"] == target
+
+
+def test_a_sized_qwen3_coder_parameter_is_typed_by_its_stem() -> None:
+    tool = {
+        "name": "resize",
+        "parameters": {"properties": {"w": {"type": "int64"}, "scale": {"type": "float64"}}},
+    }
+    text = (
+        "<tool_call>\n<function=resize>\n<parameter=w>\n640\n</parameter>\n"
+        "<parameter=scale>\n0.5\n</parameter>\n</function>\n</tool_call>"
+    )
+    (call,) = toolmend.parse(text, "qwen3-coder", [tool]).tool_calls
+    assert call.executable and call.arguments == {"w": 640, "scale": 0.5}
+
+
+@pytest.mark.parametrize("name", ["string8", "bool32", "int7"])
+def test_a_width_on_a_name_that_is_no_number_is_still_refused(name: str) -> None:
+    with pytest.raises(ToolSchemaError, match=f"'{name}' is no JSON Schema type"):
+        Tool.from_dict({"name": "w", "parameters": {"properties": {"n": {"type": name}}}})

@@ -89,6 +89,18 @@ def test_a_marker_that_begins_a_longer_one_waits_for_the_longer_at_a_chunk_bound
     assert scanner.matched == "</f>"
 
 
+def test_a_marker_inside_a_longer_one_that_began_earlier_waits_for_the_longer() -> None:
+    # HY V4's `<tool_call:opensource>` holds Gemma 4's bare `call:`: fed `<tool_call:` first,
+    # the scanner must hold from `<`, as it finds the longer marker there when the text is whole.
+    scanner = TextScanner(["<tool_call:opensource>", "call:"])
+    assert scanner.scan("x<tool_call:", 0, final=False) == (1, None)
+    assert scanner.scan("x<tool_call:opensource>", 0, final=False) == (1, 1)
+    assert scanner.matched == "<tool_call:opensource>"
+    assert scanner.scan("x<tool_call:x", 0, final=False) == (7, 7)  # the longer one failed
+    assert scanner.matched == "call:"
+    assert scanner.scan("x<tool_call:", 0, final=True) == (7, 7)
+
+
 def test_a_proper_prefix_of_a_literal_may_still_grow_into_it() -> None:
     assert is_proper_prefix("</par", ("</parameter>", "<x>"))
     assert is_proper_prefix("", ("<x>",))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -68,12 +69,24 @@ TYPE_ALIASES: dict[str, str] = {
 _DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
 
 
+#: A numeric type name with its width (`int32`, `uint64`, `float32`, C's `int64_t`): HY V4's
+#: test declares `"uint32"`, and vLLM's HY V4 and Qwen3-Coder parsers read every `int…`/`uint…`
+#: name as an integer. Only a number stem takes a width: `string8` means nothing.
+_SIZED_NUMBER = re.compile(r"([a-z]+?)(?:8|16|32|64|128)(?:_t)?")
+
+
 def _alias_target(name: Any) -> str | None:
     """The JSON Schema type a type name means, when it is an alias (not already a type)."""
     if not isinstance(name, str) or name in JSON_SCHEMA_TYPES:
         return None
     folded = name.strip().lower()
-    return folded if folded in JSON_SCHEMA_TYPES else TYPE_ALIASES.get(folded)
+    if folded in JSON_SCHEMA_TYPES:
+        return folded
+    sized = _SIZED_NUMBER.fullmatch(folded)
+    if sized is not None:
+        stem = TYPE_ALIASES.get(sized.group(1), sized.group(1))
+        return stem if stem in ("integer", "number") else None
+    return TYPE_ALIASES.get(folded)
 
 
 def _map_type_aliases(node: Any, path: str, notes: list[str]) -> Any:
@@ -112,7 +125,8 @@ def _meta_schema_problem(schema: Any) -> str | None:
             known = ", ".join(sorted(JSON_SCHEMA_TYPES))
             return (
                 f"invalid parameters schema at {where}: {unknown!r} is no JSON Schema type "
-                f"(one of {known}, or an alias of one: {', '.join(sorted(TYPE_ALIASES))})"
+                f"(one of {known}, or an alias of one: {', '.join(sorted(TYPE_ALIASES))}, "
+                "or a number's name with its width, such as int32)"
             )
         return f"invalid parameters schema at {where}: {exc.message}"
     return None

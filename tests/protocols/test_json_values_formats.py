@@ -141,6 +141,40 @@ def test_internlm2_action_holds_one_call_object() -> None:
     assert calls(text, "internlm2") == PARIS
 
 
+def test_internlm_tokens_spaced_apart_by_the_detokenizer_still_open_the_action() -> None:
+    # vllm-project/vllm@2854f61 tests/tool_parsers/test_intern_s1_tool_parser.py
+    # ::test_nonstreaming_supports_spaced_special_tokens (Apache-2.0), Intern-S1
+    spaced = '<|action_start|> <|plugin|>\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n<|action_end|>'
+    # the same blank in an InternLM2.5 answer detokenized with spaces between special tokens
+    # (vLLM's default), the call after the answer's text
+    answer = 'Checking. <|action_start|> <|plugin|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|action_end|>'
+    for protocol in ("internlm2", "auto"):
+        assert calls(spaced, protocol) == PARIS
+        assert calls(answer, protocol) == PARIS
+        check_all_invariants(protocol, answer, WEATHER)
+    assert toolmend.parse(answer, "internlm2", WEATHER).text.strip() == "Checking."
+
+
+def test_qwen25_coder_tools_block_holds_a_call_object_or_a_list_and_is_no_text() -> None:
+    # vllm-project/vllm@40694df tests/tool_parsers/test_qwen25_coder_tool_parser.py (Apache-2.0)
+    # ::test_single_tool_call_with_content, ::test_parallel_tool_calls_array
+    one = f"Let me check the weather for you.\n<tools>\n{CALL}\n</tools>"
+    two = f'<tools>\n[\n    {CALL},\n    {{"name": "get_weather", "arguments": {{"city": "Oslo"}}}}\n]\n</tools>'
+    for protocol in ("qwen25-coder", "auto"):
+        assert calls(one, protocol) == PARIS
+        assert toolmend.parse(one, protocol, WEATHER).text == "Let me check the weather for you.\n"
+        assert calls(two, protocol) == [*PARIS, ("get_weather", {"city": "Oslo"})]
+        check_all_invariants(protocol, one, WEATHER)
+
+
+def test_qwen25_coder_tags_in_prose_and_a_broken_body_stay_text() -> None:
+    # ::test_malformed_json_returns_content; prose naming the tag is text (issue #12 §3)
+    broken = '<tools>\n{"name": "broken", "arguments": {invalid json\n</tools>'
+    for text in ("I use <tools> and </tools> tags.", broken):
+        result = toolmend.parse(text, "qwen25-coder", WEATHER)
+        assert (result.text, result.tool_calls) == (text, [])
+
+
 def test_a_call_list_cut_off_inside_an_object_ends_the_call_incomplete() -> None:
     result = toolmend.parse(
         '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Pa', "granite", WEATHER
@@ -150,7 +184,17 @@ def test_a_call_list_cut_off_inside_an_object_ends_the_call_incomplete() -> None
 
 @pytest.mark.parametrize(
     "protocol",
-    ["llama3-json", "json", "granite", "cohere", "minimax-m1", "internlm2", "phi4-mini", "longcat"],
+    [
+        "llama3-json",
+        "json",
+        "granite",
+        "cohere",
+        "minimax-m1",
+        "internlm2",
+        "phi4-mini",
+        "longcat",
+        "qwen25-coder",
+    ],
 )
 def test_a_rendered_call_reads_back_whole_and_streamed(protocol: str) -> None:
     call = toolmend.ToolCall(id="c1", name="get_weather", arguments={"city": 'Pa"ris</x>'})

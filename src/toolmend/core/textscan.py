@@ -591,6 +591,13 @@ class TextScanner:
             ahead = buf[start : start + self._longest]  # no more can matter, so copy no more
             if longer and not final and is_proper_prefix(ahead, longer):
                 return start, None  # a longer marker may still complete here
+            if not final and n - start < self._longest:
+                # A marker that began before this one and runs past it may still complete
+                # (`call:` inside a `<tool_call:opensource>` still coming): the earlier marker
+                # wins when the text comes whole, so it must win when it comes in pieces.
+                earlier = partial_marker_start(buf, i, n, self._markers, self._first_chars)
+                if earlier < start:
+                    return earlier, None
             self._line_start = False
             self.matched = tok
             return start, start

@@ -46,8 +46,10 @@ _MODULES: dict[str, str] = {
     "phi4-mini": "toolmend.protocols.phi4_mini",
     "longcat": "toolmend.protocols.longcat",
     "k2-v3": "toolmend.protocols.k2v3",
+    "hy-v4": "toolmend.protocols.hy_v4",
     "gigachat3": "toolmend.protocols.gigachat3",
     "nemotron": "toolmend.protocols.nemotron",
+    "qwen25-coder": "toolmend.protocols.qwen25_coder",
     # Model-native formats of the header-and-channel and recipient families.
     "harmony": "toolmend.protocols.harmony",
     "functionary-v3.1": "toolmend.protocols.functionary:V31_PROTOCOL",

@@ -1,5 +1,5 @@
-"""InternLM2 / InternLM2.5: one call object between `<|action_start|><|plugin|>` and
-`<|action_end|>`.
+"""InternLM2 / InternLM2.5 / Intern-S1: one call object between `<|action_start|><|plugin|>`
+(or the two tokens a blank apart, as a detokenizer spaces special tokens) and `<|action_end|>`.
 
     <|action_start|><|plugin|>
     {"name": "get_weather", "parameters": {"city": "Paris"}}<|action_end|>
@@ -11,11 +11,17 @@ template; reading is `json_values`'.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from toolmend.model import ToolCall
+from toolmend.names import ToolResolver
 from toolmend.protocols.json_values import CallValuesProtocol, call_format
 
 ACTION = "<|action_start|><|plugin|>"
+#: The two tokens with the blank a detokenizer puts between special tokens (vLLM's
+#: `spaces_between_special_tokens`, on by default): Intern-S1's output as vLLM's test
+#: `test_nonstreaming_supports_spaced_special_tokens` writes it.
+SPACED_ACTION = "<|action_start|> <|plugin|>"
 ACTION_END = "<|action_end|>"
 RESULT_OPEN = "<|im_start|>environment name=<|plugin|>\n"
 RESULT_END = "<|im_end|>"
@@ -32,6 +38,9 @@ class InternLM2Protocol(CallValuesProtocol):
     format = call_format(closers=(ACTION_END,), block="an <|action_start|> block")
     arguments_key = "parameters"
     result_closers = (RESULT_END,)
+
+    def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
+        return (ACTION, SPACED_ACTION)
 
     def render_call(self, call: ToolCall) -> str:
         return f"{ACTION}\n{json.dumps(self.call_object(call), ensure_ascii=False)}{ACTION_END}"
