@@ -283,9 +283,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=48,
-        min_error_sources=8,
-        min_successes=8,
+        min_errors=55,
+        min_error_sources=9,
+        min_successes=10,
         max_errors_per_source=10,
     ),
 )
