@@ -283,9 +283,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=55,
-        min_error_sources=9,
-        min_successes=10,
+        min_errors=63,
+        min_error_sources=11,
+        min_successes=11,
         max_errors_per_source=10,
     ),
 )
