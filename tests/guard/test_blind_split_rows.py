@@ -283,9 +283,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=63,
-        min_error_sources=11,
-        min_successes=11,
+        min_errors=71,
+        min_error_sources=13,
+        min_successes=12,
         max_errors_per_source=10,
     ),
 )
