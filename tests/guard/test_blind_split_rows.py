@@ -283,9 +283,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=75,
-        min_error_sources=14,
-        min_successes=14,
+        min_errors=77,
+        min_error_sources=15,
+        min_successes=28,
         max_errors_per_source=10,
     ),
 )
