@@ -283,9 +283,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=83,
-        min_error_sources=15,
-        min_successes=29,
+        min_errors=90,
+        min_error_sources=16,
+        min_successes=31,
         max_errors_per_source=10,
     ),
 )
