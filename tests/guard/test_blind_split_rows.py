@@ -283,9 +283,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=100,
+        min_errors=101,
         min_error_sources=17,
-        min_successes=32,
+        min_successes=39,
         max_errors_per_source=10,
     ),
 )
