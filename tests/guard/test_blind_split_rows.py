@@ -283,9 +283,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=101,
-        min_error_sources=17,
-        min_successes=39,
+        min_errors=107,
+        min_error_sources=18,
+        min_successes=41,
         max_errors_per_source=10,
     ),
 )
