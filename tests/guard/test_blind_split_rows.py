@@ -283,7 +283,7 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=107,
+        min_errors=110,
         min_error_sources=18,
         min_successes=41,
         max_errors_per_source=10,
