@@ -283,9 +283,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=110,
-        min_error_sources=18,
-        min_successes=41,
+        min_errors=113,
+        min_error_sources=19,
+        min_successes=42,
         max_errors_per_source=10,
     ),
 )
