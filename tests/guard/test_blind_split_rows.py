@@ -283,9 +283,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=113,
+        min_errors=114,
         min_error_sources=19,
-        min_successes=42,
+        min_successes=44,
         max_errors_per_source=10,
     ),
 )
