@@ -283,7 +283,7 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=114,
+        min_errors=120,
         min_error_sources=19,
         min_successes=44,
         max_errors_per_source=10,
