@@ -2,8 +2,8 @@
 `data/blind4_errors.json`, batch 26; `data/blind5_errors.json`, batch 28; `data/blind6_errors.json`,
 batch 37; `data/blind7_errors.json`, batch 40; `data/blind8_errors.json`, batch 42;
 `data/blind9_errors.json`, batch 46; `data/blind10_errors.json`, batch 47;
-`data/blind11_errors.json`, batch 49; `data/blind12_errors.json`, batch 51): their rows are well
-formed.
+`data/blind11_errors.json`, batch 49; `data/blind12_errors.json`, batch 51;
+`data/blind13_errors.json`, batch 52): their rows are well formed.
 
 Each batch was harvested by an engineer who never read the classifier, in parallel with the
 session's wording changes, and is scored exactly once at its session's end
@@ -263,6 +263,30 @@ BATCHES = (
         min_error_sources=17,
         min_successes=40,
         max_errors_per_source=12,
+    ),
+    Batch(
+        "blind13_errors.json",
+        52,
+        "blind13",
+        "snapshot",
+        (
+            *EARLIER,
+            *(f"blind{n}_errors.json" for n in range(2, 13)),
+            "batch33_errors.json",
+            "batch34_errors.json",
+            "batch39_errors.json",
+            "batch41_errors.json",
+            "batch43_errors.json",
+            "batch44_errors.json",
+            "batch45_errors.json",
+            "batch48_errors.json",
+            "command_errors.json",
+        ),
+        0.8,
+        min_errors=120,
+        min_error_sources=19,
+        min_successes=44,
+        max_errors_per_source=10,
     ),
 )
 
