@@ -38,6 +38,7 @@ ROWS = (
     + load_cases("batch45_errors.json")
     + load_cases("batch48_errors.json")
     + load_cases("batch50_errors.json")
+    + load_cases("batch53_errors.json")
     + load_cases("batch43_errors.json")
     + load_cases("command_errors.json")
 )
@@ -294,6 +295,13 @@ BATCH48_FIRST_SCORING = (15, 29)
 #: blind11's misses; first scored leave-one-source-out at a91083a before any wording was written
 #: for them: right, total.
 BATCH50_FIRST_SCORING = (9, 15)
+#: Batch 53 (guard26, `batch53_errors.json`): 12 errors and 3 successes from 10 sources no split
+#: used, siblings of the families blind12's misses showed (a call a hook or a rule blocked, an
+#: expired or refused login, a plan's usage spent, a read over its size or outside its range, a
+#: reply in the wrong form, a connection that could not be made), read after blind12's misses;
+#: first scored leave-one-source-out at c15a8b5 before any wording was written for them: right,
+#: total.
+BATCH53_FIRST_SCORING = (6, 12)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -434,6 +442,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (45, BATCH45_FIRST_SCORING, 12),
         (48, BATCH48_FIRST_SCORING, 4),
         (50, BATCH50_FIRST_SCORING, 3),
+        (53, BATCH53_FIRST_SCORING, 3),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(
