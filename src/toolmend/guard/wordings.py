@@ -896,9 +896,12 @@ PARAM_VALUE = (
         r"|branch name|path|state code|todos format|value|date|option)\b",
         r"(?:skill|rule|entity|task|job|mode|agent|branch|schedule|item) (?:with name )?"
         r"[\"']?[\w .\-]+[\"']? (?:not found|does not exist)",
-        # (not a JSON body's `"message": "X not found"`: the quotes around its separator)
-        r"[\"'](?!\s*[:,]\s*[\"'])[^\"'\n]{1,80}[\"'][^\n\"']{0,40}?"
-        r" (?:not found|does not exist)\b",
+        # (not a JSON body's `"message": "X not found"`: the quotes around its separator; not a
+        # database's own object, `relation "orders" does not exist`, nor a quoted file path)
+        r"(?<!relation )(?<!table )(?<!column )(?<!view )(?<!schema )(?<!database )"
+        r"(?<!collection )"
+        r"[\"'](?!\s*[:,]\s*[\"'])(?!(?:~|\.{1,2})?/|[^\"'\n/]*/[^\"'\n]*\.[A-Za-z0-9]{1,6}[\"'])"
+        r"[^\"'\n]{1,80}[\"'][^\n\"']{0,40}? (?:not found|does not exist)\b",
         r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
         r"\bLine (?:with index |number )?\d+ does not exist\b",
         r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range|value)\b[^\n]{0,30}"
@@ -1244,7 +1247,10 @@ VALUE_CHOICES = words(
 #: models are not currently supported"): the call asked for something this target cannot do.
 UNSUPPORTED_REQUEST = words(
     "plain",
-    r"\b(?:does not|doesn't|do not|don't|cannot) support\b|\bonly supports?\b",
+    # (not a size limit: "This tool only supports reading 400000 bytes at a time" is the size's)
+    r"\b(?:does not|doesn't|do not|don't|cannot) support\b"
+    r"|\bonly supports?\b(?! (?:reading |writing |returning )?\d[\d,.]* ?(?:bytes|[kmg]i?b"
+    r"|tokens|characters|chars|lines)\b)",
     r"\b(?:is|are) not (?:currently |yet )?supported\b",
 )
 #: A whole message that names one missing thing ("missing request body").
@@ -1635,8 +1641,10 @@ USER_DENIED = words(
 POLICY_DENIED = words(
     "mcp-servers gemini-cli qwen-code cline roo-code kilocode claude-code opencode smolagents"
     " aider codex",
-    r"outside (?:of )?(?:the )?(?:current )?(?:allowed|workspace|project|cwd|base directory"
-    r"|root directory|working directory|repository|repo\b|sandbox)",
+    # (not a value outside its range: "starting index: 420 is outside of the allowed range")
+    r"outside (?:of )?(?:the )?(?:current )?(?:allowed(?! (?:range|values?|bounds|interval)\b)"
+    r"|workspace|project|cwd|base directory|root directory|working directory|repository|repo\b"
+    r"|sandbox)",
     # "Sandbox path \"../x\" escapes the workspace root." (the Agents SDK for JavaScript), "URI path
     # \"/etc/passwd\" is not under any root" (the MCP Go SDK's file resources)
     r"\bescapes (?:the |its )?(?:workspace|project|sandbox|base|root|working|allowed)(?: root"
