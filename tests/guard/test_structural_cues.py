@@ -958,3 +958,39 @@ def test_a_quoted_name_not_found_is_a_value_unless_a_table_or_a_path(
 )
 def test_an_agents_record_or_a_warning_key_of_a_success_stays_a_success(text: str) -> None:
     assert not classify_result(text, tool="search").failed
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # an id that names nothing there, in the tool's own words
+        (
+            "context7/blind12/002",
+            '{"content": [{"type": "text", "text": "The library you are trying to access does '
+            'not exist. Please try with a different library ID."}]}',
+            Category.PARAM_INVALID_VALUE,
+        ),
+        (
+            "context7/blind12/007",
+            "Documentation not found or not finalized for this library. This might have happened "
+            "because you used an invalid Context7-compatible library ID.",
+            Category.PARAM_INVALID_VALUE,
+        ),
+        (
+            "exa-mcp-server/blind12/006",
+            '{"success": false, "error": "Research not found", "message": "The specified research '
+            'ID was not found. Please check the ID or start a new research task."}',
+            Category.PARAM_INVALID_VALUE,
+        ),
+        # a credential missing is a login missing, not an argument (vercel-ai/blind11/006's rule)
+        (
+            "firecrawl-mcp-server/blind12/003",
+            '{"content": [{"type": "text", "text": "Error: No API key provided"}], "isError": true}',
+            Category.PERMISSION_DENIED,
+        ),
+    ],
+)
+def test_an_id_naming_nothing_is_a_value_and_a_missing_key_a_login(
+    row: str, text: str, category: Category
+) -> None:
+    assert CLASSIFIER.classify(text).category is category, row

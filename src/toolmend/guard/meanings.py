@@ -554,7 +554,7 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:confirmation|approval|consent)\b[^\n]{0,20}?\b(?:expired|denied|declined"
             r"|not (?:given|received))\b",
             r"\bauthentication (?:failed|required|error|is required)\b",
-            r"\b(?:invalid|missing|expired|revoked) (?:api[ _-]?key|token|credentials?)\b",
+            r"\b(?:invalid|missing|expired|revoked|no) (?:api[ _-]?key|token|credentials?)\b",
             r"\b(?:incorrect|invalid|wrong) (?:or missing )?password\b",
             r"\b(?:sign|log) in\b|\b(?:logged|signed) in\b",
             # (not a value outside its range: "420 is outside of the allowed range")
@@ -741,6 +741,14 @@ CUES: tuple[Meaning, ...] = (
             r"^(?:Error: )?Invalid (?-i:(?![A-Z]{2,5}\b))[\w.-]+(?: [\w.-]+)?(?::|$| format\b"
             r"| value\b| [`'\"])",
             r"\bout of (?:range|bounds)\b",
+            # an id that names nothing there, in the tool's own words ("Please try with a
+            # different library ID", "an invalid Context7-compatible library ID", "The specified
+            # research ID was not found")
+            r"\b(?:try|retry) (?:again )?with a (?:different|valid|correct) (?:[\w-]+ ){0,2}(?:id"
+            r"|identifier|name|key)\b",
+            r"\binvalid (?:[\w-]+ ){1,2}(?:id|ids|identifier)\b",
+            r"\b(?:specified|given|provided|requested) (?:[\w-]+ ){0,2}(?:id|identifier|name|key)"
+            r" (?:was |is )?not found\b",
             r"\boutside (?:of )?(?:the )?(?:allowed |valid |permitted |inclusive |supported )?"
             r"(?:range|bounds)\b",
             # (not a state the call needs first: "must be started before executing cells")

@@ -746,9 +746,10 @@ PARAM_MISSING = words(
     r"\b(?:missing or empty|empty or missing|missing or blank"
     r"|not provided or (?:was |is )?empty)\b",
     # "Invalid input, no replacements array" (VS Code), "no 'path' field in the request"
-    # (not "no such key": a key the call named that is not there, a value refused)
-    r"\bno (?!such\b)[`'\"]?" + _PARAM + r"[`'\"]? (?:array|list|field|parameter|argument|property"
-    r"|key)\b",
+    # (not "no such key": a key the call named that is not there, a value refused; not a
+    # credential: "No API key provided" is a login missing)
+    r"\bno (?!such\b|api[ _-]?key\b)[`'\"]?" + _PARAM + r"[`'\"]? (?:array|list|field|parameter"
+    r"|argument|property|key)\b",
     # "There are `2` tool call arguments required and only `1` received. The required arguments
     # are: [...]" (Semantic Kernel)
     r"\barguments? (?:are |is )?required and only [`'\"]?\d+[`'\"]? (?:was |were )?"
@@ -770,8 +771,9 @@ NOTHING_GIVEN = words(
     r"should|has to|needs to) be (?:provided|given|specified|supplied|set|passed)\b",
     r"^(?:Error: )?(?:either |one of )[`'\"]?[\w.\-]+[`'\"]?,? or [`'\"]?[\w.\-]+[`'\"]? "
     r"(?:is|are) required\b",
-    r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)"
-    r"(?:\.|$)",
+    # (not a credential: "No API key provided" is a login missing, as "API key is missing" is)
+    r"^(?:Error: )?No (?!api[ _-]?key\b|(?:access |auth |bearer )?token\b|credentials?\b)"
+    r"[\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)(?:\.|$)",
     r"^(?:Error: )?(?:The )?[`'\"]?[\w-]+[`'\"]?(?: [\w-]+)?(?: \([^()\n]{1,160}\))? (?:must"
     r"|should|has to|needs to) be (?:provided|given|specified|supplied)\.?$",
     r"^(?:Error: )?(?:Provide|Specify|Pass|Give|Supply|Set) (?:at least )?(?:one of|either) "
