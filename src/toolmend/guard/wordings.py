@@ -746,9 +746,10 @@ PARAM_MISSING = words(
     r"\b(?:missing or empty|empty or missing|missing or blank"
     r"|not provided or (?:was |is )?empty)\b",
     # "Invalid input, no replacements array" (VS Code), "no 'path' field in the request"
-    # (not "no such key": a key the call named that is not there, a value refused)
-    r"\bno (?!such\b)[`'\"]?" + _PARAM + r"[`'\"]? (?:array|list|field|parameter|argument|property"
-    r"|key)\b",
+    # (not "no such key": a key the call named that is not there, a value refused; not a
+    # credential: "No API key provided" is a login missing)
+    r"\bno (?!such\b|api[ _-]?key\b)[`'\"]?" + _PARAM + r"[`'\"]? (?:array|list|field|parameter"
+    r"|argument|property|key)\b",
     # "There are `2` tool call arguments required and only `1` received. The required arguments
     # are: [...]" (Semantic Kernel)
     r"\barguments? (?:are |is )?required and only [`'\"]?\d+[`'\"]? (?:was |were )?"
@@ -770,8 +771,9 @@ NOTHING_GIVEN = words(
     r"should|has to|needs to) be (?:provided|given|specified|supplied|set|passed)\b",
     r"^(?:Error: )?(?:either |one of )[`'\"]?[\w.\-]+[`'\"]?,? or [`'\"]?[\w.\-]+[`'\"]? "
     r"(?:is|are) required\b",
-    r"^(?:Error: )?No [\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)"
-    r"(?:\.|$)",
+    # (not a credential: "No API key provided" is a login missing, as "API key is missing" is)
+    r"^(?:Error: )?No (?!api[ _-]?key\b|(?:access |auth |bearer )?token\b|credentials?\b)"
+    r"[\w-]+(?: [\w-]+)? (?:was |were )?(?:provided|given|specified|supplied)(?:\.|$)",
     r"^(?:Error: )?(?:The )?[`'\"]?[\w-]+[`'\"]?(?: [\w-]+)?(?: \([^()\n]{1,160}\))? (?:must"
     r"|should|has to|needs to) be (?:provided|given|specified|supplied)\.?$",
     r"^(?:Error: )?(?:Provide|Specify|Pass|Give|Supply|Set) (?:at least )?(?:one of|either) "
@@ -896,9 +898,12 @@ PARAM_VALUE = (
         r"|branch name|path|state code|todos format|value|date|option)\b",
         r"(?:skill|rule|entity|task|job|mode|agent|branch|schedule|item) (?:with name )?"
         r"[\"']?[\w .\-]+[\"']? (?:not found|does not exist)",
-        # (not a JSON body's `"message": "X not found"`: the quotes around its separator)
-        r"[\"'](?!\s*[:,]\s*[\"'])[^\"'\n]{1,80}[\"'][^\n\"']{0,40}?"
-        r" (?:not found|does not exist)\b",
+        # (not a JSON body's `"message": "X not found"`: the quotes around its separator; not a
+        # database's own object, `relation "orders" does not exist`, nor a quoted file path)
+        r"(?<!relation )(?<!table )(?<!column )(?<!view )(?<!schema )(?<!database )"
+        r"(?<!collection )"
+        r"[\"'](?!\s*[:,]\s*[\"'])(?!(?:~|\.{1,2})?/|[^\"'\n/]*/[^\"'\n]*\.[A-Za-z0-9]{1,6}[\"'])"
+        r"[^\"'\n]{1,80}[\"'][^\n\"']{0,40}? (?:not found|does not exist)\b",
         r"\b(?:cannot|must not|should not|may not) be empty\b|\bat least one non-empty\b",
         r"\bLine (?:with index |number )?\d+ does not exist\b",
         r"\bbeyond the end of (?:the )?file\b|\b(?:line|offset|index|range|value)\b[^\n]{0,30}"
@@ -1244,7 +1249,10 @@ VALUE_CHOICES = words(
 #: models are not currently supported"): the call asked for something this target cannot do.
 UNSUPPORTED_REQUEST = words(
     "plain",
-    r"\b(?:does not|doesn't|do not|don't|cannot) support\b|\bonly supports?\b",
+    # (not a size limit: "This tool only supports reading 400000 bytes at a time" is the size's)
+    r"\b(?:does not|doesn't|do not|don't|cannot) support\b"
+    r"|\bonly supports?\b(?! (?:reading |writing |returning )?\d[\d,.]* ?(?:bytes|[kmg]i?b"
+    r"|tokens|characters|chars|lines)\b)",
     r"\b(?:is|are) not (?:currently |yet )?supported\b",
 )
 #: A whole message that names one missing thing ("missing request body").
@@ -1635,8 +1643,10 @@ USER_DENIED = words(
 POLICY_DENIED = words(
     "mcp-servers gemini-cli qwen-code cline roo-code kilocode claude-code opencode smolagents"
     " aider codex",
-    r"outside (?:of )?(?:the )?(?:current )?(?:allowed|workspace|project|cwd|base directory"
-    r"|root directory|working directory|repository|repo\b|sandbox)",
+    # (not a value outside its range: "starting index: 420 is outside of the allowed range")
+    r"outside (?:of )?(?:the )?(?:current )?(?:allowed(?! (?:range|values?|bounds|interval)\b)"
+    r"|workspace|project|cwd|base directory|root directory|working directory|repository|repo\b"
+    r"|sandbox)",
     # "Sandbox path \"../x\" escapes the workspace root." (the Agents SDK for JavaScript), "URI path
     # \"/etc/passwd\" is not under any root" (the MCP Go SDK's file resources)
     r"\bescapes (?:the |its )?(?:workspace|project|sandbox|base|root|working|allowed)(?: root"
