@@ -118,6 +118,25 @@ def test_a_record_with_an_error_field_and_data_of_its_own_is_data() -> None:
     assert classify_result(json.dumps(call), tool="deploy").failed
 
 
+def test_a_record_named_by_an_id_of_its_kind_is_data() -> None:
+    # blind13's false positive (pydantic-ai/blind13/011, a build status the tool looked up)
+    build = {
+        "build_id": "b-20461",
+        "status": "failed",
+        "failed_step": "integration-tests",
+        "error": "2 tests timed out",
+        "retry_available": True,
+    }
+    assert not classify_result(json.dumps(build), tool="get_build_status").failed
+    assert not classify_result({"runId": 88, "status": "failed", "steps": 4}, tool="x").failed
+    # the ids an error body gives its request or trace are no record's identity
+    body = {"request_id": "req_9", "status": "error", "error": "quota exceeded"}
+    assert classify_result(json.dumps(body), tool="x").failed
+    assert classify_result(
+        {"trace_id": "t", "status": "failed", "message": "boom"}, tool="x"
+    ).failed
+
+
 def test_an_unflagged_python_traceback_from_a_non_content_tool_is_a_failure() -> None:
     text = (
         "Traceback (most recent call last):\n"

@@ -396,6 +396,17 @@ _ENVELOPE_SHAPE_KEYS = frozenset(
 #: Keys that give a mapping an identity of its own: with one of them, and no error or message,
 #: the mapping is a record the tool returned (a CI run, an order), whose `status` is data.
 _RECORD_IDENTITY_KEYS = frozenset({"id", "name", "number", "uuid", "title", "url", "slug", "sha"})
+#: A key that names the id of the thing it belongs to (`build_id`, `runId`, `jobID`): an identity
+#: as much as a bare `id` is; not the ids an error body gives its request, trace or call.
+_ID_KEY = re.compile(r"(?:[_-]id|[a-z]Id|[a-z]ID)$")
+_EXCHANGE_IDS = frozenset(
+    {"requestid", "traceid", "correlationid", "spanid", "callid", "toolcallid", "tooluseid"}
+    | {"errorid", "eventid", "sessionid", "messageid", "responseid", "incidentid"}
+)
+
+
+def _names_its_id(key: object) -> bool:
+    return bool(_ID_KEY.search(str(key))) and fold_key(key) not in _EXCHANGE_IDS
 
 
 def _is_record(obj: Mapping[Any, Any]) -> bool:
@@ -403,7 +414,8 @@ def _is_record(obj: Mapping[Any, Any]) -> bool:
     message, or it carries data no envelope has (`{"id": 311, "status": "failed",
     "failed_tests": 2, "error": "test_refund_rounding"}` is a build the tool looked up)."""
     keys = {fold_key(k) for k in obj}
-    if not keys & _RECORD_IDENTITY_KEYS:
+    identified = keys & _RECORD_IDENTITY_KEYS or any(_names_its_id(k) for k in obj)
+    if not identified:
         return False
     return not keys & {"error", "message", "errors"} or bool(keys - _ENVELOPE_SHAPE_KEYS)
 
