@@ -483,10 +483,11 @@ def test_a_markdown_heading_over_the_message_is_peeled() -> None:
     )
 
 
-#: The dev files' errors the source-free engine reads right (3955 of 4740 after guard26's
-#: mechanisms, 3951 at guard25's end, 3937 at its Part 1, 3270 before its mechanisms): a floor, so
-#: that the mechanisms that read what no source's wording covers do not regress.
-SOURCE_FREE_FLOOR = 3_955
+#: The dev files' errors the source-free engine reads right (3960 of 4740 after guard27's patch
+#: grammar, 3955 after guard26's mechanisms, 3951 at guard25's end, 3937 at its Part 1, 3270
+#: before its mechanisms): a floor, so that the mechanisms that read what no source's wording
+#: covers do not regress.
+SOURCE_FREE_FLOOR = 3_960
 
 
 def test_without_any_sources_wordings_the_engine_still_reads_four_in_five() -> None:
@@ -994,3 +995,68 @@ def test_an_id_naming_nothing_is_a_value_and_a_missing_key_a_login(
     row: str, text: str, category: Category
 ) -> None:
     assert CLASSIFIER.classify(text).category is category, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        # the parser's word on one line, inside the layer that names the patch being parsed
+        (
+            "aider/blind13/001",
+            "Error parsing patch content: Invalid line prefix in update section: def "
+            "load_config(path: str) -> dict:",
+        ),
+        (
+            "aider/blind13/002",
+            "Error parsing patch content: Unknown or misplaced line while parsing patch: diff "
+            "--git a/src/server/app.py b/src/server/app.py",
+        ),
+        # the grammar's own marker and operation, whatever the sentence around them says
+        ("openai-agents/blind13/001", "apply_patch input must end with '*** End Patch'"),
+        (
+            "openai-agents/blind13/012",
+            "Delete File patch for config/legacy_settings.yaml must not include a diff",
+        ),
+        # siblings from other sources (batch 55): in another language, and unread before
+        ("zoo-code/batch55/001", "patch 的最后一行必须是 '*** End Patch'"),
+        ("codex/batch55/002", "Patch must start with *** Begin Patch"),
+        ("codex/batch55/003", "Update File Error: Duplicate Path: src/index.ts"),
+    ],
+)
+def test_a_message_in_a_patchs_own_grammar_is_the_edits(row: str, text: str) -> None:
+    assert CLASSIFIER.classify(text).category is Category.DIFF_MATCH_FAILED, row
+    assert SOURCE_FREE.classify(text).category is Category.DIFF_MATCH_FAILED, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text", "category"),
+    [
+        # a value of a patch tool that is not the patch: its path, its move target
+        (
+            "openai-agents/blind11/005",
+            "Apply patch operation move_to must be a non-empty path.",
+            Category.PARAM_INVALID_VALUE,
+        ),
+        (
+            "openai-agents/blind13/003",
+            "apply_patch path must not escape root: ../../deploy/secrets.env",
+            Category.PERMISSION_DENIED,
+        ),
+        # the file a Delete File section names is not there: the file's, not the patch's
+        (
+            "aider/blind2/003",
+            "Error parsing patch content: Delete File Error - file not found: app/legacy/cron.py",
+            Category.FILE_NOT_FOUND,
+        ),
+    ],
+)
+def test_a_patch_tools_other_faults_keep_their_own_category(
+    row: str, text: str, category: Category
+) -> None:
+    assert CLASSIFIER.classify(text).category is category, row
+
+
+def test_a_patch_read_back_by_a_file_tool_is_a_success() -> None:
+    # fast-agent/batch55/002: the grammar's markers in a file tool's output
+    text = "*** Begin Patch\n*** Update File: src/app.py\n@@ def main():\n-    x\n+    y\n*** End Patch"
+    assert not classify_result(text, tool="read_text_file").failed

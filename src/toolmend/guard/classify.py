@@ -39,7 +39,7 @@ from toolmend.guard.exit_status import (
     status_pattern,
     xargs_aborted,
 )
-from toolmend.guard.meanings import FAILURE, cue_of, meaning_of
+from toolmend.guard.meanings import FAILURE, PATCH_GRAMMAR, cue_of, meaning_of
 from toolmend.guard.patterns import (
     PATTERNS,
     UNCLASSIFIED_PATTERN,
@@ -534,6 +534,7 @@ class Classifier:
             found = (_BY_ID[status], {}, STATUS_CONFIDENCE) if status else None
         # the machine codes the envelope names are read as words too, after every message
         found = _meaning_reading(found, [*quiet, *env.codes], ran=ran)
+        found = _patch_reading(found, texts, ran=ran)
         found = _call_fact_reading(found, texts, tool, metadata)
         if found is None:
             return UNCLASSIFIED
@@ -601,6 +602,24 @@ def _meaning_reading(
     if meant is None or (found is not None and meant == FAILURE.pattern_id):
         return found
     return _BY_ID[meant], found[1] if found else {}, MEANING_CONFIDENCE
+
+
+def _patch_reading(
+    found: tuple[Pattern, dict[str, str], float] | None, texts: list[str], *, ran: bool
+) -> tuple[Pattern, dict[str, str], float] | None:
+    """An invalid value read in a message about a patch's own grammar (`PATCH_GRAMMAR`) is the
+    edit's: the value is the patch, and what its parser says of one line ("Invalid line prefix
+    in update section", "must end with '*** End Patch'") is said of the text the model wrote,
+    whichever layer names the patch (Aider's "Error parsing patch content: " around the
+    parser's message). A command's output is about the command's input, not this call's."""
+    if ran or found is None or found[0].id != _VALUE_PATTERN:
+        return found
+    if not any(PATCH_GRAMMAR.search(body) for body in texts):
+        return found
+    return _BY_ID[_EDIT_PATTERN], found[1], MEANING_CONFIDENCE
+
+
+_VALUE_PATTERN = "EI/PARAM_INVALID_VALUE/001"
 
 
 #: The readings a failed call's own facts overrule (`_call_fact_reading`): a failure of no

@@ -384,6 +384,18 @@ def spelled_identifiers(line: str) -> tuple[str, ...]:
 #: there is the server's answer).
 _PATH = r"(?<![\w:/.])(?:~|\.{1,2})?/?[\w.@-]+/[\w.@/-]*[\w@-]"
 
+#: The words of a patch's own grammar (guard27): the V4A format's markers and operations as it
+#: spells them (`*** End Patch`, "Delete File", `*** Move to:`), which Codex, the Agents SDK,
+#: Aider, Roo Code and their ports all parse, or the patch named as what was being parsed
+#: ("Error parsing patch content: ...", "while parsing patch"). A message in these words is about
+#: the edit's text, whatever the parser says of one of its lines ("Invalid line prefix",
+#: "must not include a diff"): the patch is to be rewritten, not a value corrected.
+PATCH_GRAMMAR = _words(
+    r"\*\*\* ?(?:Begin|End) Patch\b|\*\*\* (?:Move to|End of File)\b",
+    r"(?-i:\b(?:Add|Delete|Update) File\b)",
+    r"\bpars(?:e|ing) (?:the )?patch\b",
+)
+
 #: A line that tells of an error dealt with, in prose ("I fixed the JSON parse error in the config
 #: loader"): its cue words are its subject, not this result's failure.
 _TELLS_OF_A_FIX = _words(
@@ -717,6 +729,7 @@ CUES: tuple[Meaning, ...] = (
             r"\bunified diff format\b|\bmust be read (?:first|before)\b",
             r"\bmust (?:first )?read (?:it|the file)\b|\bhas not been read yet\b"
             r"|\bread (?:it|the file) first\b",
+            PATCH_GRAMMAR.pattern,
         ),
         "EI/DIFF_MATCH_FAILED/001",
     ),
