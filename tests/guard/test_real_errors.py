@@ -321,12 +321,13 @@ BATCH50_FIRST_SCORING = (9, 15)
 #: first scored leave-one-source-out at c15a8b5 before any wording was written for them: right,
 #: total.
 BATCH53_FIRST_SCORING = (6, 12)
-#: Batch 55 (guard27, `batch55_errors.json`): 9 errors and 2 successes from 3 sources no blind13
-#: miss came from (Zoo Code's apply_patch parser, Codex CLI's TypeScript apply_patch, fast-agent's
-#: port of codex's parser), siblings of blind13's patch-grammar misses (aider/blind13/001-002,
-#: openai-agents/blind13/001, 012); chosen after the mechanism for those misses was written, and
-#: first scored leave-one-source-out at 60d8951, before it: right, total.
-BATCH55_FIRST_SCORING = (3, 9)
+#: Batch 55 (guard27, `batch55_errors.json`): 14 errors and 3 successes from 5 sources no blind13
+#: miss came from, siblings of blind13's misses: a patch's own grammar (Zoo Code's apply_patch
+#: parser, Codex CLI's TypeScript apply_patch, fast-agent's port of codex's parser; of
+#: aider/blind13/001-002, openai-agents/blind13/001, 012) and a fetch a policy refused (co-cli's and
+#: OpenCrust's web_fetch; of pydantic-ai/blind13/001-003); chosen after blind13's misses were read,
+#: and first scored leave-one-source-out at 60d8951, before any mechanism of guard27: right, total.
+BATCH55_FIRST_SCORING = (6, 14)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90
@@ -480,7 +481,7 @@ def test_blind13_keeps_its_first_scoring_and_takes_no_other_success_for_a_failur
         (48, BATCH48_FIRST_SCORING, 4),
         (50, BATCH50_FIRST_SCORING, 3),
         (53, BATCH53_FIRST_SCORING, 3),
-        (55, BATCH55_FIRST_SCORING, 2),
+        (55, BATCH55_FIRST_SCORING, 3),
     ],
 )
 def test_a_first_scored_batch_keeps_its_first_scoring_and_its_successes(

@@ -1060,3 +1060,55 @@ def test_a_patch_read_back_by_a_file_tool_is_a_success() -> None:
     # fast-agent/batch55/002: the grammar's markers in a file tool's output
     text = "*** Begin Patch\n*** Update File: src/app.py\n@@ def main():\n-    x\n+    y\n*** End Patch"
     assert not classify_result(text, tool="read_text_file").failed
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        # the failed action's words, then the policy that refused it
+        (
+            "pydantic-ai/blind13/001",
+            "Failed to fetch http://169.254.169.254/latest/meta-data/iam/security-credentials/: "
+            "Access to cloud metadata service (169.254.169.254) is blocked for security reasons."
+            "\n\nFix the errors and try again.",
+        ),
+        (
+            "pydantic-ai/blind13/003",
+            "Failed to fetch https://pastebin.com/raw/Xq81LmT2: Domain 'pastebin.com' is "
+            "blocked.\n\nFix the errors and try again.",
+        ),
+        # the refused call named, then "blocked:" and the reason (batch 55)
+        (
+            "co-cli/batch55/002",
+            "web_fetch blocked: URL resolves to a private or internal address.\n\nFix the errors "
+            "and try again.",
+        ),
+    ],
+)
+def test_a_fetch_a_policy_refused_is_a_permission_not_the_network(row: str, text: str) -> None:
+    assert CLASSIFIER.classify(text).category is Category.PERMISSION_DENIED, row
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        # the network's own failures after the same failed action stay the network's
+        (
+            "pydantic-ai/blind13/004",
+            "Failed to fetch https://docs.internal-wiki.example/runbooks/oncall: DNS resolution "
+            'failed for hostname "docs.internal-wiki.example": [Errno -2] Name or service not '
+            "known\n\nFix the errors and try again.",
+        ),
+        (
+            "pydantic-ai/blind7/003",
+            "Failed to fetch https://status.example.net/api: [Errno 111] Connection refused\n\n"
+            "Fix the errors and try again.",
+        ),
+        (
+            "opencrust/batch55/002",
+            "fetch failed: error sending request for url (http://127.0.0.1:9/)",
+        ),
+    ],
+)
+def test_a_fetch_the_network_failed_stays_the_networks(row: str, text: str) -> None:
+    assert CLASSIFIER.classify(text).category is Category.NETWORK_ERROR, row

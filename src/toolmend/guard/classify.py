@@ -535,6 +535,7 @@ class Classifier:
         # the machine codes the envelope names are read as words too, after every message
         found = _meaning_reading(found, [*quiet, *env.codes], ran=ran)
         found = _patch_reading(found, texts, ran=ran)
+        found = _refusal_reading(found, texts, ran=ran)
         found = _call_fact_reading(found, texts, tool, metadata)
         if found is None:
             return UNCLASSIFIED
@@ -620,6 +621,24 @@ def _patch_reading(
 
 
 _VALUE_PATTERN = "EI/PARAM_INVALID_VALUE/001"
+
+
+def _refusal_reading(
+    found: tuple[Pattern, dict[str, str], float] | None, texts: list[str], *, ran: bool
+) -> tuple[Pattern, dict[str, str], float] | None:
+    """A network failure read from the words of the failed action ("Failed to fetch URL: ...")
+    whose message states a refusal (the permission cue: "Domain 'x' is blocked", "Access to
+    private/internal IP address ... is blocked") is the refusal: the tool's policy stopped the
+    request before it reached the network, and retrying will not help. A command's output is
+    about the command's input, not this call's."""
+    if ran or found is None or found[0].category is not Category.NETWORK_ERROR:
+        return found
+    if cue_of(texts) != _PERMISSION_PATTERN:
+        return found
+    return _BY_ID[_PERMISSION_PATTERN], found[1], MEANING_CONFIDENCE
+
+
+_PERMISSION_PATTERN = "EI/PERMISSION_DENIED/001"
 
 
 #: The readings a failed call's own facts overrule (`_call_fact_reading`): a failure of no

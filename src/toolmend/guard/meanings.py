@@ -588,6 +588,9 @@ CUES: tuple[Meaning, ...] = (
             r"\bblocked (?:the |this )?(?:tool|command|call|request|execution|action|operation)\b",
             r"\b(?:tool|command|call|request|execution|action|operation)\b[^\n]{0,80}?"
             r" was blocked:",
+            # the refused call or action named, then the reason (co-cli's "web_fetch blocked:
+            # URL resolves to a private or internal address.")
+            r"^\W{0,3}(?:Error: )?[\w.:-]{1,64} (?:was )?blocked: \S",
             # a login refused, revoked or expired ("Sentry rejected the stored access token",
             # "Authorization Expired", "The provided subscription token is invalid")
             r"\b(?:rejected|revoked|invalidated) (?:the |your )?(?:\w+ )?(?:access |api |auth\w* "
