@@ -1112,3 +1112,20 @@ def test_a_fetch_a_policy_refused_is_a_permission_not_the_network(row: str, text
 )
 def test_a_fetch_the_network_failed_stays_the_networks(row: str, text: str) -> None:
     assert CLASSIFIER.classify(text).category is Category.NETWORK_ERROR, row
+
+
+#: mcp-typescript-sdk/blind13/003: McpServer's tools/call result for a handler that returned
+#: structuredContent with its text mirror; a pipeline the status lookup found failed.
+_PIPELINE = {"pipeline": "release", "status": "failed", "failedJob": "e2e", "retryable": True}
+_TYPED_RESULT = {"content": [{"type": "text", "text": json.dumps(_PIPELINE)}]}
+
+
+def test_a_status_in_the_tools_typed_output_is_data_and_is_error_still_a_failure() -> None:
+    typed = {**_TYPED_RESULT, "structuredContent": _PIPELINE}
+    assert not classify_result(json.dumps(typed), tool="get_pipeline").failed
+    assert not classify_result(typed, tool="get_pipeline").failed
+    # fastmcp names the field in snake case
+    snake = {**_TYPED_RESULT, "structured_content": _PIPELINE}
+    assert not classify_result(snake, tool="get_pipeline").failed
+    # the protocol's flag decides, whatever the output carries
+    assert classify_result({**typed, "isError": True}, tool="get_pipeline").failed

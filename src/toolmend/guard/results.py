@@ -448,6 +448,8 @@ class _Walker:
             signal = _structured_signal(value)
             if signal:
                 return f"{signal} at {where or 'result'}"
+            if _carries_typed_output(value):
+                return None  # the tool's own typed output: its fields are data
             for key, child in value.items():
                 k = fold_key(key)
                 if k in ENVELOPE_FIELDS:
@@ -497,6 +499,18 @@ class _Walker:
             if _every_item_failed(decoded):
                 return f"every item success=false at {label}"
         return None
+
+
+def _carries_typed_output(obj: Mapping[Any, Any]) -> bool:
+    """An MCP tools/call result with the tool's typed output (`structuredContent`, fastmcp's
+    `structured_content`) and no `isError`: the server validated that output against the
+    tool's outputSchema, and MCP reports a failed call with `isError` instead, so a `status`
+    of "failed" in it (or in the text block that mirrors it) is the record the tool looked up
+    (mcp-typescript-sdk/blind13/003's pipeline), not the call's failure."""
+    return any(
+        fold_key(key) == "structuredcontent" and isinstance(value, Mapping)
+        for key, value in obj.items()
+    )
 
 
 def _every_item_failed(decoded: object) -> bool:
