@@ -324,13 +324,15 @@ BATCH50_FIRST_SCORING = (9, 15)
 #: first scored leave-one-source-out at c15a8b5 before any wording was written for them: right,
 #: total.
 BATCH53_FIRST_SCORING = (6, 12)
-#: Batch 55 (guard27, `batch55_errors.json`): 14 errors and 3 successes from 5 sources no blind13
-#: miss came from, siblings of blind13's misses: a patch's own grammar (Zoo Code's apply_patch
-#: parser, Codex CLI's TypeScript apply_patch, fast-agent's port of codex's parser; of
-#: aider/blind13/001-002, openai-agents/blind13/001, 012) and a fetch a policy refused (co-cli's and
-#: OpenCrust's web_fetch; of pydantic-ai/blind13/001-003); chosen after blind13's misses were read,
-#: and first scored leave-one-source-out at 60d8951, before any mechanism of guard27: right, total.
-BATCH55_FIRST_SCORING = (6, 14)
+#: Batch 55 (guard27, `batch55_errors.json`): 17 errors and 3 successes from 6 sources no blind13
+#: miss it answers came from, siblings of blind13's misses: a patch's own grammar (Zoo Code's
+#: apply_patch parser, Codex CLI's TypeScript apply_patch, fast-agent's port of codex's parser;
+#: of aider/blind13/001-002, openai-agents/blind13/001, 012), a fetch a policy refused (co-cli's
+#: and OpenCrust's web_fetch; of pydantic-ai/blind13/001-003) and a server's check of its tool's
+#: output (the MCP Python SDK's; of mcp-typescript-sdk/blind13/001); chosen after blind13's misses
+#: were read, and first scored leave-one-source-out at 60d8951, before any mechanism of guard27:
+#: right, total.
+BATCH55_FIRST_SCORING = (7, 17)
 
 #: The goals of the measurement: overall, and for each source with at least `MIN_TEXTS`.
 OVERALL_GOAL = 0.90

@@ -1129,3 +1129,32 @@ def test_a_status_in_the_tools_typed_output_is_data_and_is_error_still_a_failure
     assert not classify_result(snake, tool="get_pipeline").failed
     # the protocol's flag decides, whatever the output carries
     assert classify_result({**typed, "isError": True}, tool="get_pipeline").failed
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (
+            "mcp-typescript-sdk/blind13/001",
+            "Output validation error: Invalid structured content for tool get_forecast: "
+            "daily.0.high_c: Invalid input: expected number, received string",
+        ),
+        ("mcp-python-sdk/batch55/001", "Output validation error: 'high_c' is a required property"),
+        ("mcp-python-sdk/batch55/003", "Output validation error: '12.5' is not of type 'number'"),
+    ],
+)
+def test_a_servers_check_of_its_tools_output_is_the_tools_failure(row: str, message: str) -> None:
+    # what the validator says of the output (a missing property, a wrong type) is not said of
+    # the model's arguments
+    text = json.dumps({"content": [{"type": "text", "text": message}], "isError": True})
+    assert unwrap(text).output_rejected, row
+    assert CLASSIFIER.classify(text).category is Category.COMMAND_FAILED, row
+
+
+def test_a_subagents_own_output_failing_its_schema_stays_the_models() -> None:
+    # gemini-cli/dev18/006: complete_task's output, which the model wrote
+    text = (
+        'Output validation failed: {"formErrors":[],"fieldErrors":{"score":["Expected number, '
+        'received string"]}}'
+    )
+    assert CLASSIFIER.classify(text).category is Category.PARAM_TYPE_MISMATCH

@@ -592,7 +592,12 @@ _OUTPUT_REJECTED = re.compile(
     r"|\bFailed to validate or serialize output from tool\b"
     # the MCP TypeScript SDK client's checks of a tool's structured result (client.ts)
     r"|\bdoes not match the tool's output schema\b|\bFailed to validate structured content\b"
-    r"|\bhas an output schema but did not return structured content\b",
+    r"|\bhas an output schema but did not return structured content\b"
+    # the server's check of its tool's output, whatever the validator says of it (the MCP
+    # Python SDK's "Output validation error: 'x' is a required property", the TypeScript
+    # SDK's "Output validation error: Invalid structured content for tool x: ..."; not a
+    # subagent's "Output validation failed", the model's own output: gemini-cli/dev18/006)
+    r"|^(?:Error: )?Output validation error: |\binvalid structured content\b",
     re.IGNORECASE | re.MULTILINE,
 )
 #: Keys whose value is the error's message, by name, whatever the shape around them: the common
