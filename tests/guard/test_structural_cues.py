@@ -1158,3 +1158,23 @@ def test_a_subagents_own_output_failing_its_schema_stays_the_models() -> None:
         'received string"]}}'
     )
     assert CLASSIFIER.classify(text).category is Category.PARAM_TYPE_MISMATCH
+
+
+def test_a_scope_named_as_this_sessions_is_a_scope_the_call_left() -> None:
+    # cline/blind13/001: the schedule tool's error body, its code a generic failure's
+    text = json.dumps(
+        {
+            "kind": "scheduled",
+            "ok": False,
+            "operation": "delete",
+            "error": {
+                "code": "schedule_operation_failed",
+                "message": "schedule is outside this session's workspace scope",
+            },
+        }
+    )
+    assert CLASSIFIER.classify(text).category is Category.PERMISSION_DENIED
+    # a value outside its range stays a value
+    assert CLASSIFIER.classify("Error: 420 is outside of the allowed range").category is (
+        Category.PARAM_INVALID_VALUE
+    )

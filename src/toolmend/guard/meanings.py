@@ -570,7 +570,7 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:incorrect|invalid|wrong) (?:or missing )?password\b",
             r"\b(?:sign|log) in\b|\b(?:logged|signed) in\b",
             # (not a value outside its range: "420 is outside of the allowed range")
-            r"\boutside (?:of )?(?:the |your )?(?:allowed(?! (?:range|values?|bounds|interval)\b)"
+            r"\boutside (?:of )?(?:the |your |this (?:[\w-]+'s )?)?(?:allowed(?! (?:range|values?|bounds|interval)\b)"
             r"|permitted|workspace|repository|project"
             r"|sandbox|base|working|root|current|configured)\b",
             r"\bescapes? (?:the )?(?:workspace|sandbox|root|project|allowed|base)\b",
