@@ -570,9 +570,9 @@ CUES: tuple[Meaning, ...] = (
             r"\b(?:incorrect|invalid|wrong) (?:or missing )?password\b",
             r"\b(?:sign|log) in\b|\b(?:logged|signed) in\b",
             # (not a value outside its range: "420 is outside of the allowed range")
-            r"\boutside (?:of )?(?:the |your |this (?:[\w-]+'s )?)?(?:allowed(?! (?:range|values?|bounds|interval)\b)"
-            r"|permitted|workspace|repository|project"
-            r"|sandbox|base|working|root|current|configured)\b",
+            r"\boutside (?:of )?(?:the |your |this (?:[\w-]+'s )?)?"
+            r"(?:allowed(?! (?:range|values?|bounds|interval)\b)|permitted|workspace|repository"
+            r"|project|sandbox|base|working|root|current|configured)\b",
             r"\bescapes? (?:the )?(?:workspace|sandbox|root|project|allowed|base)\b",
             r"\bnot (?:in|on|within) (?:the |any of the )?(?:allowed|permitted|approved)\b",
             r"\b(?:is|are) not allowed\b|\bnot allowed (?:in|to|by|for)\b",
