@@ -168,6 +168,13 @@ BLIND13 = load_cases("blind13_errors.json")
 #: failure until guard27 read the result's `structuredContent` (the tool's typed output, with no
 #: `isError`) as data (`results._carries_typed_output`).
 BLIND13_FALSE_POSITIVES: list[str] = []
+#: NOT A BLIND FIGURE: the thirteenth split after its misses were read (guard27): 3 labels brought
+#: to the corpus's conventions (each row's note cites the rows; 72 with the relabels alone) and the
+#: families its other misses showed (a patch's own grammar, a fetch a policy refused, a server's
+#: check of its tool's output, a scope named as this session's; 81 after them), written with
+#: batch 55's siblings from other sources (`FIRST_SCORINGS.md`, "Blind13 after reading
+#: (guard27)"). A floor for regressions only.
+BLIND13_AFTER_READING = 81
 #: NOT A BLIND FIGURE: the eighth and ninth splits after their misses were read (guard23): labels
 #: brought to the corpus's conventions for texts it already holds (16 of blind8, 9 of blind9; each
 #: row's note cites the rows; the first scorings above count them with their first labels) and
@@ -452,12 +459,12 @@ def test_a_blind_split_keeps_its_first_scoring_and_takes_no_success_for_a_failur
     assert [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed] == []
 
 
-def test_blind13_keeps_its_first_scoring_and_takes_no_other_success_for_a_failure() -> None:
+def test_blind13_keeps_its_scorings_and_takes_no_success_for_a_failure() -> None:
     errors = [r for r in BLIND13 if r["kind"] == "error"]
     classifier = Classifier()
     right = sum(classifier.classify(r["text"]).category == r["category"] for r in errors)
     assert len(errors) == BLIND13_FIRST_SCORING[1]
-    assert right >= BLIND13_FIRST_SCORING[0]
+    assert right >= max(BLIND13_FIRST_SCORING[0], BLIND13_AFTER_READING)
     successes = [r for r in BLIND13 if r["kind"] == "success"]
     assert len(successes) >= 44
     taken = [r["id"] for r in successes if classify_result(r["text"], tool=r["tool"]).failed]
