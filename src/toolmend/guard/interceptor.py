@@ -14,7 +14,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolmend.guard.call_facts import search_values
+from toolmend.guard.call_facts import argument_values, search_values
 from toolmend.guard.classify import Classification, classify_error, error_text
 from toolmend.guard.exit_status import command_of, command_of_raw
 from toolmend.guard.guidance import (
@@ -164,7 +164,11 @@ class GuardSession:
         searched = search_values(
             view.arguments if view.arguments is not None else view.raw_arguments or ""
         )
-        found = classify_error(text, tool=view.name or None, metadata={"search_texts": searched})
+        passed = argument_values(
+            view.arguments if view.arguments is not None else view.raw_arguments or ""
+        )
+        metadata = {"search_texts": searched, "argument_values": passed}
+        found = classify_error(text, tool=view.name or None, metadata=metadata)
         cls, occurrence = self._count_failure(view, found, text)
         return self.failure_guidance(view, cls, occurrence, text, file_content=file_content)
 
@@ -204,7 +208,11 @@ class GuardSession:
             given = ""  # no bare error here (`classify_result`): the memo key leaves it out
         # the edit's search texts, whole (a multi-line `old_str`), that an error may quote back
         searched = tuple(search_values(view.arguments if view.arguments is not None else given))
-        cls = self._classify(view.name, result, is_error, command, given, searched)
+        # the names and ids the call passed, that a failure may repeat
+        passed = tuple(
+            argument_values(view.arguments if view.arguments is not None else view.raw_arguments)
+        )
+        cls = self._classify(view.name, result, is_error, command, given, searched, passed)
         if cls is None:
             self.ledger.success(view.name)
             return None
@@ -218,16 +226,18 @@ class GuardSession:
         command: str | None = None,
         given: str = "",
         searched: tuple[str, ...] = (),
+        passed: tuple[str, ...] = (),
     ) -> Classification | None:
         """None for a successful result, else its failure's classification. Pure in the result,
         the tool's name, the call's shell command (its program decides what an exit status
         means), its arguments' text (`given`: a bare error naming its path), the edit's search
-        texts (`searched`: an error quoting one back is the edit's) and the configured tool lists,
+        texts (`searched`: an error quoting one back is the edit's), the names and ids it passed
+        (`passed`: a failure repeating one is that value refused) and the configured tool lists,
         so a text result (what every history replay reads again) is memoised."""
         prt, content = self.config.problem_reporting_tools, self.config.content_tools
         memo_key: tuple[object, ...] | None = None
         if type(result) is str and type(prt) is frozenset and type(content) is frozenset:
-            memo_key = (result, name, is_error, prt, content, command, given, searched)
+            memo_key = (result, name, is_error, prt, content, command, given, searched, passed)
             hit = RESULT_MEMO.get(memo_key)
             if hit is not None:
                 return hit[0]
@@ -241,14 +251,18 @@ class GuardSession:
             arguments=arguments,
             given=given,
         )
-        metadata: dict[str, Any] = {**(arguments or {}), "search_texts": searched}
+        metadata: dict[str, Any] = {
+            **(arguments or {}),
+            "search_texts": searched,
+            "argument_values": passed,
+        }
         cls = (
             classify_error(result_text(result), tool=name or None, metadata=metadata)
             if verdict.failed
             else None
         )
         if memo_key is not None:
-            size = len(result) + len(name) + len(given) + sum(map(len, searched))  # type: ignore[arg-type]
+            size = len(result) + len(name) + len(given) + sum(map(len, searched + passed))  # type: ignore[arg-type]
             RESULT_MEMO.put(memo_key, cls, size)
         return cls
 
