@@ -147,3 +147,23 @@ def test_a_failure_that_repeats_no_value_of_the_call_or_only_its_path_or_command
     npm = "Error: command 'npm test' failed"
     shell = {"name": "run", "arguments": {"command": "npm test"}}
     assert Interceptor().on_error(shell, npm).category is not Category.PARAM_INVALID_VALUE
+
+
+def test_the_history_guard_reads_the_value_from_the_calls_raw_arguments() -> None:
+    name, arguments, text = REFUSED_VALUES[0]  # kilocode/blind13/002
+    messages = [
+        {"role": "user", "content": "look around the repository"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": text},
+    ]
+    assert "PARAM_INVALID_VALUE" in guard_history(messages)[-1]["content"]
