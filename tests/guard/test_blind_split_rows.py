@@ -312,9 +312,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=39,
-        min_error_sources=16,
-        min_successes=1,
+        min_errors=44,
+        min_error_sources=17,
+        min_successes=16,
         max_errors_per_source=12,
     ),
 )
