@@ -312,9 +312,9 @@ BATCHES = (
             "command_errors.json",
         ),
         0.8,
-        min_errors=55,
+        min_errors=63,
         min_error_sources=19,
-        min_successes=16,
+        min_successes=35,
         max_errors_per_source=12,
     ),
 )
