@@ -3,7 +3,8 @@
 batch 37; `data/blind7_errors.json`, batch 40; `data/blind8_errors.json`, batch 42;
 `data/blind9_errors.json`, batch 46; `data/blind10_errors.json`, batch 47;
 `data/blind11_errors.json`, batch 49; `data/blind12_errors.json`, batch 51;
-`data/blind13_errors.json`, batch 52): their rows are well formed.
+`data/blind13_errors.json`, batch 52; `data/blind14_errors.json`, batch 54): their rows are well
+formed.
 
 Each batch was harvested by an engineer who never read the classifier, in parallel with the
 session's wording changes, and is scored exactly once at its session's end
@@ -287,6 +288,34 @@ BATCHES = (
         min_error_sources=19,
         min_successes=44,
         max_errors_per_source=10,
+    ),
+    Batch(
+        "blind14_errors.json",
+        54,
+        "blind14",
+        "snapshot",
+        # Mostly quoted from the agents' issue trackers (provenance "issue", the issue's URL in
+        # `where`); held apart from every row file harvested before it, dev batches included.
+        (
+            *EARLIER,
+            *(f"blind{n}_errors.json" for n in range(2, 14)),
+            "batch33_errors.json",
+            "batch34_errors.json",
+            "batch39_errors.json",
+            "batch41_errors.json",
+            "batch43_errors.json",
+            "batch44_errors.json",
+            "batch45_errors.json",
+            "batch48_errors.json",
+            "batch50_errors.json",
+            "batch53_errors.json",
+            "command_errors.json",
+        ),
+        0.8,
+        min_errors=65,
+        min_error_sources=20,
+        min_successes=35,
+        max_errors_per_source=12,
     ),
 )
 
