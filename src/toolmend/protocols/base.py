@@ -173,6 +173,17 @@ def carried_raw(text: str, stops: Sequence[str], *, protocol_id: str) -> str:
     return text
 
 
+class ToolResponseResults:
+    """Results fed back in Hermes' `<tool_response>` turn, which Hermes, the Qwen and GLM
+    templates and the JSON-in-tags formats with no result turn of their own share: one envelope
+    and its closer, written once. Listed before the protocol's base class."""
+
+    result_closers: tuple[str, ...] = ("</tool_response>",)
+
+    def wrap_result(self, call_id: str, name: str, content: str) -> str:
+        return f"<tool_response>\n{content}\n</tool_response>"
+
+
 def declare_tools(tools: Sequence[Tool], *, noun: str = "functions", wrap: bool = True) -> str:
     """The opening of a tools prompt: a heading and one OpenAI-style JSON definition per line.
 

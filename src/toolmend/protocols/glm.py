@@ -68,6 +68,7 @@ from toolmend.names import ToolResolver
 from toolmend.protocols.base import (
     Claim,
     TextProtocol,
+    ToolResponseResults,
     carried_raw,
     claim_unless_first_char,
     declare_tools,
@@ -357,10 +358,9 @@ def read_plain(words: str, ctx: BlockContext) -> BodyVerdict:
 # ------------------------------------------------------------------------------ the protocol
 
 
-class GlmProtocol(TextProtocol):
+class GlmProtocol(ToolResponseResults, TextProtocol):
     """One GLM generation: the same reading, its own rendering layout."""
 
-    result_closers = ("</tool_response>",)
     # A later duplicate may replace a value: argument deltas only once the call is final.
     incremental_arguments = False
 
@@ -444,9 +444,6 @@ class GlmProtocol(TextProtocol):
             )
         parts.append(t.close)
         return "".join(parts)
-
-    def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"<tool_response>\n{content}\n</tool_response>"
 
 
 # -------------------------------------------------------------------------------- the reader

@@ -22,7 +22,13 @@ from functools import lru_cache
 from toolmend.core.reader import Anchor, BlockContext, BlockReader, BodyStart
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import Claim, TextProtocol, claim_by_first_char, declare_tools
+from toolmend.protocols.base import (
+    Claim,
+    TextProtocol,
+    ToolResponseResults,
+    claim_by_first_char,
+    declare_tools,
+)
 from toolmend.protocols.json_args import HeaderJsonReader, HeaderJsonSyntax, header_name_by
 from toolmend.protocols.json_calls import FENCE_LINE, NAME_KEYS, JsonCallFormat, JsonCallsReader
 from toolmend.protocols.json_values import BARE_BODY_STARTS, CallValuesReader
@@ -77,10 +83,9 @@ NAMED = HeaderJsonSyntax(
 )
 
 
-class HermesProtocol(TextProtocol):
+class HermesProtocol(ToolResponseResults, TextProtocol):
     id = "hermes"
     summary = 'JSON in <tool_call> tags: <tool_call>{"name": ..., "arguments": {...}}</tool_call>'
-    result_closers = ("</tool_response>",)
 
     def opening_markers(self, resolver: ToolResolver) -> Sequence[str]:
         return (OPEN, NAMED_OPEN, *BARE)
@@ -131,9 +136,6 @@ class HermesProtocol(TextProtocol):
     def render_call(self, call: ToolCall) -> str:
         body = canonical_json({"name": call.name, "arguments": call.arguments})
         return f"{OPEN}\n{body}\n{CLOSE}"
-
-    def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"<tool_response>\n{content}\n</tool_response>"
 
 
 def hermes_reader(ctx: BlockContext, opener: str = OPEN, closer: str = CLOSE) -> JsonCallsReader:

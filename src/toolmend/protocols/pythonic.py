@@ -66,6 +66,7 @@ from toolmend.names import ToolResolver
 from toolmend.protocols.base import (
     Claim,
     TextProtocol,
+    ToolResponseResults,
     carried_raw,
     declare_tools,
 )
@@ -459,9 +460,7 @@ def claim_call_head(body: str) -> Claim:
     return Claim.MAYBE if m.end() == len(body) else Claim.NOT_MINE
 
 
-class PythonicProtocol(TextProtocol):
-    result_closers = ("</tool_response>",)
-
+class PythonicProtocol(ToolResponseResults, TextProtocol):
     def __init__(self, fmt: PythonicFormat, *variants: PythonicFormat) -> None:
         """`fmt` is the format as it is prompted; `variants` are other shapes of the same
         calls that models write unprompted, read too."""
@@ -523,9 +522,6 @@ class PythonicProtocol(TextProtocol):
         if self.format.closer:
             carried_raw(body, (self.format.closer,), protocol_id=self.id)
         return f"{self.format.render_open}{body}{self.format.render_close}"
-
-    def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"<tool_response>\n{content}\n</tool_response>"
 
 
 # -------------------------------------------------------------------------------- the reader

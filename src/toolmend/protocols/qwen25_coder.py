@@ -14,23 +14,20 @@ left the tags in the text. Owns the tags; reading and rendering are `json_values
 
 from __future__ import annotations
 
+from toolmend.protocols.base import ToolResponseResults
 from toolmend.protocols.json_values import CallValuesProtocol, call_format
 
 OPEN = "<tools>"
 CLOSE = "</tools>"
 
 
-class Qwen25CoderProtocol(CallValuesProtocol):
+class Qwen25CoderProtocol(ToolResponseResults, CallValuesProtocol):
     id = "qwen25-coder"
     aliases = ("qwen2.5-coder", "qwen2_5_coder", "qwen25_coder")
     summary = 'Qwen2.5-Coder: <tools>{"name": ..., "arguments": {...}}</tools>, or a list of calls'
     opener = OPEN
     closer = CLOSE
     format = call_format(closers=(CLOSE,), reopeners=(OPEN,), block="a <tools> block")
-    result_closers = ("</tool_response>",)
-
-    def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"<tool_response>\n{content}\n</tool_response>"
 
 
 PROTOCOL = Qwen25CoderProtocol()

@@ -63,7 +63,13 @@ from toolmend.core.textscan import closers, find_closer, is_proper_prefix, parti
 from toolmend.jsontext import decode_json_object
 from toolmend.model import Tool, ToolCall, canonical_json
 from toolmend.names import ToolResolver
-from toolmend.protocols.base import Claim, TextProtocol, carried_raw, claim_by_first_char
+from toolmend.protocols.base import (
+    Claim,
+    TextProtocol,
+    ToolResponseResults,
+    carried_raw,
+    claim_by_first_char,
+)
 from toolmend.protocols.hermes import hermes_reader
 from toolmend.protocols.json_calls import JsonCallsReader, arguments_from_text
 from toolmend.schema_gate import Policy, declared_types
@@ -186,13 +192,12 @@ def _unquoted(name: str) -> str | None:
 # ------------------------------------------------------------------------------ the protocol
 
 
-class Qwen3CoderProtocol(TextProtocol):
+class Qwen3CoderProtocol(ToolResponseResults, TextProtocol):
     id = "qwen3-coder"
     summary = (
         "XML-like tags: <tool_call><function=NAME><parameter=KEY>VALUE</parameter>"
         "</function></tool_call>"
     )
-    result_closers: tuple[str, ...] = ("</tool_response>",)
     #: The tags a call block is wrapped in (a format of the same tags in another wrapper
     #: sets its own).
     wrapper = TOOL_CALL
@@ -251,9 +256,6 @@ class Qwen3CoderProtocol(TextProtocol):
             lines.append(f"{PARAMETER}{key}>\n{text}\n{PARAMETER_END}")
         lines += [FUNCTION_END, self.wrapper.close]
         return "\n".join(lines)
-
-    def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"<tool_response>\n{content}\n</tool_response>"
 
 
 def _render_tool(tool: Tool) -> str:

@@ -12,13 +12,14 @@ Owns the tags and the result envelope; reading and rendering are `json_values`'.
 
 from __future__ import annotations
 
+from toolmend.protocols.base import ToolResponseResults
 from toolmend.protocols.json_values import CallValuesProtocol, call_format
 
 OPEN = "<tool_calls>"
 CLOSE = "</tool_calls>"
 
 
-class ToolCallsTagProtocol(CallValuesProtocol):
+class ToolCallsTagProtocol(ToolResponseResults, CallValuesProtocol):
     id = "minimax-m1"
     aliases = ("jamba", "hunyuan", "hunyuan-a13b", "minimax_m1")
     summary = (
@@ -27,10 +28,6 @@ class ToolCallsTagProtocol(CallValuesProtocol):
     opener = OPEN
     closer = CLOSE
     format = call_format(closers=(CLOSE,), reopeners=(OPEN,), block="a <tool_calls> block")
-    result_closers = ("</tool_response>",)
-
-    def wrap_result(self, call_id: str, name: str, content: str) -> str:
-        return f"<tool_response>\n{content}\n</tool_response>"
 
 
 PROTOCOL = ToolCallsTagProtocol()
